@@ -1,0 +1,164 @@
+//! What one vendor response means, in vendor-neutral terms: the `Completion` every
+//! decoder produces and the loop consumes.
+//!
+//! `Option` fields stay `None` where the vendor said nothing, so "not reported" and
+//! "reported as blank" remain different facts.
+
+use serde::{Deserialize, Serialize};
+
+/// A source the provider returned for its answer. Evidence about the answer, not
+/// about the world: nothing here was fetched or checked by this crate.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Citation {
+    /// The only field every vendor supplies.
+    pub url: String,
+    /// The page title, where the vendor gave one.
+    pub title: Option<String>,
+    /// The quoted passage, where the vendor gave one.
+    pub cited_text: Option<String>,
+}
+
+/// One provider-executed tool call (a web search or fetch the vendor ran).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServerToolCall {
+    /// `anthropic`, `openai`, `openrouter`.
+    pub provider: String,
+    /// The vendor's tool name: `web_search`, `web_fetch`.
+    pub tool: String,
+    /// The vendor's own error code when the call failed; `None` when it ran.
+    pub error: Option<String>,
+    /// What it was asked (the query or the URL), where the vendor said.
+    pub input: Option<String>,
+}
+
+impl ServerToolCall {
+    /// A call that ran (possibly finding nothing).
+    pub fn ok(provider: impl Into<String>, tool: impl Into<String>) -> Self {
+        ServerToolCall {
+            provider: provider.into(),
+            tool: tool.into(),
+            error: None,
+            input: None,
+        }
+    }
+
+    /// A call that failed with the vendor's own code.
+    pub fn failed(
+        provider: impl Into<String>,
+        tool: impl Into<String>,
+        code: impl Into<String>,
+    ) -> Self {
+        ServerToolCall {
+            error: Some(code.into()),
+            ..ServerToolCall::ok(provider, tool)
+        }
+    }
+
+    /// Attach what the call was asked.
+    pub fn with_input(mut self, input: impl Into<String>) -> Self {
+        self.input = Some(input.into());
+        self
+    }
+
+    /// True when the call ran.
+    pub fn succeeded(&self) -> bool {
+        self.error.is_none()
+    }
+}
+
+/// A local tool the model asked this process to run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCall {
+    /// The vendor's id for the call.
+    pub id: String,
+    /// The tool name (`read_file`, …).
+    pub name: String,
+    /// The arguments, as JSON.
+    pub input: serde_json::Value,
+}
+
+/// Why the vendor stopped generating.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum StopReason {
+    /// The answer is finished.
+    EndTurn,
+    /// The model wants local tools run.
+    ToolUse,
+    /// The output token limit was hit.
+    MaxTokens,
+    /// A stop sequence was produced.
+    StopSequence,
+    /// A server tool ran long; the turn continues in another request.
+    PauseTurn,
+    /// The model declined.
+    Refusal,
+    /// Anything else, as the vendor spelled it.
+    Other(String),
+}
+
+impl StopReason {
+    /// The vendor-neutral name stored in `provider_calls.stop_reason`.
+    pub fn as_str(&self) -> &str {
+        match self {
+            StopReason::EndTurn => "end_turn",
+            StopReason::ToolUse => "tool_use",
+            StopReason::MaxTokens => "max_tokens",
+            StopReason::StopSequence => "stop_sequence",
+            StopReason::PauseTurn => "pause_turn",
+            StopReason::Refusal => "refusal",
+            StopReason::Other(s) => s,
+        }
+    }
+
+    /// The inverse of `as_str`.
+    pub fn parse(s: &str) -> Self {
+        match s {
+            "end_turn" => StopReason::EndTurn,
+            "tool_use" => StopReason::ToolUse,
+            "max_tokens" => StopReason::MaxTokens,
+            "stop_sequence" => StopReason::StopSequence,
+            "pause_turn" => StopReason::PauseTurn,
+            "refusal" => StopReason::Refusal,
+            other => StopReason::Other(other.to_string()),
+        }
+    }
+}
+
+/// Token and request counts for one completion.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    /// Prompt tokens.
+    pub input_tokens: u64,
+    /// Generated tokens.
+    pub output_tokens: u64,
+    /// Provider-executed requests (searches, fetches) the vendor reported.
+    pub server_tool_requests: u64,
+}
+
+impl Usage {
+    /// Input plus output tokens.
+    pub fn total_tokens(&self) -> u64 {
+        self.input_tokens + self.output_tokens
+    }
+}
+
+/// One vendor response, decoded.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Completion {
+    /// The answer text, every text block joined.
+    pub text: String,
+    /// Local tools the model asked for, in order.
+    pub tool_calls: Vec<ToolCall>,
+    /// Sources the vendor returned, in order, duplicates kept (the store dedups).
+    pub citations: Vec<Citation>,
+    /// Provider-executed tool calls, ok and failed.
+    pub server_tools: Vec<ServerToolCall>,
+    /// Why generation stopped.
+    pub stop: StopReason,
+    /// Counts, where the vendor sent them.
+    pub usage: Option<Usage>,
+    /// The model that answered, as the vendor named it.
+    pub model: Option<String>,
+    /// The vendor's request id, from the body or headers.
+    pub request_id: Option<String>,
+}

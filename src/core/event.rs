@@ -1,0 +1,217 @@
+//! What a run reports as it happens: `Event`s carrying an `EventKind`, and the
+//! `RunOutcome` that ends a run. Plain data: the loop emits, observers (the console,
+//! `run --json`) consume, nothing here performs I/O.
+
+use serde::{Deserialize, Serialize};
+
+use crate::core::completion::{Citation, Usage};
+use crate::core::policy::Act;
+
+/// A run's id in the store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct RunId(pub i64);
+
+impl std::fmt::Display for RunId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// Which budget ended a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BudgetKind {
+    /// The step limit.
+    Steps,
+    /// The wall-clock limit.
+    Time,
+    /// The token limit.
+    Tokens,
+    /// Too many consecutive `pause_turn` continuations.
+    Continuations,
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum RunOutcome {
+    /// The verification passed.
+    Passed,
+    /// The model finished but the verification did not pass.
+    Failed {
+        /// Why the verification failed.
+        reason: String,
+    },
+    /// A budget ran out.
+    BudgetExhausted {
+        /// Which one.
+        budget: BudgetKind,
+    },
+    /// The operator cancelled it.
+    Cancelled,
+    /// The provider or the transport failed for good.
+    Error {
+        /// What happened.
+        message: String,
+    },
+}
+
+impl RunOutcome {
+    /// The word stored in `runs.outcome`.
+    pub fn label(&self) -> &'static str {
+        match self {
+            RunOutcome::Passed => "passed",
+            RunOutcome::Failed { .. } => "failed",
+            RunOutcome::BudgetExhausted { .. } => "budget_exhausted",
+            RunOutcome::Cancelled => "cancelled",
+            RunOutcome::Error { .. } => "error",
+        }
+    }
+
+    /// True only for `Passed`.
+    pub fn passed(&self) -> bool {
+        matches!(self, RunOutcome::Passed)
+    }
+}
+
+/// Token and search cost of one call, derived from an operator's price table.
+/// `None` where no price was stated: nothing invents a price.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Cost {
+    /// Input and output tokens at the stated per-million prices.
+    pub tokens_usd: Option<f64>,
+    /// Search requests at the stated per-request price.
+    pub search_usd: Option<f64>,
+}
+
+impl Cost {
+    /// Tokens plus searches, counting only what was priced.
+    pub fn total_usd(&self) -> Option<f64> {
+        match (self.tokens_usd, self.search_usd) {
+            (None, None) => None,
+            (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
+        }
+    }
+}
+
+/// One thing that happened in a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Event {
+    /// The run it belongs to.
+    pub run_id: RunId,
+    /// The step it happened in (0 before the first request).
+    pub step: u32,
+    /// Milliseconds since the run started.
+    pub elapsed_ms: u64,
+    /// What happened.
+    pub kind: EventKind,
+}
+
+/// What happened.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum EventKind {
+    /// The run was recorded and is starting.
+    RunStarted {
+        /// The goal.
+        goal: String,
+        /// The vendor.
+        provider: String,
+        /// The model.
+        model: String,
+        /// Whether it resumes an earlier run's checkpoint.
+        resumed: bool,
+    },
+    /// A step (one provider request) began.
+    StepStarted {
+        /// Observations the request carries.
+        observations: usize,
+    },
+    /// An HTTP attempt is in flight.
+    RequestSent {
+        /// 1 for the first attempt.
+        attempt: u32,
+    },
+    /// An attempt failed in a way waiting can fix; another follows after `wait_ms`.
+    Retrying {
+        /// The attempt that failed.
+        attempt: u32,
+        /// Its HTTP status, if it got one.
+        status: Option<u16>,
+        /// How long before the next attempt.
+        wait_ms: u64,
+        /// What went wrong.
+        reason: String,
+    },
+    /// A completion came back and was charged.
+    ProviderCalled {
+        /// The vendor that answered.
+        provider: String,
+        /// The model that answered.
+        model: String,
+        /// Its counts.
+        usage: Option<Usage>,
+        /// Its stop reason.
+        stop_reason: String,
+        /// Request to response.
+        latency_ms: u64,
+        /// Derived from the price table.
+        cost: Cost,
+    },
+    /// A provider-executed tool ran or failed.
+    ServerToolUsed {
+        /// The vendor.
+        provider: String,
+        /// `web_search`, `web_fetch`.
+        tool: String,
+        /// Whether it ran.
+        ok: bool,
+        /// The vendor's error code when it failed.
+        error: Option<String>,
+        /// Its query or URL, where reported.
+        input: Option<String>,
+    },
+    /// A citation was recorded (first time for this run and step).
+    CitationRecorded {
+        /// The source.
+        citation: Citation,
+    },
+    /// A local tool ran (or was refused).
+    ToolCalled {
+        /// The tool.
+        name: String,
+        /// Its arguments, shortened for display.
+        input: String,
+        /// Whether it succeeded.
+        ok: bool,
+        /// Its result or error, shortened for display.
+        output: String,
+    },
+    /// The approver was asked about an `Ask` effect.
+    ApprovalAsked {
+        /// The act.
+        act: Act,
+        /// What it applies to.
+        target: String,
+        /// The tool asking.
+        tool: String,
+        /// Why approval is needed.
+        why: String,
+    },
+    /// The approver answered.
+    ApprovalAnswered {
+        /// Yes or no.
+        approved: bool,
+    },
+    /// An observation added for the next turn.
+    Observation {
+        /// Its text, `[step N] …`.
+        text: String,
+    },
+    /// The run ended.
+    Finished {
+        /// How.
+        outcome: RunOutcome,
+    },
+}

@@ -1,0 +1,12 @@
+//! The pure core: declarations, the vendor wire and decoding, events. No async, no
+//! network, no disk, no clock, no terminal — a test scans this directory to keep it
+//! so. Everything here is data and functions of data.
+
+pub mod completion;
+pub mod contract;
+pub mod event;
+pub mod policy;
+pub mod tools;
+pub mod turn;
+pub mod vendor;
+pub mod web;

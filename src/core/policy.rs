@@ -1,0 +1,272 @@
+//! `Policy`: layered permission rules over acts (read, write, exec, net, spawn).
+//!
+//! A rule names an act, a pattern and an effect. Across all layers the most
+//! restrictive matching rule wins (deny over ask over allow), so adding a layer can
+//! narrow what an earlier one granted but never silently widen a denial. When no rule
+//! matches, the effect is `Ask`: nothing is allowed that nobody allowed.
+//!
+//! Patterns: for path acts a glob relative to the workspace (`src/**`, `*.md`, `**`);
+//! for `Net` a host, `host:port`, `*` or `*.example.com`; for `Exec` and `Spawn` a
+//! command or agent name, or `*`. Pure: matching is string work, no I/O.
+
+use serde::{Deserialize, Serialize};
+
+/// What a tool is about to do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Act {
+    /// Read a file or list a directory in the workspace.
+    Read,
+    /// Create or change a file in the workspace.
+    Write,
+    /// Run a command.
+    Exec,
+    /// Open a connection from this process.
+    Net,
+    /// Start a sub-agent.
+    Spawn,
+}
+
+impl Act {
+    /// The lowercase name used in rules and messages.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Act::Read => "read",
+            Act::Write => "write",
+            Act::Exec => "exec",
+            Act::Net => "net",
+            Act::Spawn => "spawn",
+        }
+    }
+}
+
+/// What a matching rule decides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Effect {
+    /// Go ahead.
+    Allow,
+    /// Ask the approver first.
+    Ask,
+    /// Refuse.
+    Deny,
+}
+
+/// One rule of one layer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rule {
+    /// The layer that stated it.
+    pub layer: String,
+    /// The act it governs.
+    pub act: Act,
+    /// Host, glob or name, by act.
+    pub pattern: String,
+    /// What it decides.
+    pub effect: Effect,
+}
+
+/// A named group of rules (`defaults`, `app`, `project`, …).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Layer {
+    name: String,
+    rules: Vec<Rule>,
+}
+
+/// The layered rule stack.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Policy {
+    layers: Vec<Layer>,
+}
+
+/// The outcome of asking the policy about one act, with the rule that decided it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decision {
+    /// What to do.
+    pub effect: Effect,
+    /// The deciding rule, `None` when no rule matched (the effect is then `Ask`).
+    pub rule: Option<Rule>,
+}
+
+impl Policy {
+    /// The policy the command line and the console use: read anywhere in the
+    /// workspace, ask before writing, running, dialling out or spawning.
+    pub fn workspace_default() -> Self {
+        Policy::default()
+            .layer("defaults")
+            .allow(Act::Read, "**")
+            .ask(Act::Write, "**")
+            .ask(Act::Exec, "*")
+            .ask_net("*")
+            .ask(Act::Spawn, "*")
+    }
+
+    /// Start a new layer; the rules that follow belong to it.
+    pub fn layer(mut self, name: impl Into<String>) -> Self {
+        self.layers.push(Layer {
+            name: name.into(),
+            rules: Vec::new(),
+        });
+        self
+    }
+
+    /// Add a rule to the current layer (a `default` layer if none was started).
+    pub fn rule(mut self, act: Act, pattern: impl Into<String>, effect: Effect) -> Self {
+        if self.layers.is_empty() {
+            self = self.layer("default");
+        }
+        if let Some(layer) = self.layers.last_mut() {
+            layer.rules.push(Rule {
+                layer: layer.name.clone(),
+                act,
+                pattern: pattern.into(),
+                effect,
+            });
+        }
+        self
+    }
+
+    /// Allow `act` on `pattern`.
+    pub fn allow(self, act: Act, pattern: impl Into<String>) -> Self {
+        self.rule(act, pattern, Effect::Allow)
+    }
+    /// Deny `act` on `pattern`.
+    pub fn deny(self, act: Act, pattern: impl Into<String>) -> Self {
+        self.rule(act, pattern, Effect::Deny)
+    }
+    /// Ask before `act` on `pattern`.
+    pub fn ask(self, act: Act, pattern: impl Into<String>) -> Self {
+        self.rule(act, pattern, Effect::Ask)
+    }
+    /// Allow connections to a host (`docs.rs`, `docs.rs:443`, `*.example.com`, `*`).
+    pub fn allow_net(self, host: impl Into<String>) -> Self {
+        self.allow(Act::Net, host)
+    }
+    /// Deny connections to a host.
+    pub fn deny_net(self, host: impl Into<String>) -> Self {
+        self.deny(Act::Net, host)
+    }
+    /// Ask before connecting to a host.
+    pub fn ask_net(self, host: impl Into<String>) -> Self {
+        self.ask(Act::Net, host)
+    }
+
+    /// Every rule, layer by layer, in the order stated.
+    pub fn rules(&self) -> impl Iterator<Item = &Rule> {
+        self.layers.iter().flat_map(|l| l.rules.iter())
+    }
+
+    /// Decide one act on one target (a workspace-relative path with `/` separators,
+    /// a `host` or `host:port`, or a name). Most restrictive match wins.
+    pub fn decide(&self, act: Act, target: &str) -> Decision {
+        let mut best: Option<&Rule> = None;
+        for rule in self.rules().filter(|r| r.act == act) {
+            if matches(act, &rule.pattern, target) && best.is_none_or(|b| rule.effect > b.effect) {
+                best = Some(rule);
+            }
+        }
+        match best {
+            Some(rule) => Decision {
+                effect: rule.effect,
+                rule: Some(rule.clone()),
+            },
+            None => Decision {
+                effect: Effect::Ask,
+                rule: None,
+            },
+        }
+    }
+}
+
+fn matches(act: Act, pattern: &str, target: &str) -> bool {
+    match act {
+        Act::Net => net_matches(pattern, target),
+        Act::Read | Act::Write => path_matches(pattern, target),
+        Act::Exec | Act::Spawn => pattern == "*" || pattern == target,
+    }
+}
+
+/// Host patterns: `*` any host; `*.example.com` any subdomain of example.com;
+/// `host:port` that port only; a bare host any port.
+fn net_matches(pattern: &str, target: &str) -> bool {
+    if pattern == "*" {
+        return true;
+    }
+    let (p_host, p_port) = split_port(pattern);
+    let (t_host, t_port) = split_port(target);
+    if let (Some(pp), Some(tp)) = (p_port, t_port) {
+        if pp != tp {
+            return false;
+        }
+    } else if p_port.is_some() && t_port.is_none() {
+        return false;
+    }
+    let p_host = p_host.to_ascii_lowercase();
+    let t_host = t_host.to_ascii_lowercase();
+    match p_host.strip_prefix("*.") {
+        Some(suffix) => t_host.ends_with(&format!(".{suffix}")),
+        None => p_host == t_host,
+    }
+}
+
+fn split_port(s: &str) -> (&str, Option<&str>) {
+    match s.rsplit_once(':') {
+        Some((h, p)) if !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()) => (h, Some(p)),
+        _ => (s, None),
+    }
+}
+
+fn path_matches(pattern: &str, target: &str) -> bool {
+    match globset::GlobBuilder::new(pattern)
+        .literal_separator(true)
+        .build()
+    {
+        Ok(glob) => glob.compile_matcher().is_match(target),
+        Err(_) => pattern == target,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn most_restrictive_match_wins_across_layers() {
+        let p = Policy::default()
+            .layer("defaults")
+            .allow(Act::Write, "**")
+            .layer("project")
+            .deny(Act::Write, "secrets/**");
+        assert_eq!(p.decide(Act::Write, "src/main.rs").effect, Effect::Allow);
+        let d = p.decide(Act::Write, "secrets/key.txt");
+        assert_eq!(d.effect, Effect::Deny);
+        assert_eq!(d.rule.map(|r| r.layer), Some("project".to_string()));
+    }
+
+    #[test]
+    fn no_match_asks() {
+        assert_eq!(
+            Policy::default().decide(Act::Exec, "rm").effect,
+            Effect::Ask
+        );
+    }
+
+    #[test]
+    fn net_patterns() {
+        assert!(net_matches("*", "anything.test:443"));
+        assert!(net_matches("docs.rs", "docs.rs:443"));
+        assert!(net_matches("docs.rs:443", "docs.rs:443"));
+        assert!(!net_matches("docs.rs:443", "docs.rs:80"));
+        assert!(net_matches("*.example.com", "api.example.com"));
+        assert!(!net_matches("*.example.com", "example.com"));
+        assert!(!net_matches("*.example.com", "badexample.com"));
+        assert!(net_matches("Docs.RS", "docs.rs"));
+    }
+
+    #[test]
+    fn path_globs_do_not_cross_directories_with_a_single_star() {
+        assert!(path_matches("**", "a/b/c.txt"));
+        assert!(path_matches("*.md", "README.md"));
+        assert!(!path_matches("*.md", "docs/guide.md"));
+        assert!(path_matches("docs/**", "docs/guide.md"));
+    }
+}

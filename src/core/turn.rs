@@ -1,0 +1,157 @@
+//! One turn as the vendor-neutral input to a vendor encoder (`Turn`), and the exact
+//! request an encoder produces (`WireRequest`).
+//!
+//! A request is one flattened user message (the goal plus every observation so
+//! far), the local tools, and the web declaration. Secrets never live here: a header
+//! that needs a key names the variable that supplies it, and only the transport
+//! reads that variable.
+
+use serde::{Deserialize, Serialize};
+
+use crate::core::web::WebAccess;
+
+/// A local tool offered to the model, in vendor-neutral form.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolSpec {
+    /// The name the model calls it by.
+    pub name: String,
+    /// What it does, for the model.
+    pub description: String,
+    /// JSON Schema of its input object.
+    pub input_schema: serde_json::Value,
+}
+
+/// The input to one vendor request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Turn {
+    /// The model to ask.
+    pub model: String,
+    /// The output token cap.
+    pub max_tokens: u32,
+    /// The task's goal.
+    pub goal: String,
+    /// Every observation so far, each already prefixed `[step N] `.
+    pub observations: Vec<String>,
+    /// Local tools offered to the model.
+    pub tools: Vec<ToolSpec>,
+    /// Provider-executed web access, as declared on the contract.
+    pub web: Option<WebAccess>,
+}
+
+impl Turn {
+    /// The one user message every vendor gets: the goal, then the observations.
+    pub fn user_message(&self) -> String {
+        if self.observations.is_empty() {
+            return self.goal.clone();
+        }
+        let mut text = self.goal.clone();
+        text.push_str("\n\nObservations so far:\n");
+        text.push_str(&self.observations.join("\n"));
+        text
+    }
+
+    /// The declaration, when it turns anything on.
+    pub fn web_enabled(&self) -> Option<&WebAccess> {
+        self.web.as_ref().filter(|w| w.enabled())
+    }
+}
+
+/// A header value: plain text, or a secret the transport fills from a variable.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum HeaderValue {
+    /// Sent as written.
+    Plain(String),
+    /// `prefix` followed by the value of the environment variable `env`.
+    Secret {
+        /// Text before the key (`"Bearer "`, or empty).
+        prefix: String,
+        /// The variable that holds the key.
+        env: String,
+    },
+}
+
+impl HeaderValue {
+    /// How the header reads with the secret redacted: `Bearer $OPENAI_API_KEY`.
+    pub fn redacted(&self) -> String {
+        match self {
+            HeaderValue::Plain(v) => v.clone(),
+            HeaderValue::Secret { prefix, env } => format!("{prefix}${env}"),
+        }
+    }
+}
+
+/// The exact request a vendor encoder produced, before any secret is filled in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WireRequest {
+    /// Always `POST` for the vendors here.
+    pub method: String,
+    /// The full URL.
+    pub url: String,
+    /// Headers in the order sent.
+    pub headers: Vec<(String, HeaderValue)>,
+    /// The body bytes exactly as sent.
+    pub body: Vec<u8>,
+}
+
+impl WireRequest {
+    /// The variables whose values the transport will read for this request.
+    pub fn secret_envs(&self) -> impl Iterator<Item = &str> {
+        self.headers.iter().filter_map(|(_, v)| match v {
+            HeaderValue::Secret { env, .. } => Some(env.as_str()),
+            HeaderValue::Plain(_) => None,
+        })
+    }
+}
+
+/// The vendor's HTTP answer, as bytes, for a decoder.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct WireResponse {
+    /// HTTP status.
+    pub status: u16,
+    /// Headers, names lowercased.
+    pub headers: Vec<(String, String)>,
+    /// The body bytes.
+    pub body: Vec<u8>,
+}
+
+impl WireResponse {
+    /// The first header with this (lowercase) name.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn user_message_flattens_goal_and_observations() {
+        let mut t = Turn {
+            model: "m".into(),
+            max_tokens: 1,
+            goal: "do it".into(),
+            observations: vec![],
+            tools: vec![],
+            web: None,
+        };
+        assert_eq!(t.user_message(), "do it");
+        t.observations = vec!["[step 1] a".into(), "[step 2] b".into()];
+        assert_eq!(
+            t.user_message(),
+            "do it\n\nObservations so far:\n[step 1] a\n[step 2] b"
+        );
+    }
+
+    #[test]
+    fn secrets_redact_to_their_variable() {
+        let v = HeaderValue::Secret {
+            prefix: "Bearer ".into(),
+            env: "OPENAI_API_KEY".into(),
+        };
+        assert_eq!(v.redacted(), "Bearer $OPENAI_API_KEY");
+    }
+}

@@ -1,0 +1,191 @@
+//! The vendor wire: pure translation between one `Turn` and each vendor's exact
+//! request, and between each vendor's response bytes and one `Completion`.
+//!
+//! No I/O here. The preview and the transport call the same `encode`, so the bytes
+//! an operator previews are the bytes that are sent. Every refusal happens in
+//! `encode`, before a byte exists to send.
+
+pub mod anthropic;
+mod common;
+pub mod openai;
+pub mod openrouter;
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use crate::core::completion::Completion;
+use crate::core::turn::{Turn, WireRequest, WireResponse};
+use crate::core::web::WebAccess;
+use crate::error::{Error, Result};
+
+/// The vendors this crate speaks to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Vendor {
+    /// Anthropic Messages.
+    Anthropic,
+    /// OpenAI Chat Completions.
+    #[serde(rename = "openai")]
+    OpenAi,
+    /// OpenRouter Chat Completions.
+    #[serde(rename = "openrouter")]
+    OpenRouter,
+}
+
+impl Vendor {
+    /// All three, in display order.
+    pub const ALL: [Vendor; 3] = [Vendor::Anthropic, Vendor::OpenAi, Vendor::OpenRouter];
+
+    /// The name used in `io.toml`, on the command line and in the store.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Vendor::Anthropic => "anthropic",
+            Vendor::OpenAi => "openai",
+            Vendor::OpenRouter => "openrouter",
+        }
+    }
+
+    /// The public API base URL (the part before the vendor's fixed path).
+    pub fn default_base_url(self) -> &'static str {
+        match self {
+            Vendor::Anthropic => "https://api.anthropic.com",
+            Vendor::OpenAi => "https://api.openai.com",
+            Vendor::OpenRouter => "https://openrouter.ai/api",
+        }
+    }
+
+    /// The path appended to the base URL.
+    pub fn path(self) -> &'static str {
+        match self {
+            Vendor::Anthropic => "/v1/messages",
+            Vendor::OpenAi | Vendor::OpenRouter => "/v1/chat/completions",
+        }
+    }
+
+    /// The variable that holds the key unless `io.toml` names another.
+    pub fn default_api_key_env(self) -> &'static str {
+        match self {
+            Vendor::Anthropic => "ANTHROPIC_API_KEY",
+            Vendor::OpenAi => "OPENAI_API_KEY",
+            Vendor::OpenRouter => "OPENROUTER_API_KEY",
+        }
+    }
+
+    /// The model used when `io.toml` names none.
+    pub fn default_model(self) -> &'static str {
+        match self {
+            Vendor::Anthropic => "claude-sonnet-4-5",
+            Vendor::OpenAi => "gpt-5-search-api",
+            Vendor::OpenRouter => "openai/gpt-5.2",
+        }
+    }
+}
+
+impl fmt::Display for Vendor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Vendor {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self> {
+        Vendor::ALL
+            .into_iter()
+            .find(|v| v.as_str() == s)
+            .ok_or_else(|| {
+                Error::config(format!(
+                    "unknown provider \"{s}\"; use one of: anthropic, openai, openrouter"
+                ))
+            })
+    }
+}
+
+/// Where and how to reach one vendor: everything `encode` needs besides the turn.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Endpoint {
+    /// Which vendor's wire format.
+    pub vendor: Vendor,
+    /// Base URL, without the vendor's fixed path; a loopback stub in tests.
+    pub base_url: String,
+    /// The variable that holds the API key (never the key).
+    pub api_key_env: String,
+}
+
+impl Endpoint {
+    /// The vendor's public endpoint with its default key variable.
+    pub fn public(vendor: Vendor) -> Self {
+        Endpoint {
+            vendor,
+            base_url: vendor.default_base_url().to_string(),
+            api_key_env: vendor.default_api_key_env().to_string(),
+        }
+    }
+
+    /// The full request URL.
+    pub fn url(&self) -> String {
+        format!(
+            "{}{}",
+            self.base_url.trim_end_matches('/'),
+            self.vendor.path()
+        )
+    }
+}
+
+/// Encode one turn as the vendor's exact request, or refuse what it cannot carry.
+pub fn encode(endpoint: &Endpoint, turn: &Turn) -> Result<WireRequest> {
+    check(endpoint.vendor, turn.web.as_ref())?;
+    match endpoint.vendor {
+        Vendor::Anthropic => anthropic::encode(endpoint, turn),
+        Vendor::OpenAi => openai::encode(endpoint, turn),
+        Vendor::OpenRouter => openrouter::encode(endpoint, turn),
+    }
+}
+
+/// Decode the vendor's answer into one completion, or a typed error.
+pub fn decode(vendor: Vendor, response: &WireResponse) -> Result<Completion> {
+    match vendor {
+        Vendor::Anthropic => anthropic::decode(response),
+        Vendor::OpenAi => openai::decode(response),
+        Vendor::OpenRouter => openrouter::decode(response),
+    }
+}
+
+/// Whether this vendor can carry the declaration; the refusal if not. `encode`
+/// calls it first; a `Fallback` calls it for every member before any request.
+pub fn check(vendor: Vendor, web: Option<&WebAccess>) -> Result<()> {
+    let Some(web) = web.filter(|w| w.enabled()) else {
+        return Ok(());
+    };
+    web.check_not_emptied()?;
+    match vendor {
+        Vendor::Anthropic => Ok(()),
+        Vendor::OpenAi => openai::check(web),
+        Vendor::OpenRouter => openrouter::check(web),
+    }
+}
+
+/// One-line cautions where a vendor's documentation and this crate's behaviour
+/// disagree, or where a declared value is not sent. Shown under a preview; they
+/// never change the body.
+pub fn cautions(vendor: Vendor, web: Option<&WebAccess>) -> Vec<String> {
+    let Some(web) = web else {
+        return Vec::new();
+    };
+    if !web.enabled() {
+        if web.allowed_domains.is_empty() && web.blocked_domains.is_empty() {
+            return Vec::new();
+        }
+        return vec![
+            "caution: the declaration names domains but turns neither search nor fetch on, so nothing web-related is sent".to_string(),
+        ];
+    }
+    match vendor {
+        Vendor::Anthropic => anthropic::cautions(web),
+        Vendor::OpenAi => openai::cautions(web),
+        Vendor::OpenRouter => openrouter::cautions(web),
+    }
+}

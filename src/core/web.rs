@@ -1,0 +1,301 @@
+//! `WebAccess`: the one vendor-neutral declaration of provider-executed web search
+//! and fetch. Plain data and validation only; each vendor module translates it.
+//!
+//! Invariants: `default()` is every switch off; `vendor_filter()` never returns both
+//! lists non-empty; `from_policy` never turns "allow everything" into a one-entry
+//! list or an empty allow-list that a vendor would read as "allow nothing".
+
+use serde::{Deserialize, Serialize};
+
+use crate::core::policy::{Act, Effect, Policy};
+use crate::error::{Error, Result};
+
+/// What the provider may do on the web for the model, and where.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WebAccess {
+    /// Let the provider run web searches.
+    #[serde(default)]
+    pub search: bool,
+    /// Let the provider fetch a URL for the model.
+    #[serde(default)]
+    pub fetch: bool,
+    /// The vendor-enforced cap on provider-executed requests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_uses: Option<u32>,
+    /// Hosts the vendor may reach. Empty means no allow-list (anywhere).
+    #[serde(default)]
+    pub allowed_domains: Vec<String>,
+    /// Hosts the vendor may not reach.
+    #[serde(default)]
+    pub blocked_domains: Vec<String>,
+}
+
+impl WebAccess {
+    /// Search on, fetch off, no cap, no filter.
+    pub fn search() -> Self {
+        WebAccess {
+            search: true,
+            ..WebAccess::default()
+        }
+    }
+
+    /// Also let the provider fetch pages.
+    pub fn with_fetch(mut self) -> Self {
+        self.fetch = true;
+        self
+    }
+
+    /// Cap the provider-executed requests (the vendor enforces it).
+    pub fn max_uses(mut self, n: u32) -> Self {
+        self.max_uses = Some(n);
+        self
+    }
+
+    /// Add a host the vendor may reach.
+    pub fn allow(mut self, host: impl Into<String>) -> Self {
+        push_unique(&mut self.allowed_domains, host.into());
+        self
+    }
+
+    /// Add a host the vendor may not reach.
+    pub fn block(mut self, host: impl Into<String>) -> Self {
+        push_unique(&mut self.blocked_domains, host.into());
+        self
+    }
+
+    /// True when search or fetch is on. A declaration carrying only a domain filter
+    /// declares nothing.
+    pub fn enabled(&self) -> bool {
+        self.search || self.fetch
+    }
+
+    /// The single list a vendor filter takes: `(allowed, blocked)`, at most one of
+    /// them non-empty. The allow-list wins, with blocked hosts removed from it.
+    pub fn vendor_filter(&self) -> (Vec<String>, Vec<String>) {
+        if self.allowed_domains.is_empty() {
+            return (Vec::new(), self.blocked_domains.clone());
+        }
+        let allowed = self
+            .allowed_domains
+            .iter()
+            .filter(|h| !self.blocked_domains.contains(h))
+            .cloned()
+            .collect();
+        (allowed, Vec::new())
+    }
+
+    /// The refusal for a declaration whose allow-list its own block-list empties:
+    /// it permits no host, and sending no filter would permit every host.
+    pub fn check_not_emptied(&self) -> Result<()> {
+        if !self.enabled() || self.allowed_domains.is_empty() {
+            return Ok(());
+        }
+        let (allowed, _) = self.vendor_filter();
+        if allowed.is_empty() {
+            return Err(Error::config(format!(
+                "the web declaration allows no host: every allowed domain ({}) is also blocked, \
+                 and sending no filter would let the provider reach any host; allow at least one \
+                 host that is not blocked, or remove the allow-list. No request was sent.",
+                self.allowed_domains.join(", ")
+            )));
+        }
+        Ok(())
+    }
+
+    /// Fill the domain lists from the policy's `Act::Net` rules. Ports are dropped;
+    /// `allow_net("*")` projects to no allow-list; an `Ask` rule, a `deny_net("*")`
+    /// and a pattern with a scheme or path are `Error::Config` naming the rule.
+    pub fn from_policy(mut self, policy: &Policy) -> Result<Self> {
+        let mut allowed = Vec::new();
+        let mut blocked = Vec::new();
+        let mut allow_all = false;
+        for rule in policy.rules().filter(|r| r.act == Act::Net) {
+            let host = net_rule_host(&rule.pattern)?;
+            match rule.effect {
+                Effect::Ask => {
+                    return Err(Error::config(format!(
+                        "policy rule ask_net(\"{}\") in layer \"{}\" cannot be honoured by a \
+                         provider-executed search: the provider dials the URL, so there is no \
+                         connection here to pause and no approver to consult; allow the host, \
+                         deny it, or leave web access off",
+                        rule.pattern, rule.layer
+                    )));
+                }
+                Effect::Allow if host == "*" => allow_all = true,
+                Effect::Allow => push_unique(&mut allowed, host),
+                Effect::Deny if host == "*" => {
+                    return Err(Error::config(format!(
+                        "policy rule deny_net(\"*\") in layer \"{}\" denies every host; no vendor \
+                         filter can say that, so leave web access off instead of declaring it",
+                        rule.layer
+                    )));
+                }
+                Effect::Deny => push_unique(&mut blocked, host),
+            }
+        }
+        if !allow_all {
+            for h in allowed {
+                push_unique(&mut self.allowed_domains, h);
+            }
+        }
+        for h in blocked {
+            push_unique(&mut self.blocked_domains, h);
+        }
+        Ok(self)
+    }
+}
+
+/// The host a net rule names, port dropped; an error for a scheme or a path.
+fn net_rule_host(pattern: &str) -> Result<String> {
+    let bad = |why: &str| {
+        Error::config(format!(
+            "policy net rule \"{pattern}\" {why}; a vendor filter names a bare host, so write \
+             `docs.rs` or `docs.rs:443` instead"
+        ))
+    };
+    if pattern.contains("://") {
+        return Err(bad("carries a scheme"));
+    }
+    if pattern.contains('/') {
+        return Err(bad("carries a path"));
+    }
+    if pattern.trim().is_empty() || pattern.contains(char::is_whitespace) {
+        return Err(bad("is not a host"));
+    }
+    let host = match pattern.rsplit_once(':') {
+        Some((h, port)) if port.chars().all(|c| c.is_ascii_digit()) && !port.is_empty() => h,
+        Some(_) => return Err(bad("has a port that is not a number")),
+        None => pattern,
+    };
+    Ok(host.to_ascii_lowercase())
+}
+
+fn push_unique(list: &mut Vec<String>, item: String) {
+    if !list.contains(&item) {
+        list.push(item);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn default_is_every_switch_off() {
+        let web = WebAccess::default();
+        assert!(!web.enabled());
+        assert_eq!(
+            web,
+            WebAccess {
+                search: false,
+                fetch: false,
+                max_uses: None,
+                allowed_domains: vec![],
+                blocked_domains: vec![]
+            }
+        );
+    }
+
+    #[test]
+    fn a_filter_alone_declares_nothing() {
+        assert!(!WebAccess::default().allow("docs.rs").enabled());
+        assert!(WebAccess::search().enabled());
+        assert!(WebAccess::default().with_fetch().enabled());
+    }
+
+    #[test]
+    fn spec_vendor_filter_allow_wins_minus_blocked() {
+        let web = WebAccess::search()
+            .allow("docs.rs")
+            .allow("evil.test")
+            .block("evil.test");
+        assert_eq!(web.vendor_filter(), (vec!["docs.rs".to_string()], vec![]));
+    }
+
+    #[test]
+    fn block_only_survives_the_filter() {
+        let web = WebAccess::search().block("evil.test");
+        assert_eq!(web.vendor_filter(), (vec![], vec!["evil.test".to_string()]));
+    }
+
+    #[test]
+    fn emptied_allow_list_is_refused_naming_the_hosts() {
+        let web = WebAccess::search().allow("evil.test").block("evil.test");
+        let err = web.check_not_emptied().unwrap_err();
+        assert!(err.is_config());
+        assert!(err.to_string().contains("(evil.test)"), "{err}");
+        assert!(err.to_string().ends_with("No request was sent."));
+    }
+
+    #[test]
+    fn spec_from_policy() {
+        let policy = Policy::default()
+            .layer("app")
+            .allow_net("docs.rs:443")
+            .allow_net("crates.io:443")
+            .deny_net("*.example.com");
+        let web = WebAccess::search().from_policy(&policy).unwrap();
+        assert_eq!(web.allowed_domains, ["docs.rs", "crates.io"]);
+        assert_eq!(web.blocked_domains, ["*.example.com"]);
+    }
+
+    #[test]
+    fn allow_everything_projects_to_no_allow_list() {
+        let policy = Policy::default()
+            .layer("app")
+            .allow_net("*")
+            .allow_net("docs.rs");
+        let web = WebAccess::search().from_policy(&policy).unwrap();
+        assert!(web.allowed_domains.is_empty());
+        assert_eq!(web.vendor_filter(), (vec![], vec![]));
+    }
+
+    #[test]
+    fn ask_rule_is_a_config_error_naming_it() {
+        let policy = Policy::default().layer("app").ask_net("docs.rs");
+        let err = WebAccess::search().from_policy(&policy).unwrap_err();
+        assert!(err.is_config());
+        assert!(err.to_string().contains("ask_net(\"docs.rs\")"), "{err}");
+    }
+
+    #[test]
+    fn scheme_or_path_is_a_config_error_suggesting_the_host() {
+        for bad in ["https://docs.rs/std", "docs.rs/std"] {
+            let policy = Policy::default().layer("app").allow_net(bad);
+            let err = WebAccess::search()
+                .from_policy(&policy)
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(bad), "{err}");
+            assert!(
+                err.contains("write `docs.rs` or `docs.rs:443` instead"),
+                "{err}"
+            );
+        }
+    }
+
+    #[test]
+    fn deny_everything_is_refused() {
+        let policy = Policy::default().layer("app").deny_net("*");
+        assert!(
+            WebAccess::search()
+                .from_policy(&policy)
+                .unwrap_err()
+                .is_config()
+        );
+    }
+
+    #[test]
+    fn non_net_rules_are_ignored() {
+        let policy = Policy::default()
+            .layer("app")
+            .allow(Act::Read, "**")
+            .deny(Act::Write, "secrets/**");
+        assert_eq!(
+            WebAccess::search().from_policy(&policy).unwrap(),
+            WebAccess::search()
+        );
+    }
+}

@@ -1,0 +1,24 @@
+//! io-harness: run agent tasks against LLM vendors (Anthropic, OpenAI, OpenRouter)
+//! with provider-executed web search and fetch declared once (`WebAccess`), each
+//! vendor's exact request shape (or a refusal), and every citation and server-tool
+//! call recorded in SQLite.
+//!
+//! Rings: `core` is pure (declarations, vendor wire, decoding, events); the I/O
+//! modules (`provider`, `store`, `config` loading, `run`) do the effects; the binary's
+//! console and subcommands wire the two.
+
+#![warn(missing_docs)]
+
+pub mod core;
+pub mod error;
+
+pub use crate::core::completion::{
+    Citation, Completion, ServerToolCall, StopReason, ToolCall, Usage,
+};
+pub use crate::core::contract::{Budget, TaskContract, Verification};
+pub use crate::core::event::{BudgetKind, Cost, Event, EventKind, RunId, RunOutcome};
+pub use crate::core::policy::{Act, Decision, Effect, Policy, Rule};
+pub use crate::core::turn::{HeaderValue, ToolSpec, Turn, WireRequest, WireResponse};
+pub use crate::core::vendor::{Endpoint, Vendor};
+pub use crate::core::web::WebAccess;
+pub use crate::error::{Error, Result, VendorError};

@@ -1,0 +1,2 @@
+//! The `io-harness` binary: the operator console and the headless subcommands.
+fn main() {}
