@@ -11,6 +11,7 @@
 
 pub mod core;
 pub mod error;
+pub mod store;
 
 pub use crate::core::completion::{
     Citation, Completion, ServerToolCall, StopReason, ToolCall, Usage,
@@ -18,6 +19,7 @@ pub use crate::core::completion::{
 pub use crate::core::contract::{Budget, TaskContract, Verification};
 pub use crate::core::event::{BudgetKind, Cost, Event, EventKind, RunId, RunOutcome};
 pub use crate::core::policy::{Act, Decision, Effect, Policy, Rule};
+pub use crate::core::price::{Price, PriceTable};
 pub use crate::core::turn::{HeaderValue, ToolSpec, Turn, WireRequest, WireResponse};
 pub use crate::core::vendor::{Endpoint, Vendor};
 pub use crate::core::web::WebAccess;

@@ -145,6 +145,8 @@ impl Usage {
 /// One vendor response, decoded.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Completion {
+    /// The vendor that answered (`anthropic`, `openai`, `openrouter`).
+    pub provider: String,
     /// The answer text, every text block joined.
     pub text: String,
     /// Local tools the model asked for, in order.

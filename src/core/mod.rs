@@ -6,6 +6,7 @@ pub mod completion;
 pub mod contract;
 pub mod event;
 pub mod policy;
+pub mod price;
 pub mod tools;
 pub mod turn;
 pub mod vendor;

@@ -1,0 +1,172 @@
+//! Rows the store returns, mapped to domain types at the boundary. Column names in
+//! the public tables match these field names.
+
+use serde::{Deserialize, Serialize};
+
+use crate::core::completion::Usage;
+use crate::core::contract::TaskContract;
+use crate::core::event::RunId;
+
+/// The version of the checkpoint JSON; a checkpoint of another format is not resumed.
+pub const CHECKPOINT_FORMAT: u32 = 7;
+
+/// What `begin_run` records about a new run.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct NewRun {
+    /// The goal.
+    pub goal: String,
+    /// The vendor name.
+    pub provider: String,
+    /// The model.
+    pub model: String,
+    /// The web declaration as JSON, when the contract had one.
+    pub web_json: Option<String>,
+    /// The run that spawned this one.
+    pub parent_run_id: Option<RunId>,
+    /// The session this run is a turn of.
+    pub session_id: Option<i64>,
+}
+
+/// One row of `runs`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunRow {
+    /// Id.
+    pub run_id: RunId,
+    /// RFC 3339.
+    pub started_at: String,
+    /// RFC 3339; `None` while running (or killed).
+    pub finished_at: Option<String>,
+    /// Goal.
+    pub goal: String,
+    /// Vendor.
+    pub provider: String,
+    /// Model.
+    pub model: String,
+    /// `passed`, `failed`, `budget_exhausted`, `cancelled`, `error`; `None` while running.
+    pub outcome: Option<String>,
+    /// Free text detail of the outcome (which budget, why it failed).
+    pub outcome_detail: Option<String>,
+    /// Parent run, for a spawned child.
+    pub parent_run_id: Option<RunId>,
+    /// Session, for a session turn.
+    pub session_id: Option<i64>,
+    /// Citations recorded for this run.
+    pub citation_count: u64,
+    /// Sum of input tokens over its provider calls.
+    pub input_tokens: u64,
+    /// Sum of output tokens over its provider calls.
+    pub output_tokens: u64,
+    /// Sum of server-tool requests over its provider calls.
+    pub server_tool_requests: u64,
+}
+
+/// What `record_provider_call` writes: one completion, a paused one included.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ProviderCall {
+    /// The vendor that answered.
+    pub provider: String,
+    /// The model that answered.
+    pub model: String,
+    /// Counts, where reported.
+    pub usage: Option<Usage>,
+    /// `end_turn`, `pause_turn`, …
+    pub stop_reason: String,
+    /// Request to response, including retries.
+    pub latency_ms: u64,
+    /// The vendor's request id.
+    pub request_id: Option<String>,
+}
+
+/// One row of `provider_calls`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProviderCallRow {
+    /// Run.
+    pub run_id: RunId,
+    /// Step.
+    pub step: u32,
+    /// Vendor.
+    pub provider: String,
+    /// Model.
+    pub model: String,
+    /// Counts; `None` where the vendor sent none.
+    pub usage: Option<Usage>,
+    /// Stop reason.
+    pub stop_reason: String,
+    /// Latency.
+    pub latency_ms: u64,
+    /// Request id.
+    pub request_id: Option<String>,
+}
+
+/// One row of `citations`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CitationRow {
+    /// Run.
+    pub run_id: RunId,
+    /// Step.
+    pub step: u32,
+    /// The source URL.
+    pub url: String,
+    /// NULL where the vendor said nothing.
+    pub title: Option<String>,
+    /// NULL where the vendor said nothing.
+    pub cited_text: Option<String>,
+}
+
+/// One row of `server_tool_calls`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServerToolCallRow {
+    /// Run.
+    pub run_id: RunId,
+    /// Step.
+    pub step: u32,
+    /// Vendor.
+    pub provider: String,
+    /// Tool.
+    pub tool: String,
+    /// NULL on success; the vendor's code on failure.
+    pub error: Option<String>,
+    /// Query or URL, where reported.
+    pub input: Option<String>,
+}
+
+/// One row of `steps`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StepRow {
+    /// Run.
+    pub run_id: RunId,
+    /// Step, from 1.
+    pub step: u32,
+    /// The answer text of the step's completion.
+    pub text: String,
+    /// Observations this step produced for the next turn.
+    pub observations: Vec<String>,
+}
+
+/// What a killed run needs to be resumed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Checkpoint {
+    /// `CHECKPOINT_FORMAT`.
+    pub format: u32,
+    /// The last completed step.
+    pub step: u32,
+    /// Every observation so far.
+    pub observations: Vec<String>,
+    /// Tokens used so far.
+    pub tokens_used: u64,
+    /// Consecutive pause continuations at the checkpoint.
+    pub continuations: u32,
+    /// The contract being run.
+    pub contract: TaskContract,
+}
+
+/// A search over citations across runs.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct CitationQuery {
+    /// Host or host suffix (`docs.rs` matches `https://docs.rs/...` and subdomains).
+    pub domain: Option<String>,
+    /// Substring of URL, title or cited text, case-insensitive.
+    pub text: Option<String>,
+    /// At most this many rows, newest runs first.
+    pub limit: Option<u32>,
+}
