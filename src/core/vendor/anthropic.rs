@@ -1,22 +1,302 @@
-//! anthropic wire (being written).
-use crate::core::completion::Completion;
-use crate::core::turn::{Turn, WireRequest, WireResponse};
+//! Anthropic Messages: `POST {base}/v1/messages`.
+//!
+//! Web access becomes dated server-tool entries in `tools` (`web_search_20250305`,
+//! `web_fetch_20250910`), each with its own `max_uses` and whichever domain list
+//! survived `vendor_filter`; fetch adds `anthropic-beta: web-fetch-2025-09-10`.
+//! Decoding pairs each result with its `server_tool_use` by id, reads a search
+//! result that is a list (possibly empty: it ran and found nothing) or an error
+//! object, both spellings of fetch errors, and sums `usage.server_tool_use`.
+
+use std::collections::HashMap;
+
+use serde_json::{Map, Value, json};
+
+use super::common::{
+    code_string, header_request_id, opaque_error, parse_json, request, retry_after, str_field,
+    u64_field,
+};
+use crate::core::completion::{Citation, Completion, ServerToolCall, StopReason, ToolCall, Usage};
+use crate::core::turn::{HeaderValue, Turn, WireRequest, WireResponse};
 use crate::core::vendor::Endpoint;
 use crate::core::web::WebAccess;
-use crate::error::{Error, Result};
-/// Encode.
-pub fn encode(_e: &Endpoint, _t: &Turn) -> Result<WireRequest> {
-    Err(Error::config("anthropic wire not written yet"))
+use crate::error::{Error, Result, VendorError};
+
+const PROVIDER: &str = "anthropic";
+/// The API version every request names.
+pub const API_VERSION: &str = "2023-06-01";
+/// The beta a fetch-declaring request carries.
+pub const FETCH_BETA: &str = "web-fetch-2025-09-10";
+
+/// Encode one turn. Anthropic carries every part of a declaration, so nothing is
+/// refused here beyond the declaration's own checks.
+pub fn encode(endpoint: &Endpoint, turn: &Turn) -> Result<WireRequest> {
+    let mut headers = vec![
+        (
+            "x-api-key".to_string(),
+            HeaderValue::Secret {
+                prefix: String::new(),
+                env: endpoint.api_key_env.clone(),
+            },
+        ),
+        (
+            "anthropic-version".to_string(),
+            HeaderValue::Plain(API_VERSION.to_string()),
+        ),
+        (
+            "content-type".to_string(),
+            HeaderValue::Plain("application/json".to_string()),
+        ),
+    ];
+    let mut body = Map::new();
+    body.insert("model".into(), json!(turn.model));
+    body.insert("max_tokens".into(), json!(turn.max_tokens));
+    body.insert(
+        "messages".into(),
+        json!([{"role": "user", "content": turn.user_message()}]),
+    );
+    let mut tools: Vec<Value> = turn
+        .tools
+        .iter()
+        .map(|t| json!({"name": t.name, "description": t.description, "input_schema": t.input_schema}))
+        .collect();
+    if let Some(web) = turn.web_enabled() {
+        if web.search {
+            tools.push(server_tool(web, "web_search_20250305", "web_search"));
+        }
+        if web.fetch {
+            tools.push(server_tool(web, "web_fetch_20250910", "web_fetch"));
+            headers.push((
+                "anthropic-beta".to_string(),
+                HeaderValue::Plain(FETCH_BETA.to_string()),
+            ));
+        }
+    }
+    if !tools.is_empty() {
+        body.insert("tools".into(), Value::Array(tools));
+    }
+    request(endpoint, headers, body)
 }
-/// Decode.
-pub fn decode(_r: &WireResponse) -> Result<Completion> {
-    Err(Error::config("anthropic wire not written yet"))
+
+fn server_tool(web: &WebAccess, kind: &str, name: &str) -> Value {
+    let mut tool = Map::new();
+    tool.insert("type".into(), json!(kind));
+    tool.insert("name".into(), json!(name));
+    if let Some(n) = web.max_uses {
+        tool.insert("max_uses".into(), json!(n));
+    }
+    let (allowed, blocked) = web.vendor_filter();
+    if !allowed.is_empty() {
+        tool.insert("allowed_domains".into(), json!(allowed));
+    } else if !blocked.is_empty() {
+        tool.insert("blocked_domains".into(), json!(blocked));
+    }
+    Value::Object(tool)
 }
-/// Check.
-pub fn check(_w: &WebAccess) -> Result<()> {
-    Ok(())
+
+/// Where Anthropic's documentation and this crate's behaviour differ.
+pub fn cautions(web: &WebAccess) -> Vec<String> {
+    let mut out = Vec::new();
+    let (allowed, blocked) = web.vendor_filter();
+    let wild: Vec<&String> = allowed
+        .iter()
+        .chain(blocked.iter())
+        .filter(|h| h.starts_with("*."))
+        .collect();
+    if !wild.is_empty() {
+        out.push(format!(
+            "caution: anthropic documents wildcard hosts such as {} as invalid (subdomains are \
+             matched automatically); it may answer 400 — write the bare domain instead",
+            wild.iter()
+                .map(|h| h.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    if web.fetch {
+        out.push(format!(
+            "note: anthropic now documents web fetch as generally available; the \
+             `anthropic-beta: {FETCH_BETA}` header is sent as this crate specifies and is harmless"
+        ));
+    }
+    out
 }
-/// Cautions.
-pub fn cautions(_w: &WebAccess) -> Vec<String> {
-    Vec::new()
+
+/// Decode one response: a 2xx message, or an error envelope.
+pub fn decode(response: &WireResponse) -> Result<Completion> {
+    if !(200..300).contains(&response.status) {
+        return Err(Error::Vendor(http_error(response)));
+    }
+    let v = parse_json(PROVIDER, response)?;
+    if v.get("type").and_then(Value::as_str) == Some("error") {
+        return Err(Error::Vendor(error_from(response, &v)));
+    }
+    let blocks = v
+        .get("content")
+        .and_then(Value::as_array)
+        .ok_or_else(|| Error::Decode {
+            provider: PROVIDER.to_string(),
+            message: "the message has no content array".to_string(),
+            snippet: super::common::snippet(&response.body),
+        })?;
+
+    // Pass 1: what each server_tool_use asked, by id, and fetched documents in order
+    // (a fetch citation names its document by index, not by URL).
+    let mut asked: HashMap<&str, (&str, Option<String>)> = HashMap::new();
+    let mut documents: Vec<String> = Vec::new();
+    for b in blocks {
+        match b.get("type").and_then(Value::as_str) {
+            Some("server_tool_use") => {
+                if let (Some(id), Some(name)) = (
+                    b.get("id").and_then(Value::as_str),
+                    b.get("name").and_then(Value::as_str),
+                ) {
+                    let input = b.get("input");
+                    let said =
+                        input.and_then(|i| str_field(i, "query").or_else(|| str_field(i, "url")));
+                    asked.insert(id, (name, said));
+                }
+            }
+            Some("web_fetch_tool_result") => {
+                if let Some(url) = b.get("content").and_then(|c| str_field(c, "url")) {
+                    documents.push(url);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    // Pass 2: text, citations, local tool calls and server-tool results in order.
+    let mut text = String::new();
+    let mut citations = Vec::new();
+    let mut tool_calls = Vec::new();
+    let mut server_tools = Vec::new();
+    for b in blocks {
+        match b.get("type").and_then(Value::as_str) {
+            Some("text") => {
+                text.push_str(b.get("text").and_then(Value::as_str).unwrap_or_default());
+                for c in b
+                    .get("citations")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
+                    if let Some(c) = citation(c, &documents) {
+                        citations.push(c);
+                    }
+                }
+            }
+            Some("tool_use") => {
+                if let Some(name) = str_field(b, "name") {
+                    tool_calls.push(ToolCall {
+                        id: str_field(b, "id").unwrap_or_default(),
+                        name,
+                        input: b.get("input").cloned().unwrap_or_else(|| json!({})),
+                    });
+                }
+            }
+            Some(kind @ ("web_search_tool_result" | "web_fetch_tool_result")) => {
+                let id = b
+                    .get("tool_use_id")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                // The result may arrive in a later response than its server_tool_use,
+                // so the block type names the tool when the id is not in this one.
+                let fallback = kind.trim_end_matches("_tool_result");
+                let (tool, input) = asked
+                    .get(id)
+                    .map(|(n, i)| (n.to_string(), i.clone()))
+                    .unwrap_or_else(|| (fallback.to_string(), None));
+                let mut call = match result_error(b.get("content")) {
+                    Some(code) => ServerToolCall::failed(PROVIDER, tool, code),
+                    None => ServerToolCall::ok(PROVIDER, tool),
+                };
+                call.input = input;
+                server_tools.push(call);
+            }
+            _ => {} // unknown block types are tolerated
+        }
+    }
+
+    let stop = match v.get("stop_reason").and_then(Value::as_str) {
+        Some(s) => StopReason::parse(s),
+        None => StopReason::Other("none".to_string()),
+    };
+    let usage = v.get("usage").filter(|u| u.is_object()).map(|u| {
+        let server = u.get("server_tool_use");
+        Usage {
+            input_tokens: u64_field(u, "input_tokens"),
+            output_tokens: u64_field(u, "output_tokens"),
+            server_tool_requests: server.map_or(0, |s| {
+                u64_field(s, "web_search_requests") + u64_field(s, "web_fetch_requests")
+            }),
+        }
+    });
+    Ok(Completion {
+        provider: PROVIDER.to_string(),
+        text,
+        tool_calls,
+        citations,
+        server_tools,
+        stop,
+        usage,
+        model: str_field(&v, "model"),
+        request_id: header_request_id(response).or_else(|| str_field(&v, "id")),
+    })
+}
+
+/// The error code of a result whose content is an error object: a search's content
+/// is a list on success (empty when nothing matched); a fetch's is an object whose
+/// type is `web_fetch_result` on success. Both `*_tool_result_error` and the launch
+/// docs' `web_fetch_tool_error` spellings are errors; an error without a code is
+/// recorded as `unknown`.
+fn result_error(content: Option<&Value>) -> Option<String> {
+    let obj = content?.as_object()?;
+    let kind = obj.get("type").and_then(Value::as_str).unwrap_or_default();
+    if !kind.ends_with("_error") {
+        return None;
+    }
+    Some(code_string(obj.get("error_code")).unwrap_or_else(|| "unknown".to_string()))
+}
+
+fn citation(c: &Value, documents: &[String]) -> Option<Citation> {
+    match c.get("type").and_then(Value::as_str) {
+        Some("web_search_result_location") => Some(Citation {
+            url: str_field(c, "url")?,
+            title: str_field(c, "title"),
+            cited_text: str_field(c, "cited_text"),
+        }),
+        // Fetch citations point into a fetched document by index.
+        Some("char_location" | "page_location" | "content_block_location") => {
+            let index = c.get("document_index").and_then(Value::as_u64)? as usize;
+            Some(Citation {
+                url: documents.get(index)?.clone(),
+                title: str_field(c, "document_title"),
+                cited_text: str_field(c, "cited_text"),
+            })
+        }
+        _ => None,
+    }
+}
+
+fn http_error(response: &WireResponse) -> VendorError {
+    match serde_json::from_slice::<Value>(&response.body) {
+        Ok(v) if v.get("error").is_some() => error_from(response, &v),
+        _ => opaque_error(PROVIDER, response),
+    }
+}
+
+fn error_from(response: &WireResponse, v: &Value) -> VendorError {
+    let err = v.get("error").cloned().unwrap_or(Value::Null);
+    VendorError {
+        provider: PROVIDER.to_string(),
+        status: response.status,
+        error_type: str_field(&err, "type"),
+        code: err
+            .get("details")
+            .and_then(|d| code_string(d.get("error_code"))),
+        message: str_field(&err, "message")
+            .unwrap_or_else(|| super::common::snippet(&response.body)),
+        request_id: header_request_id(response).or_else(|| str_field(v, "request_id")),
+        retry_after: retry_after(response),
+    }
 }

@@ -1,1 +1,272 @@
-//! Shared vendor helpers.
+//! Pieces two or three vendor modules share: the JSON reader helpers, the
+//! retry-after hint, the OpenAI-shaped chat body and response (OpenRouter copies
+//! OpenAI's Chat Completions shapes), and the body snippet for decode errors.
+
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+
+use crate::core::completion::{Citation, Completion, StopReason, ToolCall, Usage};
+use crate::core::turn::{HeaderValue, Turn, WireRequest, WireResponse};
+use crate::core::vendor::Endpoint;
+use crate::error::{Error, Result, VendorError};
+
+/// The first 200 characters of a body, for an error message.
+pub(crate) fn snippet(body: &[u8]) -> String {
+    let text = String::from_utf8_lossy(body);
+    let mut s: String = text.chars().take(200).collect();
+    if text.chars().count() > 200 {
+        s.push('…');
+    }
+    if s.is_empty() {
+        "(empty body)".to_string()
+    } else {
+        s
+    }
+}
+
+/// Parse a body as JSON, or a decode error naming the vendor.
+pub(crate) fn parse_json(provider: &str, response: &WireResponse) -> Result<Value> {
+    serde_json::from_slice(&response.body).map_err(|e| Error::Decode {
+        provider: provider.to_string(),
+        message: format!("HTTP {} body is not JSON: {e}", response.status),
+        snippet: snippet(&response.body),
+    })
+}
+
+/// A string field, `None` when absent or null.
+pub(crate) fn str_field(v: &Value, key: &str) -> Option<String> {
+    v.get(key).and_then(Value::as_str).map(str::to_string)
+}
+
+/// An unsigned counter, 0 when absent.
+pub(crate) fn u64_field(v: &Value, key: &str) -> u64 {
+    v.get(key).and_then(Value::as_u64).unwrap_or(0)
+}
+
+/// `retry-after-ms`, else `retry-after` in seconds or as an HTTP date (relative to
+/// the response's own `date` header, so the core stays clock-free).
+pub(crate) fn retry_after(response: &WireResponse) -> Option<Duration> {
+    if let Some(ms) = response
+        .header("retry-after-ms")
+        .and_then(|v| v.trim().parse::<f64>().ok())
+    {
+        return (ms >= 0.0).then(|| Duration::from_millis(ms as u64));
+    }
+    let value = response.header("retry-after")?.trim();
+    if let Ok(secs) = value.parse::<f64>() {
+        return (secs >= 0.0).then(|| Duration::from_millis((secs * 1000.0) as u64));
+    }
+    let at = httpdate::parse_http_date(value).ok()?;
+    let now = httpdate::parse_http_date(response.header("date")?).ok()?;
+    Some(at.duration_since(now).unwrap_or_default())
+}
+
+/// The request id the vendor sent in a header.
+pub(crate) fn header_request_id(response: &WireResponse) -> Option<String> {
+    response
+        .header("request-id")
+        .or_else(|| response.header("x-request-id"))
+        .map(str::to_string)
+}
+
+/// A vendor error for a body that is not the vendor's error shape.
+pub(crate) fn opaque_error(provider: &str, response: &WireResponse) -> VendorError {
+    VendorError {
+        provider: provider.to_string(),
+        status: response.status,
+        error_type: None,
+        code: None,
+        message: snippet(&response.body),
+        request_id: header_request_id(response),
+        retry_after: retry_after(response),
+    }
+}
+
+/// A code that may be a string or a number.
+pub(crate) fn code_string(v: Option<&Value>) -> Option<String> {
+    match v? {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+/// The `Authorization: Bearer $VAR` and JSON content type both chat vendors take.
+pub(crate) fn bearer_headers(endpoint: &Endpoint) -> Vec<(String, HeaderValue)> {
+    vec![
+        (
+            "authorization".to_string(),
+            HeaderValue::Secret {
+                prefix: "Bearer ".to_string(),
+                env: endpoint.api_key_env.clone(),
+            },
+        ),
+        (
+            "content-type".to_string(),
+            HeaderValue::Plain("application/json".to_string()),
+        ),
+    ]
+}
+
+/// The Chat Completions body without any web field: model, the one user message,
+/// the output cap under the vendor's key, and the local tools in function format
+/// (omitted when there are none, never `tools: []`).
+pub(crate) fn chat_body(turn: &Turn, max_tokens_key: &str) -> Map<String, Value> {
+    let mut body = Map::new();
+    body.insert("model".into(), json!(turn.model));
+    body.insert(
+        "messages".into(),
+        json!([{"role": "user", "content": turn.user_message()}]),
+    );
+    body.insert(max_tokens_key.into(), json!(turn.max_tokens));
+    if !turn.tools.is_empty() {
+        let tools: Vec<Value> = turn
+            .tools
+            .iter()
+            .map(|t| {
+                json!({"type": "function", "function": {
+                    "name": t.name, "description": t.description, "parameters": t.input_schema}})
+            })
+            .collect();
+        body.insert("tools".into(), Value::Array(tools));
+    }
+    body
+}
+
+/// Finish a request: compact JSON bytes exactly as sent.
+pub(crate) fn request(
+    endpoint: &Endpoint,
+    headers: Vec<(String, HeaderValue)>,
+    body: Map<String, Value>,
+) -> Result<WireRequest> {
+    let bytes = serde_json::to_vec(&Value::Object(body))
+        .map_err(|e| Error::config(format!("could not serialise the request body: {e}")))?;
+    Ok(WireRequest {
+        method: "POST".to_string(),
+        url: endpoint.url(),
+        headers,
+        body: bytes,
+    })
+}
+
+/// The OpenAI-shaped error envelope `{"error": {message, type, code}}` of a non-2xx.
+pub(crate) fn chat_http_error(provider: &str, response: &WireResponse) -> VendorError {
+    let Ok(v) = serde_json::from_slice::<Value>(&response.body) else {
+        return opaque_error(provider, response);
+    };
+    let Some(err) = v.get("error") else {
+        return opaque_error(provider, response);
+    };
+    chat_error_object(provider, response, err, response.status)
+}
+
+/// One OpenAI/OpenRouter error object, wherever it was found.
+pub(crate) fn chat_error_object(
+    provider: &str,
+    response: &WireResponse,
+    err: &Value,
+    status: u16,
+) -> VendorError {
+    let metadata = err.get("metadata");
+    let error_type = str_field(err, "type")
+        .or_else(|| metadata.and_then(|m| str_field(m, "error_type")))
+        .or_else(|| str_field(err, "error_type"));
+    let code = code_string(err.get("code"))
+        .or_else(|| metadata.and_then(|m| code_string(m.get("provider_code"))));
+    VendorError {
+        provider: provider.to_string(),
+        status,
+        error_type,
+        code,
+        message: str_field(err, "message").unwrap_or_else(|| snippet(&response.body)),
+        request_id: header_request_id(response).or_else(|| str_field(err, "request_id")),
+        retry_after: retry_after(response),
+    }
+}
+
+/// Decode a 2xx Chat Completions body: first choice's text, tool calls and
+/// `url_citation` annotations (nested under `url_citation`; `content` is the quote
+/// where a vendor sends one), finish reason and token counts. The caller supplies
+/// the server-tool counter, which the two vendors report differently.
+pub(crate) fn chat_completion(
+    provider: &str,
+    response: &WireResponse,
+    v: &Value,
+    server_tool_requests: u64,
+) -> Result<Completion> {
+    let choice = v
+        .get("choices")
+        .and_then(Value::as_array)
+        .and_then(|c| c.first())
+        .ok_or_else(|| Error::Decode {
+            provider: provider.to_string(),
+            message: "the response has no choices".to_string(),
+            snippet: snippet(&response.body),
+        })?;
+    let message = choice.get("message").cloned().unwrap_or(Value::Null);
+    let text = str_field(&message, "content").unwrap_or_default();
+    let tool_calls = message
+        .get("tool_calls")
+        .and_then(Value::as_array)
+        .map(|calls| calls.iter().filter_map(chat_tool_call).collect())
+        .unwrap_or_default();
+    let citations = message
+        .get("annotations")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(url_citation).collect())
+        .unwrap_or_default();
+    let stop = match choice.get("finish_reason").and_then(Value::as_str) {
+        Some("stop") => StopReason::EndTurn,
+        Some("tool_calls") | Some("function_call") => StopReason::ToolUse,
+        Some("length") => StopReason::MaxTokens,
+        Some(other) => StopReason::Other(other.to_string()),
+        None => StopReason::Other("none".to_string()),
+    };
+    let usage = v.get("usage").filter(|u| u.is_object()).map(|u| Usage {
+        input_tokens: u64_field(u, "prompt_tokens"),
+        output_tokens: u64_field(u, "completion_tokens"),
+        server_tool_requests,
+    });
+    Ok(Completion {
+        provider: provider.to_string(),
+        text,
+        tool_calls,
+        citations,
+        server_tools: Vec::new(),
+        stop,
+        usage,
+        model: str_field(v, "model"),
+        request_id: header_request_id(response).or_else(|| str_field(v, "id")),
+    })
+}
+
+fn chat_tool_call(call: &Value) -> Option<ToolCall> {
+    let function = call.get("function")?;
+    let name = str_field(function, "name")?;
+    let raw = str_field(function, "arguments").unwrap_or_default();
+    // Arguments arrive as a JSON string; keep unparsable text so the tool can say so.
+    let input = if raw.trim().is_empty() {
+        json!({})
+    } else {
+        serde_json::from_str(&raw).unwrap_or(Value::String(raw))
+    };
+    Some(ToolCall {
+        id: str_field(call, "id").unwrap_or_default(),
+        name,
+        input,
+    })
+}
+
+fn url_citation(annotation: &Value) -> Option<Citation> {
+    if annotation.get("type").and_then(Value::as_str) != Some("url_citation") {
+        return None;
+    }
+    // Chat Completions nests the fields; accept the flat Responses form too.
+    let c = annotation.get("url_citation").unwrap_or(annotation);
+    Some(Citation {
+        url: str_field(c, "url")?,
+        title: str_field(c, "title"),
+        cited_text: str_field(c, "content"),
+    })
+}

@@ -1,22 +1,102 @@
-//! openai wire (being written).
-use crate::core::completion::Completion;
+//! OpenAI Chat Completions: `POST {base}/v1/chat/completions`.
+//!
+//! Web search becomes `web_search_options`, with the allow-list as
+//! `filters.allowed_domains` and nothing else. Fetch and a block-list are refused;
+//! `max_uses` has no field in this body and is not sent. Citations are the nested
+//! `url_citation` annotations, with no quote (`cited_text` stays `None`).
+
+use serde_json::{Map, Value, json};
+
+use super::common::{
+    bearer_headers, chat_body, chat_completion, chat_http_error, parse_json, request,
+};
+use crate::core::completion::{Completion, ServerToolCall};
 use crate::core::turn::{Turn, WireRequest, WireResponse};
 use crate::core::vendor::Endpoint;
 use crate::core::web::WebAccess;
 use crate::error::{Error, Result};
-/// Encode.
-pub fn encode(_e: &Endpoint, _t: &Turn) -> Result<WireRequest> {
-    Err(Error::config("openai wire not written yet"))
-}
-/// Decode.
-pub fn decode(_r: &WireResponse) -> Result<Completion> {
-    Err(Error::config("openai wire not written yet"))
-}
-/// Check.
-pub fn check(_w: &WebAccess) -> Result<()> {
+
+const PROVIDER: &str = "openai";
+
+/// Refuse what Chat Completions cannot carry: fetch, and any block-list that
+/// survives `vendor_filter`.
+pub fn check(web: &WebAccess) -> Result<()> {
+    if web.fetch {
+        return Err(Error::config(
+            "provider \"openai\" cannot fetch pages — its Chat Completions API has no \
+             provider-executed fetch tool; turn fetch off, or use provider \"anthropic\" to \
+             fetch. No request was sent.",
+        ));
+    }
+    let (_, blocked) = web.vendor_filter();
+    if !blocked.is_empty() {
+        return Err(Error::config(
+            "provider \"openai\" cannot block individual domains — its web search filter is \
+             allow-list only; state the hosts to allow instead of the ones to block. No request \
+             was sent.",
+        ));
+    }
     Ok(())
 }
-/// Cautions.
-pub fn cautions(_w: &WebAccess) -> Vec<String> {
-    Vec::new()
+
+/// Encode one turn (the declaration has already passed `check`).
+pub fn encode(endpoint: &Endpoint, turn: &Turn) -> Result<WireRequest> {
+    let mut body = chat_body(turn, "max_completion_tokens");
+    if let Some(web) = turn.web_enabled() {
+        let mut options = Map::new();
+        let (allowed, _) = web.vendor_filter();
+        if !allowed.is_empty() {
+            options.insert("filters".into(), json!({"allowed_domains": allowed}));
+        }
+        body.insert("web_search_options".into(), Value::Object(options));
+    }
+    request(endpoint, bearer_headers(endpoint), body)
+}
+
+/// Where OpenAI's documentation and this crate's behaviour differ.
+pub fn cautions(web: &WebAccess) -> Vec<String> {
+    let mut out = Vec::new();
+    if !web.vendor_filter().0.is_empty() {
+        out.push(
+            "caution: OpenAI documents domain filters for its Responses API only; Chat \
+             Completions may reject or ignore web_search_options.filters"
+                .to_string(),
+        );
+    }
+    if web.max_uses.is_some() {
+        out.push(
+            "note: max_uses is not sent to openai — its Chat Completions body has no cap field"
+                .to_string(),
+        );
+    }
+    out
+}
+
+/// Decode one response. Chat Completions reports no search counter, so the meter
+/// reads what `usage.server_tool_use` says (zero today); a response carrying
+/// `url_citation` annotations is evidence a search ran and is recorded as one.
+pub fn decode(response: &WireResponse) -> Result<Completion> {
+    if !(200..300).contains(&response.status) {
+        return Err(Error::Vendor(chat_http_error(PROVIDER, response)));
+    }
+    let v = parse_json(PROVIDER, response)?;
+    if let Some(err) = v.get("error").filter(|e| e.is_object()) {
+        return Err(Error::Vendor(super::common::chat_error_object(
+            PROVIDER,
+            response,
+            err,
+            response.status,
+        )));
+    }
+    let counter = v
+        .get("usage")
+        .and_then(|u| u.get("server_tool_use"))
+        .map_or(0, |s| super::common::u64_field(s, "web_search_requests"));
+    let mut completion = chat_completion(PROVIDER, response, &v, counter)?;
+    if !completion.citations.is_empty() {
+        completion
+            .server_tools
+            .push(ServerToolCall::ok(PROVIDER, "web_search"));
+    }
+    Ok(completion)
 }

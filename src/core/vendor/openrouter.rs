@@ -1,22 +1,123 @@
-//! openrouter wire (being written).
-use crate::core::completion::Completion;
+//! OpenRouter Chat Completions: `POST {base}/v1/chat/completions` (base ends `/api`).
+//!
+//! Web search becomes a `plugins` entry `{"id": "web", "max_results": n}`; the
+//! plugin takes no domain filter and no fetch, so both are refused. `max_uses`
+//! lands on `max_results`, a cap on results rather than requests. Responses copy
+//! OpenAI's shapes, add the quoted passage as `url_citation.content`, may carry an
+//! `error` inside a 200, and report searches under `usage.server_tool_use_details`
+//! or `usage.server_tool_use`.
+
+use serde_json::{Map, Value, json};
+
+use super::common::{
+    bearer_headers, chat_body, chat_completion, chat_error_object, chat_http_error, code_string,
+    parse_json, request, u64_field,
+};
+use crate::core::completion::{Completion, ServerToolCall};
 use crate::core::turn::{Turn, WireRequest, WireResponse};
 use crate::core::vendor::Endpoint;
 use crate::core::web::WebAccess;
 use crate::error::{Error, Result};
-/// Encode.
-pub fn encode(_e: &Endpoint, _t: &Turn) -> Result<WireRequest> {
-    Err(Error::config("openrouter wire not written yet"))
-}
-/// Decode.
-pub fn decode(_r: &WireResponse) -> Result<Completion> {
-    Err(Error::config("openrouter wire not written yet"))
-}
-/// Check.
-pub fn check(_w: &WebAccess) -> Result<()> {
+
+const PROVIDER: &str = "openrouter";
+
+/// Refuse what the web plugin cannot carry: fetch, and any domain filter.
+pub fn check(web: &WebAccess) -> Result<()> {
+    if web.fetch {
+        return Err(Error::config(
+            "provider \"openrouter\" cannot fetch pages — its web plugin runs searches only; \
+             turn fetch off, or use provider \"anthropic\" to fetch. No request was sent.",
+        ));
+    }
+    let (allowed, blocked) = web.vendor_filter();
+    if !allowed.is_empty() {
+        return Err(Error::config(format!(
+            "provider \"openrouter\" cannot restrict search to individual domains — its web \
+             plugin takes no domain filter; remove the allowed domains ({}) or use provider \
+             \"anthropic\". No request was sent.",
+            allowed.join(", ")
+        )));
+    }
+    if !blocked.is_empty() {
+        return Err(Error::config(format!(
+            "provider \"openrouter\" cannot block individual domains — its web plugin takes no \
+             domain filter; remove the blocked domains ({}) or use provider \"anthropic\". No \
+             request was sent.",
+            blocked.join(", ")
+        )));
+    }
     Ok(())
 }
-/// Cautions.
-pub fn cautions(_w: &WebAccess) -> Vec<String> {
-    Vec::new()
+
+/// Encode one turn (the declaration has already passed `check`).
+pub fn encode(endpoint: &Endpoint, turn: &Turn) -> Result<WireRequest> {
+    let mut body = chat_body(turn, "max_tokens");
+    if turn.web_enabled().is_some() {
+        let mut plugin = Map::new();
+        plugin.insert("id".into(), json!("web"));
+        if let Some(n) = turn.web.as_ref().and_then(|w| w.max_uses) {
+            plugin.insert("max_results".into(), json!(n));
+        }
+        body.insert("plugins".into(), json!([Value::Object(plugin)]));
+    }
+    request(endpoint, bearer_headers(endpoint), body)
+}
+
+/// Where OpenRouter's documentation and this crate's behaviour differ.
+pub fn cautions(web: &WebAccess) -> Vec<String> {
+    let mut out = vec![
+        "note: OpenRouter documents the web plugin as deprecated in favour of the \
+         openrouter:web_search server tool; this crate sends the plugin, which still works"
+            .to_string(),
+    ];
+    if web.max_uses.is_some() {
+        out.push(
+            "note: max_uses is sent as max_results, which caps results returned, not searches made"
+                .to_string(),
+        );
+    }
+    out
+}
+
+/// Decode one response, an `error` inside a 200 included.
+pub fn decode(response: &WireResponse) -> Result<Completion> {
+    if !(200..300).contains(&response.status) {
+        return Err(Error::Vendor(chat_http_error(PROVIDER, response)));
+    }
+    let v = parse_json(PROVIDER, response)?;
+    let in_body = v.get("error").filter(|e| e.is_object()).or_else(|| {
+        v.get("choices")
+            .and_then(Value::as_array)
+            .and_then(|c| c.first())
+            .and_then(|c| c.get("error"))
+            .filter(|e| e.is_object())
+    });
+    if let Some(err) = in_body {
+        let status = code_string(err.get("code"))
+            .or_else(|| code_string(err.get("http_status")))
+            .and_then(|c| c.parse::<u16>().ok())
+            .unwrap_or(response.status);
+        return Err(Error::Vendor(chat_error_object(
+            PROVIDER, response, err, status,
+        )));
+    }
+    let usage = v.get("usage");
+    let counter = usage
+        .and_then(|u| u.get("server_tool_use_details"))
+        .or_else(|| usage.and_then(|u| u.get("server_tool_use")))
+        .map_or(0, |s| u64_field(s, "web_search_requests"));
+    let mut completion = chat_completion(PROVIDER, response, &v, counter)?;
+    // One row per reported request; where nothing was counted but sources came back,
+    // a search evidently ran.
+    let ran = if counter > 0 {
+        counter
+    } else {
+        u64::from(!completion.citations.is_empty())
+    };
+    for _ in 0..ran {
+        completion
+            .server_tools
+            .push(ServerToolCall::ok(PROVIDER, "web_search"));
+    }
+    Ok(completion)
 }
