@@ -19,7 +19,7 @@ pub enum Error {
     /// The vendor answered with an error (an HTTP error status, or an error object
     /// inside a 200).
     #[error(transparent)]
-    Vendor(#[from] VendorError),
+    Vendor(Box<VendorError>),
     /// The vendor answered, but not in a shape this crate can read.
     #[error("{provider}: could not read the response ({message}); the first bytes were: {snippet}")]
     Decode {
@@ -56,7 +56,21 @@ pub enum Error {
     Cancelled,
 }
 
+impl From<VendorError> for Error {
+    fn from(e: VendorError) -> Self {
+        Error::Vendor(Box::new(e))
+    }
+}
+
 impl Error {
+    /// The vendor's own error, when the vendor answered with one.
+    pub fn vendor(&self) -> Option<&VendorError> {
+        match self {
+            Error::Vendor(v) => Some(v),
+            _ => None,
+        }
+    }
+
     /// A configuration error from anything printable.
     pub fn config(message: impl Into<String>) -> Self {
         Error::Config(message.into())

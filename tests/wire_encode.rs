@@ -2,6 +2,8 @@
 //! vendor, compared byte for byte, plus the proof that a request declaring no web
 //! access is the body it would be without the feature.
 
+#![allow(clippy::unwrap_used)]
+
 use io_harness::core::tools::local_tool_specs;
 use io_harness::core::vendor::{self, Endpoint, Vendor};
 use io_harness::{Turn, WebAccess};

@@ -124,11 +124,11 @@ pub fn cautions(web: &WebAccess) -> Vec<String> {
 /// Decode one response: a 2xx message, or an error envelope.
 pub fn decode(response: &WireResponse) -> Result<Completion> {
     if !(200..300).contains(&response.status) {
-        return Err(Error::Vendor(http_error(response)));
+        return Err(Error::from(http_error(response)));
     }
     let v = parse_json(PROVIDER, response)?;
     if v.get("type").and_then(Value::as_str) == Some("error") {
-        return Err(Error::Vendor(error_from(response, &v)));
+        return Err(Error::from(error_from(response, &v)));
     }
     let blocks = v
         .get("content")

@@ -77,11 +77,11 @@ pub fn cautions(web: &WebAccess) -> Vec<String> {
 /// `url_citation` annotations is evidence a search ran and is recorded as one.
 pub fn decode(response: &WireResponse) -> Result<Completion> {
     if !(200..300).contains(&response.status) {
-        return Err(Error::Vendor(chat_http_error(PROVIDER, response)));
+        return Err(Error::from(chat_http_error(PROVIDER, response)));
     }
     let v = parse_json(PROVIDER, response)?;
     if let Some(err) = v.get("error").filter(|e| e.is_object()) {
-        return Err(Error::Vendor(super::common::chat_error_object(
+        return Err(Error::from(super::common::chat_error_object(
             PROVIDER,
             response,
             err,

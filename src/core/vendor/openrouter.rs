@@ -82,7 +82,7 @@ pub fn cautions(web: &WebAccess) -> Vec<String> {
 /// Decode one response, an `error` inside a 200 included.
 pub fn decode(response: &WireResponse) -> Result<Completion> {
     if !(200..300).contains(&response.status) {
-        return Err(Error::Vendor(chat_http_error(PROVIDER, response)));
+        return Err(Error::from(chat_http_error(PROVIDER, response)));
     }
     let v = parse_json(PROVIDER, response)?;
     let in_body = v.get("error").filter(|e| e.is_object()).or_else(|| {
@@ -97,7 +97,7 @@ pub fn decode(response: &WireResponse) -> Result<Completion> {
             .or_else(|| code_string(err.get("http_status")))
             .and_then(|c| c.parse::<u16>().ok())
             .unwrap_or(response.status);
-        return Err(Error::Vendor(chat_error_object(
+        return Err(Error::from(chat_error_object(
             PROVIDER, response, err, status,
         )));
     }
