@@ -9,10 +9,13 @@
 
 #![warn(missing_docs)]
 
+pub mod approve;
 pub mod core;
 pub mod error;
+pub mod run;
 pub mod store;
 
+pub use crate::approve::{ApprovalRequest, ApproveAll, Approver, ChannelApprover, DenyAll};
 pub use crate::core::completion::{
     Citation, Completion, ServerToolCall, StopReason, ToolCall, Usage,
 };

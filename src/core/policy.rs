@@ -65,6 +65,17 @@ pub struct Rule {
     pub effect: Effect,
 }
 
+impl Rule {
+    /// The builder word for the rule's effect: `allow`, `ask`, `deny`.
+    pub fn effect_word(&self) -> &'static str {
+        match self.effect {
+            Effect::Allow => "allow",
+            Effect::Ask => "ask",
+            Effect::Deny => "deny",
+        }
+    }
+}
+
 /// A named group of rules (`defaults`, `app`, `project`, …).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 struct Layer {
