@@ -1,4 +1,4 @@
-//! The run loop and the local tools it executes (loop being written).
+//! The run loop and the local tools it executes.
 
 pub mod tools;
 pub mod workspace;

@@ -1,0 +1,159 @@
+//! The headless command line (a contract: tests and scripts use it). Parsing with
+//! clap; each subcommand is a thin script over the library, in its own file.
+//! Exit codes: 0 success (for `run`: the verification passed), 1 a run that ended
+//! without passing, 2 a configuration error or refusal before any request.
+
+mod preview;
+mod records;
+mod run;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use io_harness::{Error, Vendor};
+
+/// Run agent tasks against LLM vendors, with provider-executed web search.
+#[derive(Debug, Parser)]
+#[command(name = "io-harness", version, about)]
+pub struct Cli {
+    /// io.toml to read (default: ./io.toml, then the user config directory).
+    #[arg(long, global = true)]
+    pub config: Option<PathBuf>,
+    /// SQLite store (default: `store.path` in io.toml, else the data directory).
+    #[arg(long, global = true)]
+    pub store: Option<PathBuf>,
+    /// Console: run against the built-in loopback stub vendor and its demo script.
+    #[arg(long)]
+    pub demo: bool,
+    /// What to do; the console when omitted.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Open the operator console (the default).
+    Console {
+        /// Run against the built-in loopback stub vendor and its demo script.
+        #[arg(long)]
+        demo: bool,
+    },
+    /// Print the exact request a provider would get, or its refusal. Sends nothing.
+    Preview {
+        /// anthropic, openai or openrouter (default: `provider` in io.toml).
+        #[arg(long)]
+        provider: Option<String>,
+        /// The model (default: the provider's model in io.toml).
+        #[arg(long)]
+        model: Option<String>,
+        /// The goal (default: `[task] goal` in io.toml).
+        #[arg(long)]
+        goal: Option<String>,
+        /// Print only the body bytes.
+        #[arg(long)]
+        body_only: bool,
+    },
+    /// Run a task to its end, recording everything in the store.
+    Run {
+        /// anthropic, openai or openrouter (default: `provider` in io.toml).
+        #[arg(long)]
+        provider: Option<String>,
+        /// The goal (default: `[task] goal`).
+        #[arg(long)]
+        goal: Option<String>,
+        /// The workspace local tools are confined to (default: `[task] workspace`).
+        #[arg(long)]
+        workspace: Option<PathBuf>,
+        /// Success is this workspace file containing --verify-contains.
+        #[arg(long, requires = "verify_contains")]
+        verify_file: Option<PathBuf>,
+        /// The text --verify-file must contain.
+        #[arg(long, requires = "verify_file")]
+        verify_contains: Option<String>,
+        /// One JSON object per event, one a line.
+        #[arg(long)]
+        json: bool,
+        /// Resume a killed run from its last checkpoint.
+        #[arg(long)]
+        resume: Option<i64>,
+        /// Approve every `Ask` effect (default: refuse them; there is no one to ask).
+        #[arg(long)]
+        approve_all: bool,
+    },
+    /// Past runs, newest first.
+    Runs {
+        /// JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+        /// At most this many.
+        #[arg(long, default_value_t = 50)]
+        limit: u32,
+    },
+    /// The sources a run drew on.
+    Citations {
+        /// The run.
+        run_id: i64,
+        /// JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Serve the three vendors' endpoints on loopback from a script.
+    StubVendor {
+        /// Address to listen on, e.g. 127.0.0.1:8089.
+        #[arg(long)]
+        listen: std::net::SocketAddr,
+        /// The script (default: the built-in demo script).
+        #[arg(long)]
+        script: Option<PathBuf>,
+    },
+}
+
+/// Run the parsed command line.
+pub async fn main(cli: Cli) -> ExitCode {
+    let result = match cli.command {
+        None => crate::console::open(cli.config, cli.store, cli.demo).await,
+        Some(Command::Console { demo }) => crate::console::open(cli.config, cli.store, demo || cli.demo).await,
+        Some(Command::Preview { provider, model, goal, body_only }) => {
+            preview::preview(cli.config, provider, model, goal, body_only)
+        }
+        Some(Command::Run { provider, goal, workspace, verify_file, verify_contains, json, resume, approve_all }) => {
+            let args = run::RunArgs { provider, goal, workspace, verify_file, verify_contains, json, resume, approve_all };
+            return run::run(cli.config, cli.store, args).await;
+        }
+        Some(Command::Runs { json, limit }) => records::runs(cli.config, cli.store, json, limit),
+        Some(Command::Citations { run_id, json }) => records::citations(cli.config, cli.store, run_id, json),
+        Some(Command::StubVendor { listen, script }) => stub(listen, script).await,
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(&e),
+    }
+}
+
+/// Print an error and pick its exit code.
+pub(crate) fn fail(e: &Error) -> ExitCode {
+    eprintln!("io-harness: {e}");
+    if e.is_config() { ExitCode::from(2) } else { ExitCode::from(1) }
+}
+
+/// The vendor named on the command line, else the config's.
+pub(crate) fn vendor(flag: Option<&str>, config: &io_harness::Config) -> io_harness::Result<Vendor> {
+    match flag {
+        Some(name) => name.parse(),
+        None => Ok(config.provider),
+    }
+}
+
+async fn stub(listen: std::net::SocketAddr, script: Option<PathBuf>) -> io_harness::Result<()> {
+    let script = match script {
+        Some(path) => io_harness::stub::Script::load(&path)?,
+        None => io_harness::stub::Script::demo(),
+    };
+    io_harness::stub::serve(listen, script, |addr| {
+        eprintln!("stub vendor listening on http://{addr} (anthropic: /v1/messages, openai: /v1/chat/completions, openrouter: /api/v1/chat/completions); Ctrl-C stops it");
+    })
+    .await
+}

@@ -1,0 +1,70 @@
+//! `io-harness preview`: the exact request a provider would get, or its refusal.
+//! Calls the same encoder the transport uses; opens no socket. The API key is read
+//! only to say whether it is set.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use io_harness::core::tools::local_tool_specs;
+use io_harness::core::vendor;
+use io_harness::{Config, Error, HeaderValue, Result, Turn};
+
+/// Print `POST <url>`, redacted headers, a blank line and the body; or only the
+/// body bytes with `body_only` (cautions then go to stderr).
+pub fn preview(
+    config_path: Option<PathBuf>,
+    provider: Option<String>,
+    model: Option<String>,
+    goal: Option<String>,
+    body_only: bool,
+) -> Result<()> {
+    let loaded = Config::discover(config_path.as_deref())?;
+    let config = &loaded.config;
+    let vendor = super::vendor(provider.as_deref(), config)?;
+    let mut contract = config.task_contract();
+    if let Some(goal) = goal {
+        contract.goal = goal;
+    }
+    let turn = Turn {
+        model: model.unwrap_or_else(|| config.model(vendor)),
+        max_tokens: config.max_tokens(vendor),
+        goal: contract.goal.clone(),
+        observations: Vec::new(),
+        tools: local_tool_specs(),
+        web: contract.web.clone(),
+    };
+    let request = vendor::encode(&config.endpoint(vendor), &turn)?;
+    let cautions = vendor::cautions(vendor, contract.web.as_ref());
+    let mut out = std::io::stdout().lock();
+    let io = |e: std::io::Error| Error::io("stdout", e);
+    if body_only {
+        out.write_all(&request.body).map_err(io)?;
+        out.flush().map_err(io)?;
+        for c in &cautions {
+            eprintln!("{c}");
+        }
+        return Ok(());
+    }
+    writeln!(out, "{} {}", request.method, request.url).map_err(io)?;
+    for (name, value) in &request.headers {
+        writeln!(out, "{name}: {}", shown(value)).map_err(io)?;
+    }
+    writeln!(out).map_err(io)?;
+    out.write_all(&request.body).map_err(io)?;
+    writeln!(out).map_err(io)?;
+    for c in &cautions {
+        writeln!(out, "{c}").map_err(io)?;
+    }
+    Ok(())
+}
+
+/// A header as the operator may see it: secrets as the variable that supplies them.
+fn shown(value: &HeaderValue) -> String {
+    match value {
+        HeaderValue::Plain(_) => value.redacted(),
+        HeaderValue::Secret { env, .. } => {
+            let set = std::env::var_os(env).is_some_and(|v| !v.is_empty());
+            format!("{} ({})", value.redacted(), if set { "set" } else { "not set" })
+        }
+    }
+}

@@ -1,0 +1,118 @@
+//! `io-harness run`: one contract to its end against the configured provider,
+//! recorded in the store. `--json` prints one event per line, the last being the
+//! outcome with its `run_id`; otherwise a readable line per event on stderr and
+//! the answer on stdout. Ctrl-C ends the run as cancelled, everything so far kept.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use io_harness::run::{Observer, RunOptions, run_with_options};
+use io_harness::{
+    ApproveAll, Approver, Config, DenyAll, Event, EventKind, HttpProvider, Policy, Result,
+    RunId, Store, Verification,
+};
+use tokio_util::sync::CancellationToken;
+
+/// The flags of `run`.
+pub struct RunArgs {
+    pub provider: Option<String>,
+    pub goal: Option<String>,
+    pub workspace: Option<PathBuf>,
+    pub verify_file: Option<PathBuf>,
+    pub verify_contains: Option<String>,
+    pub json: bool,
+    pub resume: Option<i64>,
+    pub approve_all: bool,
+}
+
+/// Run and pick the exit code from the outcome.
+pub async fn run(config: Option<PathBuf>, store: Option<PathBuf>, args: RunArgs) -> ExitCode {
+    match go(config, store, args).await {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(e) => super::fail(&e),
+    }
+}
+
+async fn go(config_path: Option<PathBuf>, store_path: Option<PathBuf>, args: RunArgs) -> Result<bool> {
+    let loaded = Config::discover(config_path.as_deref())?;
+    let config = &loaded.config;
+    let vendor = super::vendor(args.provider.as_deref(), config)?;
+    let mut contract = config.task_contract();
+    if let Some(goal) = args.goal {
+        contract.goal = goal;
+    }
+    if let Some(ws) = args.workspace {
+        contract.workspace = ws;
+    }
+    if let (Some(file), Some(needle)) = (args.verify_file, args.verify_contains) {
+        contract.verification = Verification::WorkspaceFileContains { file, needle };
+    }
+    if contract.goal.trim().is_empty() && args.resume.is_none() {
+        return Err(io_harness::Error::config(
+            "no goal: pass --goal TEXT or set `goal` under [task] in io.toml",
+        ));
+    }
+    let provider = HttpProvider::from_env(config.endpoint(vendor), config.model(vendor), config.max_tokens(vendor))?;
+    let path = store_path.unwrap_or_else(|| config.store_path(loaded.path.as_deref()));
+    let store = Store::open(&path)?;
+    let cancel = CancellationToken::new();
+    let on_ctrl_c = cancel.clone();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            on_ctrl_c.cancel();
+        }
+    });
+    let options = RunOptions {
+        observer: Arc::new(Printer { json: args.json }),
+        prices: config.price_table(),
+        cancel,
+        resume: args.resume.map(RunId),
+        ..RunOptions::default()
+    };
+    let approver: &dyn Approver = if args.approve_all { &ApproveAll } else { &DenyAll };
+    let result = run_with_options(&contract, &provider, &store, &Policy::workspace_default(), approver, options).await?;
+    if !args.json {
+        println!("{}", result.answer);
+        eprintln!("run {} {} after {} steps; `io-harness citations {}` lists its sources", result.run_id, result.outcome.label(), result.steps, result.run_id);
+    }
+    Ok(result.outcome.passed())
+}
+
+struct Printer {
+    json: bool,
+}
+
+impl Observer for Printer {
+    fn event(&self, event: &Event) {
+        if self.json {
+            if let Ok(line) = serde_json::to_string(event) {
+                println!("{line}");
+            }
+            return;
+        }
+        if let Some(line) = describe(&event.kind) {
+            eprintln!("[{:>6.1}s step {}] {line}", event.elapsed_ms as f64 / 1000.0, event.step);
+        }
+    }
+}
+
+fn describe(kind: &EventKind) -> Option<String> {
+    Some(match kind {
+        EventKind::RunStarted { goal, provider, model, resumed } => format!("{} {provider} {model}: {goal}", if *resumed { "resuming" } else { "starting" }),
+        EventKind::Retrying { attempt, status, wait_ms, reason } => format!("attempt {attempt} failed ({}{reason}); retrying in {wait_ms} ms", status.map(|s| format!("HTTP {s}, ")).unwrap_or_default()),
+        EventKind::ProviderCalled { usage, stop_reason, latency_ms, cost, .. } => {
+            let u = usage.unwrap_or_default();
+            let cost = cost.tokens_usd.map(|c| format!(", ${c:.4}")).unwrap_or_default();
+            format!("{} in / {} out tokens, {} searches, {stop_reason}, {latency_ms} ms{cost}", u.input_tokens, u.output_tokens, u.server_tool_requests)
+        }
+        EventKind::ServerToolUsed { tool, ok, error, input, .. } => format!("{tool} {}{}", if *ok { "ok" } else { "FAILED" }, error.as_deref().map(|e| format!(" ({e})")).or(input.as_deref().map(|i| format!(": {i}"))).unwrap_or_default()),
+        EventKind::CitationRecorded { citation } => format!("source {}", citation.url),
+        EventKind::ToolCalled { name, input, ok, .. } => format!("{name} {input} {}", if *ok { "ok" } else { "refused/failed" }),
+        EventKind::ApprovalAsked { act, target, .. } => format!("asks to {} {target}", act.as_str()),
+        EventKind::ApprovalAnswered { approved } => (if *approved { "approved" } else { "denied" }).to_string(),
+        EventKind::Finished { outcome } => format!("finished: {}", outcome.label()),
+        EventKind::StepStarted { .. } | EventKind::RequestSent { .. } | EventKind::Observation { .. } => return None,
+    })
+}

@@ -1,0 +1,319 @@
+//! `run_with`: the step loop. Each step is one request carrying one flattened user
+//! turn (the goal and every observation so far); local tools run here under the
+//! policy and approver; provider-executed tools are recorded, and a failed one is
+//! told to the model; `pause_turn` takes another step; budgets end the run saying
+//! which; the verification decides success. Everything is recorded as it happens,
+//! and a checkpoint after every step lets a killed run resume.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use tokio_util::sync::CancellationToken;
+
+use crate::approve::Approver;
+use crate::core::completion::{Completion, StopReason, Usage};
+use crate::core::contract::{TaskContract, Verification};
+use crate::core::event::{BudgetKind, EventKind, RunId, RunOutcome};
+use crate::core::policy::Policy;
+use crate::core::price::PriceTable;
+use crate::core::tools::local_tool_specs;
+use crate::core::turn::Turn;
+use crate::error::{Error, Result};
+use crate::provider::{Provider, Reply};
+use crate::run::observe::{Emitter, NoObserver, Observer};
+use crate::run::tools::{ToolEnv, execute, shorten};
+use crate::store::{CHECKPOINT_FORMAT, Checkpoint, NewRun, ProviderCall, Store};
+
+/// How many `pause_turn` continuations in a row a run accepts before it stops.
+pub const DEFAULT_MAX_CONTINUATIONS: u32 = 3;
+
+/// What a finished run reports.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunResult {
+    /// Its id in the store.
+    pub run_id: RunId,
+    /// How it ended.
+    pub outcome: RunOutcome,
+    /// Requests made (continuations included).
+    pub steps: u32,
+    /// Counts summed over every completion.
+    pub usage: Usage,
+    /// The last answer text.
+    pub answer: String,
+}
+
+/// Everything about a run besides the five things `run_with` takes.
+#[derive(Clone)]
+pub struct RunOptions {
+    /// Who sees events.
+    pub observer: Arc<dyn Observer>,
+    /// Prices for the cost in `ProviderCalled` events.
+    pub prices: PriceTable,
+    /// Cancel to end the run as `Cancelled`.
+    pub cancel: CancellationToken,
+    /// Resume this run from its checkpoint instead of starting a new one.
+    pub resume: Option<RunId>,
+    /// Consecutive `pause_turn` continuations allowed.
+    pub max_continuations: u32,
+    /// The run that spawned this one.
+    pub parent_run_id: Option<RunId>,
+    /// The session this run is a turn of.
+    pub session_id: Option<i64>,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            observer: Arc::new(NoObserver),
+            prices: PriceTable::default(),
+            cancel: CancellationToken::new(),
+            resume: None,
+            max_continuations: DEFAULT_MAX_CONTINUATIONS,
+            parent_run_id: None,
+            session_id: None,
+        }
+    }
+}
+
+/// Run a contract to its end with default options.
+pub async fn run_with<P, A>(
+    contract: &TaskContract,
+    provider: &P,
+    store: &Store,
+    policy: &Policy,
+    approver: &A,
+) -> Result<RunResult>
+where
+    P: Provider + ?Sized,
+    A: Approver + ?Sized,
+{
+    run_with_options(contract, provider, store, policy, approver, RunOptions::default()).await
+}
+
+/// Run a contract to its end. `Err` only for what stops a run before its first
+/// request (a refusal, a store that cannot start a run, a missing checkpoint);
+/// everything after that ends as a recorded `RunOutcome`.
+pub async fn run_with_options<P, A>(
+    contract: &TaskContract,
+    provider: &P,
+    store: &Store,
+    policy: &Policy,
+    approver: &A,
+    options: RunOptions,
+) -> Result<RunResult>
+where
+    P: Provider + ?Sized,
+    A: Approver + ?Sized,
+{
+    let (run_id, mut state) = match options.resume {
+        Some(run_id) => {
+            let checkpoint = store.load_checkpoint(run_id)?.ok_or_else(|| {
+                Error::config(format!("run {run_id} has no checkpoint to resume from"))
+            })?;
+            provider.check(checkpoint.contract.web.as_ref())?;
+            store.reopen_run(run_id)?;
+            (run_id, checkpoint)
+        }
+        None => {
+            // A declaration the provider cannot carry is refused before anything exists.
+            provider.check(contract.web.as_ref())?;
+            let run_id = store.begin_run(&NewRun {
+                goal: contract.goal.clone(),
+                provider: provider.name().to_string(),
+                model: provider.model().to_string(),
+                web_json: contract.web.as_ref().and_then(|w| serde_json::to_string(w).ok()),
+                parent_run_id: options.parent_run_id,
+                session_id: options.session_id,
+            })?;
+            let fresh = Checkpoint {
+                format: CHECKPOINT_FORMAT,
+                step: 0,
+                observations: Vec::new(),
+                tokens_used: 0,
+                continuations: 0,
+                contract: contract.clone(),
+            };
+            (run_id, fresh)
+        }
+    };
+    let emitter = Emitter::new(run_id, options.observer.clone());
+    emitter.set_step(state.step);
+    emitter.emit(EventKind::RunStarted {
+        goal: state.contract.goal.clone(),
+        provider: provider.name().to_string(),
+        model: provider.model().to_string(),
+        resumed: options.resume.is_some(),
+    });
+    let mut looper = Loop { provider, store, policy, approver, options: &options, emitter: &emitter, run_id, usage: Usage::default(), answer: String::new(), http: reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().map_err(|e| Error::config(format!("could not build the HTTP client: {e}")))? };
+    let outcome = looper.steps(&mut state).await;
+    if let Err(e) = store.finish_run(run_id, &outcome) {
+        tracing::warn!("run {run_id}: could not record its outcome: {e}");
+    }
+    emitter.emit(EventKind::Finished { outcome: outcome.clone() });
+    Ok(RunResult { run_id, outcome, steps: state.step, usage: looper.usage, answer: looper.answer })
+}
+
+struct Loop<'a, P: ?Sized, A: ?Sized> {
+    provider: &'a P,
+    store: &'a Store,
+    policy: &'a Policy,
+    approver: &'a A,
+    options: &'a RunOptions,
+    emitter: &'a Emitter,
+    run_id: RunId,
+    usage: Usage,
+    answer: String,
+    http: reqwest::Client,
+}
+
+impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
+    async fn steps(&mut self, state: &mut Checkpoint) -> RunOutcome {
+        let budget = state.contract.budget;
+        let deadline = self.emitter.started() + Duration::from_secs(budget.seconds);
+        loop {
+            if self.options.cancel.is_cancelled() {
+                return RunOutcome::Cancelled;
+            }
+            if state.step >= budget.steps {
+                return RunOutcome::BudgetExhausted { budget: BudgetKind::Steps };
+            }
+            if state.tokens_used >= budget.tokens {
+                return RunOutcome::BudgetExhausted { budget: BudgetKind::Tokens };
+            }
+            if tokio::time::Instant::now() >= deadline.into() {
+                return RunOutcome::BudgetExhausted { budget: BudgetKind::Time };
+            }
+            state.step += 1;
+            let step = state.step;
+            self.emitter.set_step(step);
+            self.emitter.emit(EventKind::StepStarted { observations: state.observations.len() });
+            let turn = Turn {
+                model: self.provider.model().to_string(),
+                max_tokens: self.provider.max_tokens(),
+                goal: state.contract.goal.clone(),
+                observations: state.observations.clone(),
+                tools: local_tool_specs(),
+                web: state.contract.web.clone(),
+            };
+            let reply = tokio::select! {
+                _ = self.options.cancel.cancelled() => return RunOutcome::Cancelled,
+                _ = tokio::time::sleep_until(deadline.into()) => {
+                    return RunOutcome::BudgetExhausted { budget: BudgetKind::Time }
+                }
+                r = self.provider.complete(&turn, self.emitter) => r,
+            };
+            let reply = match reply {
+                Ok(r) => r,
+                Err(e) => return RunOutcome::Error { message: e.to_string() },
+            };
+            let observations = self.absorb(step, &reply);
+            let completion = &reply.completion;
+            state.tokens_used += completion.usage.map_or(0, |u| u.total_tokens());
+            let mut new_obs = observations;
+            let paused = completion.stop == StopReason::PauseTurn;
+            if paused {
+                state.continuations += 1;
+                if !completion.text.trim().is_empty() {
+                    new_obs.push(format!(
+                        "[step {step}] partial answer (the provider paused the turn): {}",
+                        shorten(completion.text.clone(), 2_000)
+                    ));
+                }
+            } else {
+                state.continuations = 0;
+            }
+            for call in &completion.tool_calls {
+                let emit = |k: EventKind| self.emitter.emit(k);
+                let env = ToolEnv { workspace: &state.contract.workspace, policy: self.policy, approver: self.approver, emit: &emit, http: &self.http };
+                let result = execute(&env, call).await;
+                let input = shorten(call.input.to_string(), 200);
+                self.emitter.emit(EventKind::ToolCalled { name: call.name.clone(), input: input.clone(), ok: result.ok, output: shorten(result.output.clone(), 300) });
+                new_obs.push(format!("[step {step}] {} {input}: {}", call.name, result.output));
+            }
+            for text in &new_obs {
+                self.emitter.emit(EventKind::Observation { text: text.clone() });
+            }
+            if let Err(e) = self.store.record_step(self.run_id, step, &completion.text, &new_obs) {
+                tracing::warn!("run {}: step {step} not recorded: {e}", self.run_id);
+            }
+            state.observations.extend(new_obs);
+            if let Err(e) = self.store.save_checkpoint(self.run_id, state) {
+                tracing::warn!("run {}: checkpoint after step {step} not saved: {e}", self.run_id);
+            }
+            if paused {
+                if state.continuations > self.options.max_continuations {
+                    return RunOutcome::BudgetExhausted { budget: BudgetKind::Continuations };
+                }
+                continue;
+            }
+            if completion.tool_calls.is_empty() {
+                return verify(&state.contract);
+            }
+        }
+    }
+
+    /// Record one reply's accounting, server-tool calls and citations; return the
+    /// observations the model must read about failed server tools.
+    fn absorb(&mut self, step: u32, reply: &Reply) -> Vec<String> {
+        let c: &Completion = &reply.completion;
+        self.answer = c.text.clone();
+        if let Some(u) = c.usage {
+            self.usage.input_tokens += u.input_tokens;
+            self.usage.output_tokens += u.output_tokens;
+            self.usage.server_tool_requests += u.server_tool_requests;
+        }
+        self.store.record_provider_call(self.run_id, step, &ProviderCall {
+            provider: reply.provider.clone(),
+            model: reply.model.clone(),
+            usage: c.usage,
+            stop_reason: c.stop.as_str().to_string(),
+            latency_ms: reply.latency_ms,
+            request_id: c.request_id.clone(),
+        });
+        self.emitter.emit(EventKind::ProviderCalled {
+            provider: reply.provider.clone(),
+            model: reply.model.clone(),
+            usage: c.usage,
+            stop_reason: c.stop.as_str().to_string(),
+            latency_ms: reply.latency_ms,
+            cost: self.options.prices.cost(&reply.model, c.usage.as_ref()),
+        });
+        self.store.record_server_tool_calls(self.run_id, step, &c.server_tools);
+        let mut observations = Vec::new();
+        for call in &c.server_tools {
+            self.emitter.emit(EventKind::ServerToolUsed {
+                provider: call.provider.clone(),
+                tool: call.tool.clone(),
+                ok: call.succeeded(),
+                error: call.error.clone(),
+                input: call.input.clone(),
+            });
+            if let Some(code) = &call.error {
+                observations.push(format!("[step {step}] provider web tool: {} failed ({code})", call.tool));
+            }
+        }
+        self.store.record_citations(self.run_id, step, &c.citations);
+        let mut seen = HashSet::new();
+        for citation in c.citations.iter().filter(|x| seen.insert(x.url.clone())) {
+            self.emitter.emit(EventKind::CitationRecorded { citation: citation.clone() });
+        }
+        observations
+    }
+}
+
+/// Decide success once the model has stopped asking for tools.
+fn verify(contract: &TaskContract) -> RunOutcome {
+    match &contract.verification {
+        Verification::None => RunOutcome::Passed,
+        Verification::WorkspaceFileContains { file, needle } => {
+            let path = contract.workspace.join(file);
+            match std::fs::read_to_string(&path) {
+                Ok(text) if text.contains(needle.as_str()) => RunOutcome::Passed,
+                Ok(_) => RunOutcome::Failed { reason: format!("{} does not contain {needle:?}", file.display()) },
+                Err(e) => RunOutcome::Failed { reason: format!("{} could not be read: {e}", file.display()) },
+            }
+        }
+    }
+}
