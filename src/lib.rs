@@ -27,3 +27,4 @@ pub use crate::core::turn::{HeaderValue, ToolSpec, Turn, WireRequest, WireRespon
 pub use crate::core::vendor::{Endpoint, Vendor};
 pub use crate::core::web::WebAccess;
 pub use crate::error::{Error, Result, VendorError};
+pub use crate::store::Store;

@@ -1,0 +1,236 @@
+//! Reading the store back: runs newest first with their aggregates, a run's steps,
+//! accounting rows, citations and server-tool calls, and citations across runs.
+
+use rusqlite::{OptionalExtension, Row, params};
+
+use super::{Store, db_err};
+use crate::core::completion::Usage;
+use crate::core::event::RunId;
+use crate::error::Result;
+use crate::store::types::{
+    CitationQuery, CitationRow, ProviderCallRow, RunRow, ServerToolCallRow, StepRow,
+};
+
+const RUN_COLUMNS: &str = "r.run_id, r.started_at, r.finished_at, r.goal, r.provider, r.model, r.outcome,
+    r.outcome_detail, r.parent_run_id, r.session_id,
+    (SELECT COUNT(*) FROM citations c WHERE c.run_id = r.run_id),
+    (SELECT COALESCE(SUM(input_tokens), 0) FROM provider_calls p WHERE p.run_id = r.run_id),
+    (SELECT COALESCE(SUM(output_tokens), 0) FROM provider_calls p WHERE p.run_id = r.run_id),
+    (SELECT COALESCE(SUM(server_tool_requests), 0) FROM provider_calls p WHERE p.run_id = r.run_id)";
+
+fn run_row(r: &Row<'_>) -> rusqlite::Result<RunRow> {
+    Ok(RunRow {
+        run_id: RunId(r.get(0)?),
+        started_at: r.get(1)?,
+        finished_at: r.get(2)?,
+        goal: r.get(3)?,
+        provider: r.get(4)?,
+        model: r.get(5)?,
+        outcome: r.get(6)?,
+        outcome_detail: r.get(7)?,
+        parent_run_id: r.get::<_, Option<i64>>(8)?.map(RunId),
+        session_id: r.get(9)?,
+        citation_count: r.get::<_, i64>(10)? as u64,
+        input_tokens: r.get::<_, i64>(11)? as u64,
+        output_tokens: r.get::<_, i64>(12)? as u64,
+        server_tool_requests: r.get::<_, i64>(13)? as u64,
+    })
+}
+
+fn citation_row(r: &Row<'_>) -> rusqlite::Result<CitationRow> {
+    Ok(CitationRow {
+        run_id: RunId(r.get(0)?),
+        step: r.get(1)?,
+        url: r.get(2)?,
+        title: r.get(3)?,
+        cited_text: r.get(4)?,
+    })
+}
+
+impl Store {
+    fn query_runs(&self, filter: &str, args: impl rusqlite::Params) -> Result<Vec<RunRow>> {
+        let conn = self.lock()?;
+        let sql = format!("SELECT {RUN_COLUMNS} FROM runs r {filter}");
+        let mut stmt = conn.prepare(&sql).map_err(db_err("reading runs"))?;
+        let rows = stmt
+            .query_map(args, run_row)
+            .map_err(db_err("reading runs"))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(db_err("reading runs"))
+    }
+
+    /// Runs, newest first.
+    pub fn runs(&self, limit: Option<u32>) -> Result<Vec<RunRow>> {
+        self.query_runs(
+            "ORDER BY r.started_at DESC, r.run_id DESC LIMIT ?1",
+            [limit.map_or(-1, i64::from)],
+        )
+    }
+
+    /// One run.
+    pub fn run(&self, run_id: RunId) -> Result<Option<RunRow>> {
+        Ok(self
+            .query_runs("WHERE r.run_id = ?1", [run_id.0])?
+            .into_iter()
+            .next())
+    }
+
+    /// Runs a run spawned, oldest first.
+    pub fn children(&self, run_id: RunId) -> Result<Vec<RunRow>> {
+        self.query_runs("WHERE r.parent_run_id = ?1 ORDER BY r.run_id", [run_id.0])
+    }
+
+    /// The runs of one session, in order.
+    pub fn session_runs(&self, session_id: i64) -> Result<Vec<RunRow>> {
+        self.query_runs("WHERE r.session_id = ?1 ORDER BY r.run_id", [session_id])
+    }
+
+    /// A run's steps, in order.
+    pub fn steps(&self, run_id: RunId) -> Result<Vec<StepRow>> {
+        let conn = self.lock()?;
+        let mut stmt = conn
+            .prepare(
+                "SELECT step, text, observations_json FROM steps WHERE run_id = ?1 ORDER BY step",
+            )
+            .map_err(db_err("reading steps"))?;
+        let rows = stmt
+            .query_map([run_id.0], |r| {
+                let obs: String = r.get(2)?;
+                Ok(StepRow {
+                    run_id,
+                    step: r.get(0)?,
+                    text: r.get(1)?,
+                    observations: serde_json::from_str(&obs).unwrap_or_default(),
+                })
+            })
+            .map_err(db_err("reading steps"))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(db_err("reading steps"))
+    }
+
+    /// A run's accounting rows, one per completion, in the order made.
+    pub fn provider_calls(&self, run_id: RunId) -> Result<Vec<ProviderCallRow>> {
+        let conn = self.lock()?;
+        let mut stmt = conn
+            .prepare("SELECT step, provider, model, input_tokens, output_tokens, server_tool_requests, has_usage,
+                        stop_reason, latency_ms, request_id FROM provider_calls WHERE run_id = ?1 ORDER BY id")
+            .map_err(db_err("reading provider calls"))?;
+        let rows = stmt
+            .query_map([run_id.0], |r| {
+                let usage = r.get::<_, bool>(6)?.then(|| -> rusqlite::Result<Usage> {
+                    Ok(Usage {
+                        input_tokens: r.get::<_, i64>(3)? as u64,
+                        output_tokens: r.get::<_, i64>(4)? as u64,
+                        server_tool_requests: r.get::<_, i64>(5)? as u64,
+                    })
+                });
+                Ok(ProviderCallRow {
+                    run_id,
+                    step: r.get(0)?,
+                    provider: r.get(1)?,
+                    model: r.get(2)?,
+                    usage: usage.transpose()?,
+                    stop_reason: r.get(7)?,
+                    latency_ms: r.get::<_, i64>(8)? as u64,
+                    request_id: r.get(9)?,
+                })
+            })
+            .map_err(db_err("reading provider calls"))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(db_err("reading provider calls"))
+    }
+
+    /// The sources a run drew on, by step then as recorded.
+    pub fn citations(&self, run_id: RunId) -> Result<Vec<CitationRow>> {
+        let conn = self.lock()?;
+        let mut stmt = conn
+            .prepare("SELECT run_id, step, url, title, cited_text FROM citations WHERE run_id = ?1 ORDER BY step, id")
+            .map_err(db_err("reading citations"))?;
+        let rows = stmt
+            .query_map([run_id.0], citation_row)
+            .map_err(db_err("reading citations"))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(db_err("reading citations"))
+    }
+
+    /// A run's provider-executed tool calls, ok and failed.
+    pub fn server_tool_calls(&self, run_id: RunId) -> Result<Vec<ServerToolCallRow>> {
+        let conn = self.lock()?;
+        let mut stmt = conn
+            .prepare("SELECT step, provider, tool, error, input FROM server_tool_calls WHERE run_id = ?1 ORDER BY step, id")
+            .map_err(db_err("reading server-tool calls"))?;
+        let rows = stmt
+            .query_map([run_id.0], |r| {
+                Ok(ServerToolCallRow {
+                    run_id,
+                    step: r.get(0)?,
+                    provider: r.get(1)?,
+                    tool: r.get(2)?,
+                    error: r.get(3)?,
+                    input: r.get(4)?,
+                })
+            })
+            .map_err(db_err("reading server-tool calls"))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(db_err("reading server-tool calls"))
+    }
+
+    /// Citations across runs, newest runs first, by domain (the URL's host or a
+    /// subdomain of it) and/or text (case-insensitive, in url, title or quote).
+    pub fn search_citations(&self, query: &CitationQuery) -> Result<Vec<CitationRow>> {
+        let conn = self.lock()?;
+        let text = query.text.as_ref().map(|t| {
+            format!(
+                "%{}%",
+                t.to_lowercase().replace('%', "\\%").replace('_', "\\_")
+            )
+        });
+        let domain = query
+            .domain
+            .as_ref()
+            .map(|d| d.trim().trim_start_matches("*.").to_ascii_lowercase());
+        let like_domain = domain.as_ref().map(|d| format!("%{d}%"));
+        let mut stmt = conn
+            .prepare(
+                "SELECT run_id, step, url, title, cited_text FROM citations
+                 WHERE (?1 IS NULL OR lower(url) LIKE ?1 ESCAPE '\\' OR lower(COALESCE(title, '')) LIKE ?1 ESCAPE '\\'
+                        OR lower(COALESCE(cited_text, '')) LIKE ?1 ESCAPE '\\')
+                   AND (?2 IS NULL OR lower(url) LIKE ?2)
+                 ORDER BY run_id DESC, step, id",
+            )
+            .map_err(db_err("searching citations"))?;
+        let rows = stmt
+            .query_map(params![text, like_domain], citation_row)
+            .map_err(db_err("searching citations"))?;
+        let limit = query.limit.map_or(usize::MAX, |l| l as usize);
+        let mut out = Vec::new();
+        for row in rows {
+            let row = row.map_err(db_err("searching citations"))?;
+            // The SQL prefilter is a substring; the host match is exact or a subdomain.
+            if let Some(d) = &domain {
+                let host = url::Url::parse(&row.url)
+                    .ok()
+                    .and_then(|u| u.host_str().map(str::to_ascii_lowercase));
+                if !host.is_some_and(|h| h == *d || h.ends_with(&format!(".{d}"))) {
+                    continue;
+                }
+            }
+            out.push(row);
+            if out.len() >= limit {
+                break;
+            }
+        }
+        Ok(out)
+    }
+
+    /// Whether a run exists.
+    pub fn has_run(&self, run_id: RunId) -> Result<bool> {
+        self.lock()?
+            .query_row("SELECT 1 FROM runs WHERE run_id = ?1", [run_id.0], |_| {
+                Ok(())
+            })
+            .optional()
+            .map(|r| r.is_some())
+            .map_err(db_err("looking up a run"))
+    }
+}

@@ -1,0 +1,181 @@
+//! Writing runs, steps, accounting, citations, server-tool calls and checkpoints.
+
+use rusqlite::{OptionalExtension, params};
+
+use super::{Store, db_err, now};
+use crate::core::completion::{Citation, ServerToolCall};
+use crate::core::event::{RunId, RunOutcome};
+use crate::error::{Error, Result};
+use crate::store::types::{CHECKPOINT_FORMAT, Checkpoint, NewRun, ProviderCall};
+
+impl Store {
+    /// Record a new run; its id.
+    pub fn begin_run(&self, run: &NewRun) -> Result<RunId> {
+        let conn = self.lock()?;
+        conn.execute(
+            "INSERT INTO runs (started_at, goal, provider, model, web_json, parent_run_id, session_id)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            params![now(), run.goal, run.provider, run.model, run.web_json,
+                    run.parent_run_id.map(|r| r.0), run.session_id],
+        )
+        .map_err(db_err("recording a new run"))?;
+        Ok(RunId(conn.last_insert_rowid()))
+    }
+
+    /// Start a session; its id.
+    pub fn begin_session(&self, label: &str) -> Result<i64> {
+        let conn = self.lock()?;
+        conn.execute(
+            "INSERT INTO sessions (started_at, label) VALUES (?1, ?2)",
+            params![now(), label],
+        )
+        .map_err(db_err("recording a new session"))?;
+        Ok(conn.last_insert_rowid())
+    }
+
+    /// Record (or replace) one step's answer text and the observations it produced.
+    pub fn record_step(
+        &self,
+        run_id: RunId,
+        step: u32,
+        text: &str,
+        observations: &[String],
+    ) -> Result<()> {
+        let obs = serde_json::to_string(observations).map_err(|e| Error::Store(e.to_string()))?;
+        self.lock()?
+            .execute(
+                "INSERT INTO steps (run_id, step, text, observations_json) VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT (run_id, step) DO UPDATE SET text = excluded.text, observations_json = excluded.observations_json",
+                params![run_id.0, step, text, obs],
+            )
+            .map_err(db_err("recording a step"))?;
+        Ok(())
+    }
+
+    /// Record one completion's accounting. Logged and swallowed on failure.
+    pub fn record_provider_call(&self, run_id: RunId, step: u32, call: &ProviderCall) {
+        let u = call.usage.unwrap_or_default();
+        let result = self.lock().and_then(|conn| {
+            conn.execute(
+                "INSERT INTO provider_calls (run_id, step, provider, model, input_tokens, output_tokens,
+                   server_tool_requests, has_usage, stop_reason, latency_ms, request_id, created_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                params![run_id.0, step, call.provider, call.model, u.input_tokens as i64, u.output_tokens as i64,
+                        u.server_tool_requests as i64, call.usage.is_some(), call.stop_reason,
+                        call.latency_ms as i64, call.request_id, now()],
+            )
+            .map_err(db_err("recording a provider call"))
+        });
+        if let Err(e) = result {
+            tracing::warn!("run {run_id} step {step}: accounting row not written: {e}");
+        }
+    }
+
+    /// Record citations; a url already recorded for this run and step is skipped.
+    /// Returns how many rows were new. Logged and swallowed on failure.
+    pub fn record_citations(&self, run_id: RunId, step: u32, citations: &[Citation]) -> usize {
+        let result = self.lock().and_then(|mut conn| {
+            let tx = conn.transaction().map_err(db_err("starting a citation write"))?;
+            let mut added = 0;
+            {
+                let mut stmt = tx
+                    .prepare_cached("INSERT OR IGNORE INTO citations (run_id, step, url, title, cited_text) VALUES (?1, ?2, ?3, ?4, ?5)")
+                    .map_err(db_err("preparing a citation write"))?;
+                for c in citations {
+                    added += stmt
+                        .execute(params![run_id.0, step, c.url, c.title, c.cited_text])
+                        .map_err(db_err("recording a citation"))?;
+                }
+            }
+            tx.commit().map_err(db_err("committing citations"))?;
+            Ok(added)
+        });
+        result.unwrap_or_else(|e| {
+            tracing::warn!("run {run_id} step {step}: citations not written: {e}");
+            0
+        })
+    }
+
+    /// Record provider-executed tool calls, ok and failed. Logged and swallowed.
+    pub fn record_server_tool_calls(&self, run_id: RunId, step: u32, calls: &[ServerToolCall]) {
+        let result = self.lock().and_then(|mut conn| {
+            let tx = conn.transaction().map_err(db_err("starting a server-tool write"))?;
+            for c in calls {
+                tx.execute(
+                    "INSERT INTO server_tool_calls (run_id, step, provider, tool, error, input) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                    params![run_id.0, step, c.provider, c.tool, c.error, c.input],
+                )
+                .map_err(db_err("recording a server-tool call"))?;
+            }
+            tx.commit().map_err(db_err("committing server-tool calls"))
+        });
+        if let Err(e) = result {
+            tracing::warn!("run {run_id} step {step}: server-tool rows not written: {e}");
+        }
+    }
+
+    /// Save the state a killed run resumes from.
+    pub fn save_checkpoint(&self, run_id: RunId, checkpoint: &Checkpoint) -> Result<()> {
+        let body = serde_json::to_string(checkpoint).map_err(|e| Error::Store(e.to_string()))?;
+        self.lock()?
+            .execute(
+                "INSERT INTO checkpoints (run_id, format, step, body_json, saved_at) VALUES (?1, ?2, ?3, ?4, ?5)
+                 ON CONFLICT (run_id) DO UPDATE SET format = excluded.format, step = excluded.step,
+                   body_json = excluded.body_json, saved_at = excluded.saved_at",
+                params![run_id.0, checkpoint.format, checkpoint.step, body, now()],
+            )
+            .map_err(db_err("saving a checkpoint"))?;
+        Ok(())
+    }
+
+    /// The checkpoint of a run, if it has one; an error for another format.
+    pub fn load_checkpoint(&self, run_id: RunId) -> Result<Option<Checkpoint>> {
+        let row: Option<(u32, String)> = self
+            .lock()?
+            .query_row(
+                "SELECT format, body_json FROM checkpoints WHERE run_id = ?1",
+                [run_id.0],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()
+            .map_err(db_err("reading a checkpoint"))?;
+        let Some((format, body)) = row else {
+            return Ok(None);
+        };
+        if format != CHECKPOINT_FORMAT {
+            return Err(Error::Store(format!(
+                "run {run_id} has a checkpoint in format {format}; this release resumes format {CHECKPOINT_FORMAT} only"
+            )));
+        }
+        serde_json::from_str(&body)
+            .map(Some)
+            .map_err(|e| Error::Store(format!("run {run_id}: the checkpoint does not parse: {e}")))
+    }
+
+    /// Record how a run ended.
+    pub fn finish_run(&self, run_id: RunId, outcome: &RunOutcome) -> Result<()> {
+        let detail = match outcome {
+            RunOutcome::Failed { reason } => Some(reason.clone()),
+            RunOutcome::BudgetExhausted { budget } => serde_json::to_value(budget)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string)),
+            RunOutcome::Error { message } => Some(message.clone()),
+            RunOutcome::Passed | RunOutcome::Cancelled => None,
+        };
+        self.lock()?
+            .execute(
+                "UPDATE runs SET finished_at = ?2, outcome = ?3, outcome_detail = ?4 WHERE run_id = ?1",
+                params![run_id.0, now(), outcome.label(), detail],
+            )
+            .map_err(db_err("recording a run's outcome"))?;
+        Ok(())
+    }
+
+    /// Mark a run as running again, for a resume.
+    pub fn reopen_run(&self, run_id: RunId) -> Result<()> {
+        self.lock()?
+            .execute("UPDATE runs SET finished_at = NULL, outcome = NULL, outcome_detail = NULL WHERE run_id = ?1", [run_id.0])
+            .map_err(db_err("reopening a run"))?;
+        Ok(())
+    }
+}
