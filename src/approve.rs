@@ -31,6 +31,13 @@ pub trait Approver: Send + Sync {
     async fn approve(&self, request: &ApprovalRequest) -> bool;
 }
 
+#[async_trait]
+impl<A: Approver + ?Sized> Approver for &A {
+    async fn approve(&self, request: &ApprovalRequest) -> bool {
+        (**self).approve(request).await
+    }
+}
+
 /// Says yes to everything.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ApproveAll;

@@ -12,8 +12,10 @@
 pub mod approve;
 pub mod core;
 pub mod error;
+pub mod provider;
 pub mod run;
 pub mod store;
+pub mod stub;
 
 pub use crate::approve::{ApprovalRequest, ApproveAll, Approver, ChannelApprover, DenyAll};
 pub use crate::core::completion::{
@@ -27,4 +29,8 @@ pub use crate::core::turn::{HeaderValue, ToolSpec, Turn, WireRequest, WireRespon
 pub use crate::core::vendor::{Endpoint, Vendor};
 pub use crate::core::web::WebAccess;
 pub use crate::error::{Error, Result, VendorError};
+pub use crate::provider::{
+    ApiKey, AttemptSink, Fallback, HttpProvider, NoSink, Provider, Reply, RetryPolicy,
+};
+pub use crate::run::{RunOptions, RunResult, run_with, run_with_options};
 pub use crate::store::Store;

@@ -89,7 +89,15 @@ where
     P: Provider + ?Sized,
     A: Approver + ?Sized,
 {
-    run_with_options(contract, provider, store, policy, approver, RunOptions::default()).await
+    run_with_options(
+        contract,
+        provider,
+        store,
+        policy,
+        approver,
+        RunOptions::default(),
+    )
+    .await
 }
 
 /// Run a contract to its end. `Err` only for what stops a run before its first
@@ -123,7 +131,10 @@ where
                 goal: contract.goal.clone(),
                 provider: provider.name().to_string(),
                 model: provider.model().to_string(),
-                web_json: contract.web.as_ref().and_then(|w| serde_json::to_string(w).ok()),
+                web_json: contract
+                    .web
+                    .as_ref()
+                    .and_then(|w| serde_json::to_string(w).ok()),
                 parent_run_id: options.parent_run_id,
                 session_id: options.session_id,
             })?;
@@ -146,13 +157,35 @@ where
         model: provider.model().to_string(),
         resumed: options.resume.is_some(),
     });
-    let mut looper = Loop { provider, store, policy, approver, options: &options, emitter: &emitter, run_id, usage: Usage::default(), answer: String::new(), http: reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().map_err(|e| Error::config(format!("could not build the HTTP client: {e}")))? };
+    let mut looper = Loop {
+        provider,
+        store,
+        policy,
+        approver,
+        options: &options,
+        emitter: &emitter,
+        run_id,
+        usage: Usage::default(),
+        answer: String::new(),
+        http: reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|e| Error::config(format!("could not build the HTTP client: {e}")))?,
+    };
     let outcome = looper.steps(&mut state).await;
     if let Err(e) = store.finish_run(run_id, &outcome) {
         tracing::warn!("run {run_id}: could not record its outcome: {e}");
     }
-    emitter.emit(EventKind::Finished { outcome: outcome.clone() });
-    Ok(RunResult { run_id, outcome, steps: state.step, usage: looper.usage, answer: looper.answer })
+    emitter.emit(EventKind::Finished {
+        outcome: outcome.clone(),
+    });
+    Ok(RunResult {
+        run_id,
+        outcome,
+        steps: state.step,
+        usage: looper.usage,
+        answer: looper.answer,
+    })
 }
 
 struct Loop<'a, P: ?Sized, A: ?Sized> {
@@ -177,18 +210,26 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
                 return RunOutcome::Cancelled;
             }
             if state.step >= budget.steps {
-                return RunOutcome::BudgetExhausted { budget: BudgetKind::Steps };
+                return RunOutcome::BudgetExhausted {
+                    budget: BudgetKind::Steps,
+                };
             }
             if state.tokens_used >= budget.tokens {
-                return RunOutcome::BudgetExhausted { budget: BudgetKind::Tokens };
+                return RunOutcome::BudgetExhausted {
+                    budget: BudgetKind::Tokens,
+                };
             }
             if tokio::time::Instant::now() >= deadline.into() {
-                return RunOutcome::BudgetExhausted { budget: BudgetKind::Time };
+                return RunOutcome::BudgetExhausted {
+                    budget: BudgetKind::Time,
+                };
             }
             state.step += 1;
             let step = state.step;
             self.emitter.set_step(step);
-            self.emitter.emit(EventKind::StepStarted { observations: state.observations.len() });
+            self.emitter.emit(EventKind::StepStarted {
+                observations: state.observations.len(),
+            });
             let turn = Turn {
                 model: self.provider.model().to_string(),
                 max_tokens: self.provider.max_tokens(),
@@ -206,7 +247,11 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
             };
             let reply = match reply {
                 Ok(r) => r,
-                Err(e) => return RunOutcome::Error { message: e.to_string() },
+                Err(e) => {
+                    return RunOutcome::Error {
+                        message: e.to_string(),
+                    };
+                }
             };
             let observations = self.absorb(step, &reply);
             let completion = &reply.completion;
@@ -226,25 +271,48 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
             }
             for call in &completion.tool_calls {
                 let emit = |k: EventKind| self.emitter.emit(k);
-                let env = ToolEnv { workspace: &state.contract.workspace, policy: self.policy, approver: self.approver, emit: &emit, http: &self.http };
+                let env = ToolEnv {
+                    workspace: &state.contract.workspace,
+                    policy: self.policy,
+                    approver: &self.approver,
+                    emit: &emit,
+                    http: &self.http,
+                };
                 let result = execute(&env, call).await;
                 let input = shorten(call.input.to_string(), 200);
-                self.emitter.emit(EventKind::ToolCalled { name: call.name.clone(), input: input.clone(), ok: result.ok, output: shorten(result.output.clone(), 300) });
-                new_obs.push(format!("[step {step}] {} {input}: {}", call.name, result.output));
+                self.emitter.emit(EventKind::ToolCalled {
+                    name: call.name.clone(),
+                    input: input.clone(),
+                    ok: result.ok,
+                    output: shorten(result.output.clone(), 300),
+                });
+                new_obs.push(format!(
+                    "[step {step}] {} {input}: {}",
+                    call.name, result.output
+                ));
             }
             for text in &new_obs {
-                self.emitter.emit(EventKind::Observation { text: text.clone() });
+                self.emitter
+                    .emit(EventKind::Observation { text: text.clone() });
             }
-            if let Err(e) = self.store.record_step(self.run_id, step, &completion.text, &new_obs) {
+            if let Err(e) = self
+                .store
+                .record_step(self.run_id, step, &completion.text, &new_obs)
+            {
                 tracing::warn!("run {}: step {step} not recorded: {e}", self.run_id);
             }
             state.observations.extend(new_obs);
             if let Err(e) = self.store.save_checkpoint(self.run_id, state) {
-                tracing::warn!("run {}: checkpoint after step {step} not saved: {e}", self.run_id);
+                tracing::warn!(
+                    "run {}: checkpoint after step {step} not saved: {e}",
+                    self.run_id
+                );
             }
             if paused {
                 if state.continuations > self.options.max_continuations {
-                    return RunOutcome::BudgetExhausted { budget: BudgetKind::Continuations };
+                    return RunOutcome::BudgetExhausted {
+                        budget: BudgetKind::Continuations,
+                    };
                 }
                 continue;
             }
@@ -264,14 +332,18 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
             self.usage.output_tokens += u.output_tokens;
             self.usage.server_tool_requests += u.server_tool_requests;
         }
-        self.store.record_provider_call(self.run_id, step, &ProviderCall {
-            provider: reply.provider.clone(),
-            model: reply.model.clone(),
-            usage: c.usage,
-            stop_reason: c.stop.as_str().to_string(),
-            latency_ms: reply.latency_ms,
-            request_id: c.request_id.clone(),
-        });
+        self.store.record_provider_call(
+            self.run_id,
+            step,
+            &ProviderCall {
+                provider: reply.provider.clone(),
+                model: reply.model.clone(),
+                usage: c.usage,
+                stop_reason: c.stop.as_str().to_string(),
+                latency_ms: reply.latency_ms,
+                request_id: c.request_id.clone(),
+            },
+        );
         self.emitter.emit(EventKind::ProviderCalled {
             provider: reply.provider.clone(),
             model: reply.model.clone(),
@@ -280,7 +352,8 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
             latency_ms: reply.latency_ms,
             cost: self.options.prices.cost(&reply.model, c.usage.as_ref()),
         });
-        self.store.record_server_tool_calls(self.run_id, step, &c.server_tools);
+        self.store
+            .record_server_tool_calls(self.run_id, step, &c.server_tools);
         let mut observations = Vec::new();
         for call in &c.server_tools {
             self.emitter.emit(EventKind::ServerToolUsed {
@@ -291,13 +364,18 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
                 input: call.input.clone(),
             });
             if let Some(code) = &call.error {
-                observations.push(format!("[step {step}] provider web tool: {} failed ({code})", call.tool));
+                observations.push(format!(
+                    "[step {step}] provider web tool: {} failed ({code})",
+                    call.tool
+                ));
             }
         }
         self.store.record_citations(self.run_id, step, &c.citations);
         let mut seen = HashSet::new();
         for citation in c.citations.iter().filter(|x| seen.insert(x.url.clone())) {
-            self.emitter.emit(EventKind::CitationRecorded { citation: citation.clone() });
+            self.emitter.emit(EventKind::CitationRecorded {
+                citation: citation.clone(),
+            });
         }
         observations
     }
@@ -311,8 +389,12 @@ fn verify(contract: &TaskContract) -> RunOutcome {
             let path = contract.workspace.join(file);
             match std::fs::read_to_string(&path) {
                 Ok(text) if text.contains(needle.as_str()) => RunOutcome::Passed,
-                Ok(_) => RunOutcome::Failed { reason: format!("{} does not contain {needle:?}", file.display()) },
-                Err(e) => RunOutcome::Failed { reason: format!("{} could not be read: {e}", file.display()) },
+                Ok(_) => RunOutcome::Failed {
+                    reason: format!("{} does not contain {needle:?}", file.display()),
+                },
+                Err(e) => RunOutcome::Failed {
+                    reason: format!("{} could not be read: {e}", file.display()),
+                },
             }
         }
     }

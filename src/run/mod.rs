@@ -1,4 +1,9 @@
 //! The run loop and the local tools it executes.
 
+pub mod engine;
+pub mod observe;
 pub mod tools;
 pub mod workspace;
+
+pub use engine::{DEFAULT_MAX_CONTINUATIONS, RunOptions, RunResult, run_with, run_with_options};
+pub use observe::{Emitter, NoObserver, Observer};

@@ -1,0 +1,76 @@
+//! `Fallback`: providers tried in order. Every member is checked against the
+//! declaration before the first request, so a chain containing a provider that
+//! would refuse refuses as a whole and sends nothing. A member that fails after its
+//! own retries (transport error, 5xx, 529) hands over to the next; a 4xx that the
+//! next would also get does not.
+
+use async_trait::async_trait;
+
+use super::{AttemptSink, Provider, Reply};
+use crate::core::turn::Turn;
+use crate::core::web::WebAccess;
+use crate::error::{Error, Result};
+
+/// Providers in order of preference.
+pub struct Fallback {
+    members: Vec<Box<dyn Provider>>,
+    name: String,
+}
+
+impl Fallback {
+    /// A chain of at least one provider.
+    pub fn new(members: Vec<Box<dyn Provider>>) -> Result<Self> {
+        if members.is_empty() {
+            return Err(Error::config(
+                "a fallback chain needs at least one provider",
+            ));
+        }
+        let name = format!(
+            "fallback({})",
+            members
+                .iter()
+                .map(|m| m.name())
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        Ok(Fallback { members, name })
+    }
+}
+
+#[async_trait]
+impl Provider for Fallback {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn model(&self) -> &str {
+        self.members.first().map_or("", |m| m.model())
+    }
+
+    fn max_tokens(&self) -> u32 {
+        self.members.first().map_or(0, |m| m.max_tokens())
+    }
+
+    fn check(&self, web: Option<&WebAccess>) -> Result<()> {
+        self.members.iter().try_for_each(|m| m.check(web))
+    }
+
+    async fn complete(&self, turn: &Turn, sink: &dyn AttemptSink) -> Result<Reply> {
+        self.check(turn.web.as_ref())?;
+        let mut last = None;
+        for member in &self.members {
+            let mut own = turn.clone();
+            own.model = member.model().to_string();
+            own.max_tokens = member.max_tokens();
+            match member.complete(&own, sink).await {
+                Ok(reply) => return Ok(reply),
+                Err(e) if e.is_retryable() => {
+                    tracing::warn!("{} failed, trying the next provider: {e}", member.name());
+                    last = Some(e);
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Err(last.unwrap_or_else(|| Error::config("the fallback chain is empty")))
+    }
+}

@@ -1,0 +1,279 @@
+//! `HttpProvider`: one vendor over HTTPS with reqwest (rustls). The API key is read
+//! from the variable the config names, held in an `ApiKey` that never prints, and
+//! put into a header only at send time. Each attempt and retry is an event.
+
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue as ReqHeaderValue};
+
+use super::retry::{Next, RetryPolicy};
+use super::{AttemptSink, Provider, Reply};
+use crate::core::event::EventKind;
+use crate::core::turn::{HeaderValue, Turn, WireRequest, WireResponse};
+use crate::core::vendor::{self, Endpoint};
+use crate::core::web::WebAccess;
+use crate::error::{Error, Result};
+
+/// An API key. Its `Debug` and `Display` never show it.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ApiKey(String);
+
+impl ApiKey {
+    /// Wrap a key.
+    pub fn new(key: impl Into<String>) -> Self {
+        ApiKey(key.into())
+    }
+}
+
+impl std::fmt::Debug for ApiKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ApiKey(***)")
+    }
+}
+
+/// A provider reached over HTTP.
+#[derive(Debug, Clone)]
+pub struct HttpProvider {
+    endpoint: Endpoint,
+    model: String,
+    max_tokens: u32,
+    key: Option<ApiKey>,
+    retry: RetryPolicy,
+    client: reqwest::Client,
+}
+
+fn client(connect: Duration, read: Duration) -> reqwest::Client {
+    reqwest::Client::builder()
+        .connect_timeout(connect)
+        .read_timeout(read)
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap_or_default()
+}
+
+impl HttpProvider {
+    /// A provider with no key yet (see `with_api_key`, `from_env`).
+    pub fn new(endpoint: Endpoint, model: impl Into<String>, max_tokens: u32) -> Self {
+        HttpProvider {
+            endpoint,
+            model: model.into(),
+            max_tokens,
+            key: None,
+            retry: RetryPolicy::default(),
+            client: client(Duration::from_secs(10), Duration::from_secs(300)),
+        }
+    }
+
+    /// A provider whose key comes from the variable `endpoint.api_key_env` names.
+    pub fn from_env(endpoint: Endpoint, model: impl Into<String>, max_tokens: u32) -> Result<Self> {
+        let var = endpoint.api_key_env.clone();
+        let key = std::env::var(&var).ok().filter(|k| !k.trim().is_empty()).ok_or_else(|| {
+            Error::config(format!(
+                "{var} is not set: export {var}=… with your {} API key, or name another variable with `api_key_env` under [providers.{}] in io.toml",
+                endpoint.vendor, endpoint.vendor
+            ))
+        })?;
+        Ok(HttpProvider::new(endpoint, model, max_tokens).with_api_key(ApiKey::new(key)))
+    }
+
+    /// Use this key.
+    pub fn with_api_key(mut self, key: ApiKey) -> Self {
+        self.key = Some(key);
+        self
+    }
+
+    /// Use these retry bounds.
+    pub fn with_retry(mut self, retry: RetryPolicy) -> Self {
+        self.retry = retry;
+        self
+    }
+
+    /// Use these connect and read timeouts.
+    pub fn with_timeouts(mut self, connect: Duration, read: Duration) -> Self {
+        self.client = client(connect, read);
+        self
+    }
+
+    /// The endpoint this provider calls.
+    pub fn endpoint(&self) -> &Endpoint {
+        &self.endpoint
+    }
+
+    fn headers(&self, request: &WireRequest) -> Result<HeaderMap> {
+        let mut map = HeaderMap::new();
+        for (name, value) in &request.headers {
+            let text = match value {
+                HeaderValue::Plain(v) => v.clone(),
+                HeaderValue::Secret { prefix, env } => {
+                    let key = self.key.as_ref().ok_or_else(|| {
+                        Error::config(format!(
+                            "{env} is not set, so no API key can be sent to {}; export it first",
+                            self.endpoint.vendor
+                        ))
+                    })?;
+                    format!("{prefix}{}", key.0)
+                }
+            };
+            let name = HeaderName::from_bytes(name.as_bytes())
+                .map_err(|e| Error::config(format!("bad header name {name}: {e}")))?;
+            let mut value = ReqHeaderValue::from_str(&text).map_err(|_| Error::config(format!("header {name} has a value that cannot be sent (check the API key for stray characters)")))?;
+            if matches!(value_kind(request, name.as_str()), Some(true)) {
+                value.set_sensitive(true);
+            }
+            map.insert(name, value);
+        }
+        Ok(map)
+    }
+
+    async fn attempt(&self, request: &WireRequest, headers: HeaderMap) -> Result<WireResponse> {
+        let vendor = self.endpoint.vendor.as_str();
+        let transport = |what: &str, e: reqwest::Error| Error::Transport {
+            provider: vendor.to_string(),
+            message: format!("{what} {}: {}", request.url, without_url(&e)),
+            retryable: true,
+        };
+        let mut response = self
+            .client
+            .post(&request.url)
+            .headers(headers)
+            .body(request.body.clone())
+            .send()
+            .await
+            .map_err(|e| {
+                transport(
+                    if e.is_timeout() {
+                        "timed out calling"
+                    } else {
+                        "could not reach"
+                    },
+                    e,
+                )
+            })?;
+        let status = response.status().as_u16();
+        let head: Vec<(String, String)> = response
+            .headers()
+            .iter()
+            .map(|(n, v)| {
+                (
+                    n.as_str().to_ascii_lowercase(),
+                    String::from_utf8_lossy(v.as_bytes()).into_owned(),
+                )
+            })
+            .collect();
+        let expected = response.content_length();
+        let mut body = Vec::new();
+        loop {
+            match response.chunk().await {
+                Ok(Some(chunk)) => body.extend_from_slice(&chunk),
+                Ok(None) => break,
+                Err(e) => {
+                    return Err(Error::Transport {
+                        provider: vendor.to_string(),
+                        message: format!(
+                            "the response body was cut short after {} of {} bytes (HTTP {status}): {}",
+                            body.len(),
+                            expected.map_or("?".to_string(), |n| n.to_string()),
+                            without_url(&e)
+                        ),
+                        retryable: true,
+                    });
+                }
+            }
+        }
+        Ok(WireResponse {
+            status,
+            headers: head,
+            body,
+        })
+    }
+}
+
+fn value_kind(request: &WireRequest, name: &str) -> Option<bool> {
+    request
+        .headers
+        .iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, v)| matches!(v, HeaderValue::Secret { .. }))
+}
+
+/// reqwest's message without its URL suffix (the caller names the URL once).
+fn without_url(e: &reqwest::Error) -> String {
+    let mut text = e.to_string();
+    if let Some(url) = e.url() {
+        text = text.replace(&format!(" for url ({url})"), "");
+    }
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    text
+}
+
+#[async_trait]
+impl Provider for HttpProvider {
+    fn name(&self) -> &str {
+        self.endpoint.vendor.as_str()
+    }
+
+    fn model(&self) -> &str {
+        &self.model
+    }
+
+    fn max_tokens(&self) -> u32 {
+        self.max_tokens
+    }
+
+    fn check(&self, web: Option<&WebAccess>) -> Result<()> {
+        vendor::check(self.endpoint.vendor, web)
+    }
+
+    async fn complete(&self, turn: &Turn, sink: &dyn AttemptSink) -> Result<Reply> {
+        let request = vendor::encode(&self.endpoint, turn)?;
+        let headers = self.headers(&request)?;
+        let started = Instant::now();
+        let mut waited = Duration::ZERO;
+        let mut attempt = 1;
+        loop {
+            sink.emit(EventKind::RequestSent { attempt });
+            let outcome = match self.attempt(&request, headers.clone()).await {
+                Ok(response) => {
+                    let should_retry = response
+                        .header("x-should-retry")
+                        .map(|v| v.eq_ignore_ascii_case("true"));
+                    vendor::decode(self.endpoint.vendor, &response).map_err(|e| (e, should_retry))
+                }
+                Err(e) => Err((e, None)),
+            };
+            match outcome {
+                Ok(completion) => {
+                    return Ok(Reply {
+                        completion,
+                        latency_ms: started.elapsed().as_millis() as u64,
+                        attempts: attempt,
+                        provider: self.name().to_string(),
+                        model: self.model.clone(),
+                    });
+                }
+                Err((error, should_retry)) => {
+                    match self.retry.next(attempt, &error, should_retry, waited) {
+                        Next::GiveUp => return Err(error),
+                        Next::RetryAfter(wait) => {
+                            sink.emit(EventKind::Retrying {
+                                attempt,
+                                status: error.vendor().map(|v| v.status),
+                                wait_ms: wait.as_millis() as u64,
+                                reason: error.to_string(),
+                            });
+                            tokio::time::sleep(wait).await;
+                            waited += wait;
+                            attempt += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

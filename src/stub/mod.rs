@@ -1,0 +1,264 @@
+//! The loopback stub vendor: serves the three vendors' endpoints on a local
+//! address, answering each request with the next scripted response, and records
+//! every request it got (API-key headers redacted). Tests and the console's offline
+//! demo use it; `io-harness stub-vendor` runs it standalone.
+
+mod script;
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::{HeaderMap, Method, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+use tokio::sync::oneshot;
+
+use crate::core::vendor::Vendor;
+use crate::error::{Error, Result};
+pub use script::{Script, ScriptedResponse};
+
+/// One request the stub received.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RecordedRequest {
+    /// `POST`.
+    pub method: String,
+    /// The path asked for.
+    pub path: String,
+    /// Headers, `authorization` and `x-api-key` shown as `<redacted>`.
+    pub headers: Vec<(String, String)>,
+    /// The body bytes.
+    #[serde(serialize_with = "lossy")]
+    pub body: Vec<u8>,
+}
+
+fn lossy<S: serde::Serializer>(body: &[u8], s: S) -> std::result::Result<S::Ok, S::Error> {
+    s.serialize_str(&String::from_utf8_lossy(body))
+}
+
+#[derive(Default)]
+struct Inner {
+    script: Script,
+    cursor: HashMap<Option<Vendor>, usize>,
+    requests: Vec<RecordedRequest>,
+}
+
+type Shared = Arc<Mutex<Inner>>;
+
+/// A running stub.
+pub struct StubHandle {
+    addr: SocketAddr,
+    shared: Shared,
+    stop: Option<oneshot::Sender<()>>,
+}
+
+impl StubHandle {
+    /// Where it listens.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The base URL for a vendor, matching `Vendor::path()`.
+    pub fn base_url(&self, vendor: Vendor) -> String {
+        match vendor {
+            Vendor::OpenRouter => format!("http://{}/api", self.addr),
+            Vendor::Anthropic | Vendor::OpenAi => format!("http://{}", self.addr),
+        }
+    }
+
+    /// Every request so far.
+    pub fn requests(&self) -> Vec<RecordedRequest> {
+        self.shared
+            .lock()
+            .map(|i| i.requests.clone())
+            .unwrap_or_default()
+    }
+
+    /// Stop serving.
+    pub fn shutdown(mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+    }
+}
+
+/// The stub vendor.
+pub struct StubVendor;
+
+impl StubVendor {
+    /// Listen on `addr` (port 0 for any) and serve `script` until shut down.
+    pub async fn start(addr: SocketAddr, script: Script) -> Result<StubHandle> {
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .map_err(|e| Error::config(format!("the stub vendor cannot listen on {addr}: {e}")))?;
+        let addr = listener
+            .local_addr()
+            .map_err(|e| Error::config(format!("stub vendor: {e}")))?;
+        let shared: Shared = Arc::new(Mutex::new(Inner {
+            script,
+            ..Inner::default()
+        }));
+        let app = Router::new()
+            .route("/__requests", axum::routing::get(requests))
+            .fallback(answer)
+            .with_state(shared.clone());
+        let (stop, stopped) = oneshot::channel::<()>();
+        tokio::spawn(async move {
+            let serve = axum::serve(listener, app).with_graceful_shutdown(async {
+                let _ = stopped.await;
+            });
+            if let Err(e) = serve.await {
+                tracing::warn!("stub vendor stopped: {e}");
+            }
+        });
+        Ok(StubHandle {
+            addr,
+            shared,
+            stop: Some(stop),
+        })
+    }
+}
+
+/// Serve until Ctrl-C; `ready` is told the bound address.
+pub async fn serve(
+    listen: SocketAddr,
+    script: Script,
+    ready: impl FnOnce(SocketAddr),
+) -> Result<()> {
+    let handle = StubVendor::start(listen, script).await?;
+    ready(handle.addr());
+    tokio::signal::ctrl_c()
+        .await
+        .map_err(|e| Error::config(format!("waiting for Ctrl-C: {e}")))?;
+    handle.shutdown();
+    Ok(())
+}
+
+async fn requests(State(shared): State<Shared>) -> Response {
+    let list = shared
+        .lock()
+        .map(|i| i.requests.clone())
+        .unwrap_or_default();
+    axum::Json(list).into_response()
+}
+
+fn vendor_of(path: &str) -> Option<Vendor> {
+    match path {
+        "/v1/messages" => Some(Vendor::Anthropic),
+        "/v1/chat/completions" => Some(Vendor::OpenAi),
+        "/api/v1/chat/completions" => Some(Vendor::OpenRouter),
+        _ => None,
+    }
+}
+
+fn json_error(status: StatusCode, message: &str) -> Response {
+    (
+        status,
+        axum::Json(serde_json::json!({"error": {"type": "stub_error", "message": message}})),
+    )
+        .into_response()
+}
+
+async fn answer(
+    State(shared): State<Shared>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let path = uri.path().to_string();
+    let Some(vendor) = vendor_of(&path) else {
+        return json_error(
+            StatusCode::NOT_FOUND,
+            &format!(
+                "the stub serves /v1/messages, /v1/chat/completions and /api/v1/chat/completions, not {path}"
+            ),
+        );
+    };
+    let next = {
+        let Ok(mut inner) = shared.lock() else {
+            return json_error(StatusCode::INTERNAL_SERVER_ERROR, "stub state poisoned");
+        };
+        let recorded = headers
+            .iter()
+            .map(|(n, v)| {
+                let value = if matches!(n.as_str(), "authorization" | "x-api-key") {
+                    "<redacted>".to_string()
+                } else {
+                    String::from_utf8_lossy(v.as_bytes()).into_owned()
+                };
+                (n.as_str().to_string(), value)
+            })
+            .collect();
+        inner.requests.push(RecordedRequest {
+            method: method.to_string(),
+            path: path.clone(),
+            headers: recorded,
+            body: body.to_vec(),
+        });
+        pick(&mut inner, vendor)
+    };
+    let Some(r) = next else {
+        return json_error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "the stub vendor's script is exhausted",
+        );
+    };
+    if let Some(ms) = r.delay_ms {
+        tokio::time::sleep(Duration::from_millis(ms)).await;
+    }
+    let mut builder = Response::builder()
+        .status(r.status)
+        .header("content-type", "application/json")
+        .header("request-id", "req_stub");
+    for (n, v) in &r.headers {
+        builder = builder.header(n.as_str(), v.as_str());
+    }
+    let response = match r.truncate_after {
+        Some(n) if n < r.body.len() => {
+            let head = Bytes::copy_from_slice(&r.body[..n]);
+            let chunks: Vec<std::result::Result<Bytes, std::io::Error>> =
+                vec![Ok(head), Err(std::io::Error::other("truncated by script"))];
+            builder
+                .header("content-length", r.body.len())
+                .body(Body::from_stream(futures_util::stream::iter(chunks)))
+        }
+        _ => builder.body(Body::from(r.body.clone())),
+    };
+    response.unwrap_or_else(|e| {
+        json_error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            &format!("bad scripted response: {e}"),
+        )
+    })
+}
+
+/// The next response for this vendor: entries naming it or naming none, in order.
+fn pick(inner: &mut Inner, vendor: Vendor) -> Option<ScriptedResponse> {
+    let eligible: Vec<&ScriptedResponse> = inner
+        .script
+        .responses
+        .iter()
+        .filter(|r| r.vendor.is_none_or(|v| v == vendor))
+        .collect();
+    if eligible.is_empty() {
+        return None;
+    }
+    let any_tagged = inner.script.responses.iter().any(|r| r.vendor.is_some());
+    let key = if any_tagged { Some(vendor) } else { None };
+    let cursor = inner.cursor.entry(key).or_insert(0);
+    let index = if *cursor >= eligible.len() {
+        if !inner.script.repeat {
+            return None;
+        }
+        *cursor % eligible.len()
+    } else {
+        *cursor
+    };
+    *cursor += 1;
+    eligible.get(index).map(|r| (*r).clone())
+}

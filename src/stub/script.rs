@@ -1,0 +1,195 @@
+//! The stub vendor's script: scripted responses, answered in order, optionally per
+//! vendor, optionally cycled. TOML:
+//!
+//! ```toml
+//! repeat = false                 # cycle when the end is reached
+//! [[response]]
+//! vendor = "anthropic"           # optional: only requests to this vendor's path
+//! status = 200                   # default 200
+//! headers = { "retry-after" = "1" }
+//! body = '''{"type": "message", ...}'''   # or body_file = "relative/to/script.json"
+//! delay_ms = 0                   # wait before answering
+//! truncate_after = 20            # send a full Content-Length, then close after N bytes
+//! ```
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::Deserialize;
+
+use crate::core::vendor::Vendor;
+use crate::error::{Error, Result};
+
+/// One scripted answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScriptedResponse {
+    /// Which vendor's path it answers; any when `None`.
+    pub vendor: Option<Vendor>,
+    /// HTTP status.
+    pub status: u16,
+    /// Extra headers.
+    pub headers: Vec<(String, String)>,
+    /// Body bytes.
+    pub body: Vec<u8>,
+    /// Wait this long before answering.
+    pub delay_ms: Option<u64>,
+    /// Close the connection after this many body bytes.
+    pub truncate_after: Option<usize>,
+}
+
+impl Default for ScriptedResponse {
+    fn default() -> Self {
+        ScriptedResponse {
+            vendor: None,
+            status: 200,
+            headers: Vec::new(),
+            body: Vec::new(),
+            delay_ms: None,
+            truncate_after: None,
+        }
+    }
+}
+
+/// The whole script.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Script {
+    /// Answers in order.
+    pub responses: Vec<ScriptedResponse>,
+    /// Start again at the first when the last was used.
+    pub repeat: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    #[serde(default)]
+    repeat: bool,
+    #[serde(default)]
+    response: Vec<Entry>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Entry {
+    vendor: Option<Vendor>,
+    status: Option<u16>,
+    #[serde(default)]
+    headers: BTreeMap<String, String>,
+    body: Option<String>,
+    body_file: Option<String>,
+    delay_ms: Option<u64>,
+    truncate_after: Option<usize>,
+}
+
+const DEMO: &str = include_str!("../../demo/stub-demo.toml");
+
+impl Script {
+    /// The built-in demo: a search with citations, a local tool, a pause, a failed
+    /// search and a final answer on the Anthropic wire, one cited answer each for
+    /// OpenAI and OpenRouter; cycled so the console can run it again and again.
+    pub fn demo() -> Script {
+        // The demo is compiled in and tested; an error here is a build defect.
+        Script::parse(DEMO, "demo/stub-demo.toml", None).unwrap_or_default()
+    }
+
+    /// Read a script file; `body_file` paths are relative to it.
+    pub fn load(path: &Path) -> Result<Script> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        Script::parse(&text, &path.display().to_string(), path.parent())
+    }
+
+    /// Parse script text; `origin` names it in errors.
+    pub fn parse(text: &str, origin: &str, dir: Option<&Path>) -> Result<Script> {
+        let file: File = toml::from_str(text).map_err(|e| {
+            let line = e
+                .span()
+                .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+            Error::config(format!(
+                "{origin}{}: {}",
+                line.map(|l| format!(":{l}")).unwrap_or_default(),
+                e.message()
+            ))
+        })?;
+        let mut responses = Vec::new();
+        for (i, entry) in file.response.into_iter().enumerate() {
+            let n = i + 1;
+            let body = match (entry.body, entry.body_file) {
+                (Some(b), None) => b.into_bytes(),
+                (None, Some(f)) => {
+                    let path = dir.map_or_else(|| Path::new(&f).to_path_buf(), |d| d.join(&f));
+                    std::fs::read(&path).map_err(|e| {
+                        Error::config(format!(
+                            "{origin}: response {n}: body_file {}: {e}",
+                            path.display()
+                        ))
+                    })?
+                }
+                (None, None) => Vec::new(),
+                (Some(_), Some(_)) => {
+                    return Err(Error::config(format!(
+                        "{origin}: response {n} has both body and body_file; keep one"
+                    )));
+                }
+            };
+            responses.push(ScriptedResponse {
+                vendor: entry.vendor,
+                status: entry.status.unwrap_or(200),
+                headers: entry.headers.into_iter().collect(),
+                body,
+                delay_ms: entry.delay_ms,
+                truncate_after: entry.truncate_after,
+            });
+        }
+        Ok(Script {
+            responses,
+            repeat: file.repeat,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_demo_parses_and_every_body_decodes() {
+        let demo = Script::parse(DEMO, "demo", None).unwrap();
+        assert!(demo.repeat);
+        assert!(demo.responses.len() >= 5);
+        for r in &demo.responses {
+            let vendor = r.vendor.unwrap_or(Vendor::Anthropic);
+            let response = crate::core::turn::WireResponse {
+                status: r.status,
+                headers: vec![],
+                body: r.body.clone(),
+            };
+            crate::core::vendor::decode(vendor, &response).unwrap();
+        }
+    }
+
+    #[test]
+    fn errors_name_the_file_and_line() {
+        let err = Script::parse(
+            "repeat = true\n[[response]]\nstatuss = 200\n",
+            "s.toml",
+            None,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.starts_with("s.toml:3: unknown field `statuss`"),
+            "{err}"
+        );
+        let err = Script::parse(
+            "[[response]]\nbody = 'x'\nbody_file = 'y'\n",
+            "s.toml",
+            None,
+        )
+        .unwrap_err()
+        .to_string();
+        assert_eq!(
+            err,
+            "s.toml: response 1 has both body and body_file; keep one"
+        );
+    }
+}
