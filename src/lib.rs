@@ -10,6 +10,7 @@
 #![warn(missing_docs)]
 
 pub mod approve;
+pub mod config;
 pub mod core;
 pub mod error;
 pub mod provider;
@@ -18,6 +19,7 @@ pub mod store;
 pub mod stub;
 
 pub use crate::approve::{ApprovalRequest, ApproveAll, Approver, ChannelApprover, DenyAll};
+pub use crate::config::{AgentDef, Config, Loaded, McpDef, write_web};
 pub use crate::core::completion::{
     Citation, Completion, ServerToolCall, StopReason, ToolCall, Usage,
 };

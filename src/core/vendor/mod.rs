@@ -21,10 +21,13 @@ use crate::core::web::WebAccess;
 use crate::error::{Error, Result};
 
 /// The vendors this crate speaks to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Vendor {
-    /// Anthropic Messages.
+    /// Anthropic Messages (the default).
+    #[default]
     Anthropic,
     /// OpenAI Chat Completions.
     #[serde(rename = "openai")]

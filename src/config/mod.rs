@@ -1,0 +1,304 @@
+//! `io.toml`: the configuration file. Parsing is pure (`Config::parse`); finding and
+//! reading the file is I/O at the edge (`Config::discover`, `Config::load`), and so
+//! is writing the `[web]` table back (`write_web`).
+//!
+//! Every table rejects unknown keys, and every error names the file, the line and
+//! the key, so a misspelled `blocked_domain` is not a boundary that quietly did not
+//! apply. `[web]` is carried whenever present, `search = false` included.
+
+mod error;
+mod write;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::core::contract::{Budget, TaskContract, Verification};
+use crate::core::price::{Price, PriceTable};
+use crate::core::vendor::{Endpoint, Vendor};
+use crate::core::web::WebAccess;
+use crate::error::{Error, Result};
+pub use write::write_web;
+
+/// The whole file.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// The vendor `run` and the console use unless told otherwise.
+    #[serde(default)]
+    pub provider: Vendor,
+    /// One table per vendor.
+    #[serde(default)]
+    pub providers: BTreeMap<Vendor, ProviderConfig>,
+    /// Seeds `run` and the console.
+    pub task: Option<TaskConfig>,
+    /// Step, time and token limits.
+    pub budget: Option<BudgetConfig>,
+    /// The spec's web declaration.
+    pub web: Option<WebAccess>,
+    /// Operator-stated prices by model.
+    #[serde(default)]
+    pub prices: BTreeMap<String, Price>,
+    /// Where the store lives.
+    pub store: Option<StoreConfig>,
+    /// Console settings.
+    #[serde(default)]
+    pub console: ConsoleConfig,
+    /// The agent roster.
+    #[serde(default, rename = "agent")]
+    pub agents: Vec<AgentDef>,
+    /// Stdio MCP servers.
+    #[serde(default)]
+    pub mcp: Vec<McpDef>,
+}
+
+/// `[providers.NAME]`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProviderConfig {
+    /// The model.
+    pub model: Option<String>,
+    /// The base URL (a loopback stub in tests and demos).
+    pub base_url: Option<String>,
+    /// The variable holding the key; never the key.
+    pub api_key_env: Option<String>,
+    /// Output token cap per request.
+    pub max_tokens: Option<u32>,
+}
+
+/// `[task]`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TaskConfig {
+    /// The goal.
+    pub goal: Option<String>,
+    /// The workspace directory.
+    pub workspace: Option<PathBuf>,
+    /// With `verify_contains`: the file that must contain it.
+    pub verify_file: Option<PathBuf>,
+    /// With `verify_file`: the text it must contain.
+    pub verify_contains: Option<String>,
+}
+
+/// `[budget]`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BudgetConfig {
+    /// Requests.
+    pub steps: Option<u32>,
+    /// Wall-clock seconds.
+    pub seconds: Option<u64>,
+    /// Input plus output tokens.
+    pub tokens: Option<u64>,
+}
+
+/// `[store]`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StoreConfig {
+    /// The SQLite file, relative to the config file's directory.
+    pub path: Option<PathBuf>,
+}
+
+/// `[console]`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConsoleConfig {
+    /// Theme name (`dark`, `light`, `high-contrast`, or a file in `themes/`).
+    pub theme: Option<String>,
+    /// Key overrides: action name → key (`run = "ctrl-r"`).
+    #[serde(default)]
+    pub keys: BTreeMap<String, String>,
+}
+
+/// `[[agent]]`: a sub-agent the model may spawn.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AgentDef {
+    /// The name `spawn_agent` takes.
+    pub name: String,
+    /// What it is for, shown to the model.
+    #[serde(default)]
+    pub description: String,
+    /// Put before its task.
+    #[serde(default)]
+    pub instructions: String,
+    /// Local tools it may use (all when empty).
+    #[serde(default)]
+    pub tools: Vec<String>,
+    /// Its model, when not the parent's.
+    pub model: Option<String>,
+}
+
+/// `[[mcp]]`: a stdio MCP server.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct McpDef {
+    /// Its name (tools appear as `mcp__<name>__<tool>`).
+    pub name: String,
+    /// The program to start.
+    pub command: String,
+    /// Its arguments.
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// Extra environment.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// Hosts it states it may reach: recorded, not enforced here.
+    #[serde(default)]
+    pub net: Vec<String>,
+}
+
+/// A config and the file it came from (`None`: the embedded defaults).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Loaded {
+    /// The configuration.
+    pub config: Config,
+    /// Its file.
+    pub path: Option<PathBuf>,
+}
+
+impl Config {
+    /// Parse `io.toml` text; `origin` names it in errors.
+    pub fn parse(text: &str, origin: &str) -> Result<Config> {
+        let config: Config = toml::from_str(text).map_err(|e| error::describe(&e, text, origin))?;
+        if let Some(task) = &config.task {
+            if task.verify_file.is_some() != task.verify_contains.is_some() {
+                return Err(Error::config(format!(
+                    "{origin}: [task] sets {} without {}; give both verify_file and verify_contains, or neither",
+                    if task.verify_file.is_some() {
+                        "verify_file"
+                    } else {
+                        "verify_contains"
+                    },
+                    if task.verify_file.is_some() {
+                        "verify_contains"
+                    } else {
+                        "verify_file"
+                    },
+                )));
+            }
+        }
+        Ok(config)
+    }
+
+    /// Read and parse one file.
+    pub fn load(path: &Path) -> Result<Config> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Error::config(format!("cannot read config {}: {e}", path.display())))?;
+        Config::parse(&text, &path.display().to_string())
+    }
+
+    /// The explicit file (which must exist), else `./io.toml`, else the user
+    /// config directory's `io-harness/io.toml`, else the embedded defaults.
+    pub fn discover(explicit: Option<&Path>) -> Result<Loaded> {
+        if let Some(path) = explicit {
+            return Ok(Loaded {
+                config: Config::load(path)?,
+                path: Some(path.to_path_buf()),
+            });
+        }
+        let candidates = [
+            Some(PathBuf::from("io.toml")),
+            dirs::config_dir().map(|d| d.join("io-harness").join("io.toml")),
+        ];
+        for path in candidates.into_iter().flatten() {
+            if path.is_file() {
+                return Ok(Loaded {
+                    config: Config::load(&path)?,
+                    path: Some(path),
+                });
+            }
+        }
+        Ok(Loaded {
+            config: Config::default(),
+            path: None,
+        })
+    }
+
+    fn settings(&self, vendor: Vendor) -> ProviderConfig {
+        self.providers.get(&vendor).cloned().unwrap_or_default()
+    }
+
+    /// Where and how to reach a vendor.
+    pub fn endpoint(&self, vendor: Vendor) -> Endpoint {
+        let s = self.settings(vendor);
+        Endpoint {
+            vendor,
+            base_url: s
+                .base_url
+                .unwrap_or_else(|| vendor.default_base_url().to_string()),
+            api_key_env: s
+                .api_key_env
+                .unwrap_or_else(|| vendor.default_api_key_env().to_string()),
+        }
+    }
+
+    /// The model for a vendor.
+    pub fn model(&self, vendor: Vendor) -> String {
+        self.settings(vendor)
+            .model
+            .unwrap_or_else(|| vendor.default_model().to_string())
+    }
+
+    /// The output token cap for a vendor.
+    pub fn max_tokens(&self, vendor: Vendor) -> u32 {
+        self.settings(vendor).max_tokens.unwrap_or(4096)
+    }
+
+    /// The operator's prices.
+    pub fn price_table(&self) -> PriceTable {
+        PriceTable::new(self.prices.clone())
+    }
+
+    /// The store file: `[store] path` relative to the config file's directory;
+    /// else the platform data directory.
+    pub fn store_path(&self, config_file: Option<&Path>) -> PathBuf {
+        if let Some(path) = self.store.as_ref().and_then(|s| s.path.clone()) {
+            if path.is_absolute() {
+                return path;
+            }
+            let base = config_file
+                .and_then(Path::parent)
+                .map(Path::to_path_buf)
+                .unwrap_or_default();
+            return base.join(path);
+        }
+        dirs::data_dir().map_or_else(
+            || PathBuf::from("io-harness.db"),
+            |d| d.join("io-harness").join("runs.db"),
+        )
+    }
+
+    /// The contract `[task]` describes, with `[web]` and `[budget]` applied.
+    pub fn task_contract(&self) -> TaskContract {
+        let task = self.task.clone().unwrap_or_default();
+        let verification = match (task.verify_file, task.verify_contains) {
+            (Some(file), Some(needle)) => Verification::WorkspaceFileContains { file, needle },
+            _ => Verification::None,
+        };
+        let mut contract = TaskContract::workspace(
+            task.goal.unwrap_or_default(),
+            task.workspace.unwrap_or_else(|| PathBuf::from(".")),
+            verification,
+        );
+        self.apply_to(&mut contract);
+        contract
+    }
+
+    /// Put `[web]` (whenever present) and `[budget]` values on a contract.
+    pub fn apply_to(&self, contract: &mut TaskContract) {
+        if let Some(web) = &self.web {
+            contract.web = Some(web.clone());
+        }
+        if let Some(b) = self.budget {
+            let d = contract.budget;
+            contract.budget = Budget {
+                steps: b.steps.unwrap_or(d.steps),
+                seconds: b.seconds.unwrap_or(d.seconds),
+                tokens: b.tokens.unwrap_or(d.tokens),
+            };
+        }
+    }
+}

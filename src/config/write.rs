@@ -1,0 +1,60 @@
+//! Writing the declaration back to `io.toml` as its `[web]` table, with toml_edit
+//! so every comment, every other table and their order stay as the operator left
+//! them. The file is replaced atomically (temp file + rename in the same directory).
+
+use std::path::Path;
+
+use toml_edit::{Array, DocumentMut, Item, Table, value};
+
+use crate::core::web::WebAccess;
+use crate::error::{Error, Result};
+
+/// Replace (or add) the top-level `[web]` table of the file at `path`, creating the
+/// file when it does not exist.
+pub fn write_web(path: &Path, web: &WebAccess) -> Result<()> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(Error::io(path, e)),
+    };
+    let updated = with_web(&text, web)
+        .map_err(|e| Error::config(format!("{}: cannot be edited: {e}", path.display())))?;
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "io.toml".into());
+    let temp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    std::fs::write(&temp, updated).map_err(|e| Error::io(&temp, e))?;
+    std::fs::rename(&temp, path).map_err(|e| Error::io(path, e))
+}
+
+/// The text with its `[web]` table set to `web`; everything else untouched.
+pub fn with_web(text: &str, web: &WebAccess) -> std::result::Result<String, toml_edit::TomlError> {
+    let mut doc: DocumentMut = text.parse()?;
+    if !doc.contains_table("web") {
+        doc.insert("web", Item::Table(Table::new()));
+    }
+    if let Some(table) = doc.get_mut("web").and_then(Item::as_table_mut) {
+        table.insert("search", value(web.search));
+        table.insert("fetch", value(web.fetch));
+        match web.max_uses {
+            Some(n) => {
+                table.insert("max_uses", value(i64::from(n)));
+            }
+            None => {
+                table.remove("max_uses");
+            }
+        }
+        table.insert("allowed_domains", value(array(&web.allowed_domains)));
+        table.insert("blocked_domains", value(array(&web.blocked_domains)));
+    }
+    Ok(doc.to_string())
+}
+
+fn array(items: &[String]) -> Array {
+    items.iter().map(String::as_str).collect()
+}

@@ -1,0 +1,189 @@
+//! `io.toml`: the spec's `[web]`, presence semantics, exact error texts naming file,
+//! line and key, `apply_to`, store paths, `write_web` keeping the rest of the file,
+//! and the example file loading.
+
+#![allow(clippy::unwrap_used)]
+
+use std::path::Path;
+
+use io_harness::{Budget, Config, TaskContract, Vendor, Verification, WebAccess, write_web};
+use pretty_assertions::assert_eq;
+
+fn err(text: &str) -> String {
+    Config::parse(text, "io.toml").unwrap_err().to_string()
+}
+
+#[test]
+fn the_spec_web_table() {
+    let c = Config::parse("[web]\nsearch = true\nfetch = false\nmax_uses = 3\nallowed_domains = [\"docs.rs\", \"crates.io\"]\n", "io.toml").unwrap();
+    assert_eq!(
+        c.web,
+        Some(
+            WebAccess::search()
+                .max_uses(3)
+                .allow("docs.rs")
+                .allow("crates.io")
+        )
+    );
+}
+
+#[test]
+fn present_means_carried_and_absent_means_none() {
+    let c = Config::parse("[web]\nsearch = false\n", "io.toml").unwrap();
+    assert_eq!(c.web, Some(WebAccess::default()));
+    let mut contract = TaskContract::workspace("g", ".", Verification::None);
+    c.apply_to(&mut contract);
+    assert_eq!(contract.web, Some(WebAccess::default()));
+    assert_eq!(
+        Config::parse("provider = \"openai\"\n", "io.toml")
+            .unwrap()
+            .web,
+        None
+    );
+}
+
+#[test]
+fn unknown_keys_name_key_line_and_table() {
+    assert_eq!(
+        err("provider = \"anthropic\"\n\n[web]\nsearch = true\nblocked_domain = [\"x\"]\n"),
+        "io.toml:5: unknown key `blocked_domain` in [web]; expected one of: search, fetch, max_uses, allowed_domains, blocked_domains"
+    );
+    assert_eq!(
+        err("providr = \"anthropic\"\n"),
+        "io.toml:1: unknown key `providr` in the top level; expected one of: provider, providers, task, budget, web, prices, store, console, agent, mcp"
+    );
+    assert_eq!(
+        err("[providers.anthropic]\nmodel = \"m\"\napi_key = \"sk-...\"\n"),
+        "io.toml:3: unknown key `api_key` in [providers.anthropic]; expected one of: model, base_url, api_key_env, max_tokens"
+    );
+    assert!(err("[providers.mistral]\nmodel = \"m\"\n").starts_with("io.toml:1: unknown name `mistral` in [providers.mistral]; expected one of anthropic, openai, openrouter"), "{}", err("[providers.mistral]\nmodel = \"m\"\n"));
+}
+
+#[test]
+fn wrong_types_and_half_verifications_are_errors() {
+    let e = err("[web]\nmax_uses = -1\n");
+    assert!(e.starts_with("io.toml:2: "), "{e}");
+    assert!(e.contains("(in [web])"), "{e}");
+    assert_eq!(
+        err("[task]\nverify_file = \"README.md\"\n"),
+        "io.toml: [task] sets verify_file without verify_contains; give both verify_file and verify_contains, or neither"
+    );
+    assert!(err("provider = \"gemini\"\n").starts_with("io.toml:1: unknown name `gemini`"));
+}
+
+#[test]
+fn task_contract_and_apply_to() {
+    let c = Config::parse("[task]\ngoal = \"g\"\nworkspace = \"/w\"\nverify_file = \"R.md\"\nverify_contains = \"x\"\n[budget]\nsteps = 3\n[web]\nsearch = true\n", "io.toml").unwrap();
+    let t = c.task_contract();
+    assert_eq!(t.goal, "g");
+    assert_eq!(
+        t.verification,
+        Verification::WorkspaceFileContains {
+            file: "R.md".into(),
+            needle: "x".into()
+        }
+    );
+    assert_eq!(
+        t.budget,
+        Budget {
+            steps: 3,
+            ..Budget::default()
+        }
+    );
+    assert_eq!(t.web, Some(WebAccess::search()));
+}
+
+#[test]
+fn endpoints_default_and_override() {
+    let c = Config::parse(
+        "[providers.openrouter]\nbase_url = \"http://127.0.0.1:9/api\"\napi_key_env = \"MY_KEY\"\n",
+        "io.toml",
+    )
+    .unwrap();
+    let e = c.endpoint(Vendor::OpenRouter);
+    assert_eq!(
+        (e.base_url.as_str(), e.api_key_env.as_str()),
+        ("http://127.0.0.1:9/api", "MY_KEY")
+    );
+    assert_eq!(
+        c.endpoint(Vendor::Anthropic).base_url,
+        "https://api.anthropic.com"
+    );
+    assert_eq!(c.model(Vendor::OpenAi), "gpt-5-search-api");
+    assert_eq!(c.max_tokens(Vendor::OpenAi), 4096);
+}
+
+#[test]
+fn store_path_is_relative_to_the_config_file() {
+    let c = Config::parse("[store]\npath = \"data/runs.db\"\n", "io.toml").unwrap();
+    assert_eq!(
+        c.store_path(Some(Path::new("/etc/io/io.toml"))),
+        Path::new("/etc/io/data/runs.db")
+    );
+    let abs = Config::parse("[store]\npath = \"/var/runs.db\"\n", "io.toml").unwrap();
+    assert_eq!(
+        abs.store_path(Some(Path::new("/etc/io/io.toml"))),
+        Path::new("/var/runs.db")
+    );
+}
+
+#[test]
+fn write_web_keeps_everything_else_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("io.toml");
+    let before = "# my settings\nprovider = \"anthropic\" # chosen\n\n[web] # the boundary\nsearch = true\nmax_uses = 9\n\n[budget]\n# careful\nsteps = 5\n";
+    std::fs::write(&path, before).unwrap();
+    write_web(&path, &WebAccess::search().with_fetch().allow("docs.rs")).unwrap();
+    let after = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(
+        after,
+        "# my settings\nprovider = \"anthropic\" # chosen\n\n[web] # the boundary\nsearch = true\nfetch = true\nallowed_domains = [\"docs.rs\"]\nblocked_domains = []\n\n[budget]\n# careful\nsteps = 5\n"
+    );
+    assert_eq!(
+        Config::load(&path).unwrap().web,
+        Some(WebAccess::search().with_fetch().allow("docs.rs"))
+    );
+}
+
+#[test]
+fn write_web_creates_a_missing_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("io.toml");
+    write_web(&path, &WebAccess::search().max_uses(2)).unwrap();
+    assert_eq!(
+        Config::load(&path).unwrap().web,
+        Some(WebAccess::search().max_uses(2))
+    );
+}
+
+#[test]
+fn the_example_file_loads_with_every_table() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("io.toml.example");
+    let c = Config::load(&path).unwrap();
+    assert_eq!(c.providers.len(), 3);
+    assert!(c.task.is_some() && c.budget.is_some() && c.store.is_some());
+    assert_eq!(
+        c.web,
+        Some(
+            WebAccess::search()
+                .max_uses(3)
+                .allow("docs.rs")
+                .allow("crates.io")
+        )
+    );
+    assert_eq!(c.prices["claude-sonnet-4-5"].per_search_request, Some(0.01));
+    assert_eq!(c.console.theme.as_deref(), Some("dark"));
+    assert_eq!(c.agents[0].name, "researcher");
+    assert_eq!(c.mcp[0].command, "npx");
+}
+
+#[test]
+fn a_missing_explicit_file_is_an_error_naming_it() {
+    let e = Config::discover(Some(Path::new("/nonexistent/io.toml")))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("cannot read config /nonexistent/io.toml"),
+        "{e}"
+    );
+}
