@@ -11,6 +11,7 @@
 
 pub mod approve;
 pub mod config;
+pub mod console;
 pub mod core;
 pub mod error;
 pub mod provider;

@@ -114,17 +114,42 @@ pub enum Command {
 /// Run the parsed command line.
 pub async fn main(cli: Cli) -> ExitCode {
     let result = match cli.command {
-        None => crate::console::open(cli.config, cli.store, cli.demo).await,
-        Some(Command::Console { demo }) => crate::console::open(cli.config, cli.store, demo || cli.demo).await,
-        Some(Command::Preview { provider, model, goal, body_only }) => {
-            preview::preview(cli.config, provider, model, goal, body_only)
+        None => io_harness::console::open(cli.config, cli.store, cli.demo).await,
+        Some(Command::Console { demo }) => {
+            io_harness::console::open(cli.config, cli.store, demo || cli.demo).await
         }
-        Some(Command::Run { provider, goal, workspace, verify_file, verify_contains, json, resume, approve_all }) => {
-            let args = run::RunArgs { provider, goal, workspace, verify_file, verify_contains, json, resume, approve_all };
+        Some(Command::Preview {
+            provider,
+            model,
+            goal,
+            body_only,
+        }) => preview::preview(cli.config, provider, model, goal, body_only),
+        Some(Command::Run {
+            provider,
+            goal,
+            workspace,
+            verify_file,
+            verify_contains,
+            json,
+            resume,
+            approve_all,
+        }) => {
+            let args = run::RunArgs {
+                provider,
+                goal,
+                workspace,
+                verify_file,
+                verify_contains,
+                json,
+                resume,
+                approve_all,
+            };
             return run::run(cli.config, cli.store, args).await;
         }
         Some(Command::Runs { json, limit }) => records::runs(cli.config, cli.store, json, limit),
-        Some(Command::Citations { run_id, json }) => records::citations(cli.config, cli.store, run_id, json),
+        Some(Command::Citations { run_id, json }) => {
+            records::citations(cli.config, cli.store, run_id, json)
+        }
         Some(Command::StubVendor { listen, script }) => stub(listen, script).await,
     };
     match result {
@@ -135,12 +160,19 @@ pub async fn main(cli: Cli) -> ExitCode {
 
 /// Print an error and pick its exit code.
 pub(crate) fn fail(e: &Error) -> ExitCode {
-    eprintln!("io-harness: {e}");
-    if e.is_config() { ExitCode::from(2) } else { ExitCode::from(1) }
+    eprintln!("{e}");
+    if e.is_config() {
+        ExitCode::from(2)
+    } else {
+        ExitCode::from(1)
+    }
 }
 
 /// The vendor named on the command line, else the config's.
-pub(crate) fn vendor(flag: Option<&str>, config: &io_harness::Config) -> io_harness::Result<Vendor> {
+pub(crate) fn vendor(
+    flag: Option<&str>,
+    config: &io_harness::Config,
+) -> io_harness::Result<Vendor> {
     match flag {
         Some(name) => name.parse(),
         None => Ok(config.provider),

@@ -64,7 +64,11 @@ fn shown(value: &HeaderValue) -> String {
         HeaderValue::Plain(_) => value.redacted(),
         HeaderValue::Secret { env, .. } => {
             let set = std::env::var_os(env).is_some_and(|v| !v.is_empty());
-            format!("{} ({})", value.redacted(), if set { "set" } else { "not set" })
+            format!(
+                "{} ({})",
+                value.redacted(),
+                if set { "set" } else { "not set" }
+            )
         }
     }
 }

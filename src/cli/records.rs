@@ -17,7 +17,10 @@ pub fn runs(config: Option<PathBuf>, store: Option<PathBuf>, json: bool, limit: 
     let (config, store) = open(config, store)?;
     let runs = store.runs(Some(limit))?;
     if json {
-        println!("{}", serde_json::to_string_pretty(&runs).unwrap_or_default());
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&runs).unwrap_or_default()
+        );
         return Ok(());
     }
     if runs.is_empty() {
@@ -25,21 +28,49 @@ pub fn runs(config: Option<PathBuf>, store: Option<PathBuf>, json: bool, limit: 
         return Ok(());
     }
     let prices = config.price_table();
-    println!("{:>5}  {:<20}  {:<10}  {:<16}  {:>7}  {:>9}  {:>8}  goal", "run", "started", "provider", "outcome", "sources", "tokens", "cost");
+    println!(
+        "{:>5}  {:<20}  {:<10}  {:<16}  {:>7}  {:>9}  {:>8}  goal",
+        "run", "started", "provider", "outcome", "sources", "tokens", "cost"
+    );
     for r in runs {
-        let usage = io_harness::Usage { input_tokens: r.input_tokens, output_tokens: r.output_tokens, server_tool_requests: r.server_tool_requests };
-        let cost = prices.cost(&r.model, Some(&usage)).total_usd().map(|c| format!("${c:.4}")).unwrap_or_else(|| "-".into());
-        println!("{:>5}  {:<20}  {:<10}  {:<16}  {:>7}  {:>9}  {:>8}  {}", r.run_id, r.started_at.chars().take(19).collect::<String>(), r.provider, r.outcome.as_deref().unwrap_or("running"), r.citation_count, r.input_tokens + r.output_tokens, cost, r.goal.lines().next().unwrap_or(""));
+        let usage = io_harness::Usage {
+            input_tokens: r.input_tokens,
+            output_tokens: r.output_tokens,
+            server_tool_requests: r.server_tool_requests,
+        };
+        let cost = prices
+            .cost(&r.model, Some(&usage))
+            .total_usd()
+            .map(|c| format!("${c:.4}"))
+            .unwrap_or_else(|| "-".into());
+        println!(
+            "{:>5}  {:<20}  {:<10}  {:<16}  {:>7}  {:>9}  {:>8}  {}",
+            r.run_id,
+            r.started_at.chars().take(19).collect::<String>(),
+            r.provider,
+            r.outcome.as_deref().unwrap_or("running"),
+            r.citation_count,
+            r.input_tokens + r.output_tokens,
+            cost,
+            r.goal.lines().next().unwrap_or("")
+        );
     }
     Ok(())
 }
 
 /// The sources one run drew on, and its failed server-tool calls.
-pub fn citations(config: Option<PathBuf>, store: Option<PathBuf>, run_id: i64, json: bool) -> Result<()> {
+pub fn citations(
+    config: Option<PathBuf>,
+    store: Option<PathBuf>,
+    run_id: i64,
+    json: bool,
+) -> Result<()> {
     let (_, store) = open(config, store)?;
     let id = RunId(run_id);
     if store.run(id)?.is_none() {
-        return Err(io_harness::Error::config(format!("there is no run {run_id} in this store; `io-harness runs` lists them")));
+        return Err(io_harness::Error::config(format!(
+            "there is no run {run_id} in this store; `io-harness runs` lists them"
+        )));
     }
     let citations = store.citations(id)?;
     let calls = store.server_tool_calls(id)?;
@@ -52,10 +83,21 @@ pub fn citations(config: Option<PathBuf>, store: Option<PathBuf>, run_id: i64, j
         println!("run {run_id} recorded no citations");
     }
     for c in &citations {
-        println!("step {:>3}  {}  {}", c.step, c.url, c.title.as_deref().unwrap_or("(no title reported)"));
+        println!(
+            "step {:>3}  {}  {}",
+            c.step,
+            c.url,
+            c.title.as_deref().unwrap_or("(no title reported)")
+        );
     }
     for call in calls.iter().filter(|c| c.error.is_some()) {
-        println!("step {:>3}  {} {} failed ({})", call.step, call.provider, call.tool, call.error.as_deref().unwrap_or_default());
+        println!(
+            "step {:>3}  {} {} failed ({})",
+            call.step,
+            call.provider,
+            call.tool,
+            call.error.as_deref().unwrap_or_default()
+        );
     }
     Ok(())
 }

@@ -9,8 +9,8 @@ use std::sync::Arc;
 
 use io_harness::run::{Observer, RunOptions, run_with_options};
 use io_harness::{
-    ApproveAll, Approver, Config, DenyAll, Event, EventKind, HttpProvider, Policy, Result,
-    RunId, Store, Verification,
+    ApproveAll, Approver, Config, DenyAll, Event, EventKind, HttpProvider, Policy, Result, RunId,
+    Store, Verification,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -35,7 +35,11 @@ pub async fn run(config: Option<PathBuf>, store: Option<PathBuf>, args: RunArgs)
     }
 }
 
-async fn go(config_path: Option<PathBuf>, store_path: Option<PathBuf>, args: RunArgs) -> Result<bool> {
+async fn go(
+    config_path: Option<PathBuf>,
+    store_path: Option<PathBuf>,
+    args: RunArgs,
+) -> Result<bool> {
     let loaded = Config::discover(config_path.as_deref())?;
     let config = &loaded.config;
     let vendor = super::vendor(args.provider.as_deref(), config)?;
@@ -54,7 +58,11 @@ async fn go(config_path: Option<PathBuf>, store_path: Option<PathBuf>, args: Run
             "no goal: pass --goal TEXT or set `goal` under [task] in io.toml",
         ));
     }
-    let provider = HttpProvider::from_env(config.endpoint(vendor), config.model(vendor), config.max_tokens(vendor))?;
+    let provider = HttpProvider::from_env(
+        config.endpoint(vendor),
+        config.model(vendor),
+        config.max_tokens(vendor),
+    )?;
     let path = store_path.unwrap_or_else(|| config.store_path(loaded.path.as_deref()));
     let store = Store::open(&path)?;
     let cancel = CancellationToken::new();
@@ -71,11 +79,29 @@ async fn go(config_path: Option<PathBuf>, store_path: Option<PathBuf>, args: Run
         resume: args.resume.map(RunId),
         ..RunOptions::default()
     };
-    let approver: &dyn Approver = if args.approve_all { &ApproveAll } else { &DenyAll };
-    let result = run_with_options(&contract, &provider, &store, &Policy::workspace_default(), approver, options).await?;
+    let approver: &dyn Approver = if args.approve_all {
+        &ApproveAll
+    } else {
+        &DenyAll
+    };
+    let result = run_with_options(
+        &contract,
+        &provider,
+        &store,
+        &Policy::workspace_default(),
+        approver,
+        options,
+    )
+    .await?;
     if !args.json {
         println!("{}", result.answer);
-        eprintln!("run {} {} after {} steps; `io-harness citations {}` lists its sources", result.run_id, result.outcome.label(), result.steps, result.run_id);
+        eprintln!(
+            "run {} {} after {} steps; `io-harness citations {}` lists its sources",
+            result.run_id,
+            result.outcome.label(),
+            result.steps,
+            result.run_id
+        );
     }
     Ok(result.outcome.passed())
 }
@@ -93,26 +119,83 @@ impl Observer for Printer {
             return;
         }
         if let Some(line) = describe(&event.kind) {
-            eprintln!("[{:>6.1}s step {}] {line}", event.elapsed_ms as f64 / 1000.0, event.step);
+            eprintln!(
+                "[{:>6.1}s step {}] {line}",
+                event.elapsed_ms as f64 / 1000.0,
+                event.step
+            );
         }
     }
 }
 
 fn describe(kind: &EventKind) -> Option<String> {
     Some(match kind {
-        EventKind::RunStarted { goal, provider, model, resumed } => format!("{} {provider} {model}: {goal}", if *resumed { "resuming" } else { "starting" }),
-        EventKind::Retrying { attempt, status, wait_ms, reason } => format!("attempt {attempt} failed ({}{reason}); retrying in {wait_ms} ms", status.map(|s| format!("HTTP {s}, ")).unwrap_or_default()),
-        EventKind::ProviderCalled { usage, stop_reason, latency_ms, cost, .. } => {
+        EventKind::RunStarted {
+            goal,
+            provider,
+            model,
+            resumed,
+        } => format!(
+            "{} {provider} {model}: {goal}",
+            if *resumed { "resuming" } else { "starting" }
+        ),
+        EventKind::Retrying {
+            attempt,
+            status,
+            wait_ms,
+            reason,
+        } => format!(
+            "attempt {attempt} failed ({}{reason}); retrying in {wait_ms} ms",
+            status.map(|s| format!("HTTP {s}, ")).unwrap_or_default()
+        ),
+        EventKind::ProviderCalled {
+            usage,
+            stop_reason,
+            latency_ms,
+            cost,
+            ..
+        } => {
             let u = usage.unwrap_or_default();
-            let cost = cost.tokens_usd.map(|c| format!(", ${c:.4}")).unwrap_or_default();
-            format!("{} in / {} out tokens, {} searches, {stop_reason}, {latency_ms} ms{cost}", u.input_tokens, u.output_tokens, u.server_tool_requests)
+            let cost = cost
+                .tokens_usd
+                .map(|c| format!(", ${c:.4}"))
+                .unwrap_or_default();
+            format!(
+                "{} in / {} out tokens, {} searches, {stop_reason}, {latency_ms} ms{cost}",
+                u.input_tokens, u.output_tokens, u.server_tool_requests
+            )
         }
-        EventKind::ServerToolUsed { tool, ok, error, input, .. } => format!("{tool} {}{}", if *ok { "ok" } else { "FAILED" }, error.as_deref().map(|e| format!(" ({e})")).or(input.as_deref().map(|i| format!(": {i}"))).unwrap_or_default()),
+        EventKind::ServerToolUsed {
+            tool,
+            ok,
+            error,
+            input,
+            ..
+        } => format!(
+            "{tool} {}{}",
+            if *ok { "ok" } else { "FAILED" },
+            error
+                .as_deref()
+                .map(|e| format!(" ({e})"))
+                .or(input.as_deref().map(|i| format!(": {i}")))
+                .unwrap_or_default()
+        ),
         EventKind::CitationRecorded { citation } => format!("source {}", citation.url),
-        EventKind::ToolCalled { name, input, ok, .. } => format!("{name} {input} {}", if *ok { "ok" } else { "refused/failed" }),
-        EventKind::ApprovalAsked { act, target, .. } => format!("asks to {} {target}", act.as_str()),
-        EventKind::ApprovalAnswered { approved } => (if *approved { "approved" } else { "denied" }).to_string(),
+        EventKind::ToolCalled {
+            name, input, ok, ..
+        } => format!(
+            "{name} {input} {}",
+            if *ok { "ok" } else { "refused/failed" }
+        ),
+        EventKind::ApprovalAsked { act, target, .. } => {
+            format!("asks to {} {target}", act.as_str())
+        }
+        EventKind::ApprovalAnswered { approved } => {
+            (if *approved { "approved" } else { "denied" }).to_string()
+        }
         EventKind::Finished { outcome } => format!("finished: {}", outcome.label()),
-        EventKind::StepStarted { .. } | EventKind::RequestSent { .. } | EventKind::Observation { .. } => return None,
+        EventKind::StepStarted { .. }
+        | EventKind::RequestSent { .. }
+        | EventKind::Observation { .. } => return None,
     })
 }

@@ -1,0 +1,225 @@
+//! The headless command line, run as the real binary: `preview` bytes and refusals,
+//! config errors, and `run --json` → `runs` → `citations` against the loopback stub.
+
+#![allow(clippy::unwrap_used)]
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use io_harness::core::tools::local_tool_specs;
+use io_harness::core::vendor::{self, Vendor};
+use io_harness::stub::{Script, StubVendor};
+use io_harness::{Config, Turn};
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_io-harness"));
+    c.env_remove("ANTHROPIC_API_KEY")
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("OPENROUTER_API_KEY");
+    c
+}
+
+fn example() -> String {
+    format!("{}/io.toml.example", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn run(c: &mut Command) -> (i32, String, String) {
+    let Output {
+        status,
+        stdout,
+        stderr,
+    } = c.output().unwrap();
+    (
+        status.code().unwrap_or(-1),
+        String::from_utf8(stdout).unwrap(),
+        String::from_utf8(stderr).unwrap(),
+    )
+}
+
+#[test]
+fn preview_body_only_prints_the_exact_encoded_bytes() {
+    let config = Config::load(Path::new(&example())).unwrap();
+    for v in [Vendor::Anthropic, Vendor::OpenAi] {
+        let contract = config.task_contract();
+        let turn = Turn {
+            model: config.model(v),
+            max_tokens: config.max_tokens(v),
+            goal: contract.goal.clone(),
+            observations: vec![],
+            tools: local_tool_specs(),
+            web: contract.web.clone(),
+        };
+        let want = vendor::encode(&config.endpoint(v), &turn).unwrap().body;
+        let out = bin()
+            .args([
+                "preview",
+                "--config",
+                &example(),
+                "--provider",
+                v.as_str(),
+                "--body-only",
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        assert_eq!(out.stdout, want, "{v}");
+    }
+}
+
+#[test]
+fn preview_shows_url_redacted_headers_and_the_caution() {
+    let (code, out, _) = run(bin()
+        .args(["preview", "--config", &example(), "--provider", "openai"])
+        .env("OPENAI_API_KEY", "sk-test-SECRET"));
+    assert_eq!(code, 0);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        &lines[..4],
+        [
+            "POST https://api.openai.com/v1/chat/completions",
+            "authorization: Bearer $OPENAI_API_KEY (set)",
+            "content-type: application/json",
+            ""
+        ]
+    );
+    assert!(lines[4].starts_with("{\"model\":\"gpt-5-search-api\""));
+    assert!(out.contains("caution: OpenAI documents domain filters for its Responses API only"));
+    assert!(!out.contains("sk-test-SECRET"));
+}
+
+#[test]
+fn refusals_exit_2_with_the_text_and_nothing_on_stdout() {
+    let (code, out, err) = run(bin().args([
+        "preview",
+        "--config",
+        &example(),
+        "--provider",
+        "openrouter",
+        "--body-only",
+    ]));
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert_eq!(
+        err.trim_end(),
+        "provider \"openrouter\" cannot restrict search to individual domains — its web plugin takes no domain filter; remove the allowed domains (docs.rs, crates.io) or use provider \"anthropic\". No request was sent."
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("io.toml");
+    std::fs::write(
+        &cfg,
+        "[web]\nsearch = true\nblocked_domains = [\"evil.test\"]\n",
+    )
+    .unwrap();
+    let (code, out, err) = run(bin().args([
+        "preview",
+        "--config",
+        cfg.to_str().unwrap(),
+        "--provider",
+        "openai",
+    ]));
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert_eq!(
+        err.trim_end(),
+        "provider \"openai\" cannot block individual domains — its web search filter is allow-list only; state the hosts to allow instead of the ones to block. No request was sent."
+    );
+}
+
+#[test]
+fn a_config_error_names_file_line_and_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("io.toml");
+    std::fs::write(&cfg, "[web]\nsearch = true\nblocked_domain = [\"x\"]\n").unwrap();
+    let (code, out, err) = run(bin().args(["preview", "--config", cfg.to_str().unwrap()]));
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert_eq!(
+        err.trim_end(),
+        format!(
+            "{}:3: unknown key `blocked_domain` in [web]; expected one of: search, fetch, max_uses, allowed_domains, blocked_domains",
+            cfg.display()
+        )
+    );
+    let (code, _, err) =
+        run(bin().args(["preview", "--config", &example(), "--provider", "gemini"]));
+    assert_eq!(code, 2);
+    assert_eq!(
+        err.trim_end(),
+        "unknown provider \"gemini\"; use one of: anthropic, openai, openrouter"
+    );
+}
+
+#[tokio::test]
+async fn run_json_then_runs_then_citations_against_the_stub() {
+    let stub = StubVendor::start("127.0.0.1:0".parse().unwrap(), Script::demo())
+        .await
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("io.toml");
+    std::fs::write(&cfg, format!(
+        "[providers.anthropic]\nbase_url = \"{}\"\napi_key_env = \"IO_HARNESS_CLI_TEST_KEY\"\n[task]\ngoal = \"find the release\"\nworkspace = \"{}\"\n[web]\nsearch = true\nmax_uses = 3\n[store]\npath = \"runs.db\"\n",
+        stub.base_url(Vendor::Anthropic), dir.path().display())).unwrap();
+    let cfg = cfg.to_str().unwrap().to_string();
+    let (code, out, err) = tokio::task::spawn_blocking({
+        let cfg = cfg.clone();
+        move || {
+            run(bin()
+                .args(["run", "--config", &cfg, "--json"])
+                .env("IO_HARNESS_CLI_TEST_KEY", "sk-test-SECRET"))
+        }
+    })
+    .await
+    .unwrap();
+    assert_eq!(code, 0, "{err}");
+    let events: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let last = events.last().unwrap();
+    assert_eq!(last["kind"]["event"], "finished");
+    assert_eq!(last["kind"]["outcome"]["outcome"], "passed");
+    let run_id = last["run_id"].as_i64().unwrap();
+    assert!(
+        events
+            .iter()
+            .any(|e| e["kind"]["event"] == "server_tool_used"
+                && e["kind"]["ok"] == false
+                && e["kind"]["error"] == "max_uses_exceeded")
+    );
+    assert!(!out.contains("sk-test-SECRET") && !err.contains("sk-test-SECRET"));
+    // The stub saw the key; its record of it is redacted.
+    assert!(stub.requests().iter().all(|r| {
+        r.headers
+            .iter()
+            .any(|(n, v)| n == "x-api-key" && v == "<redacted>")
+    }));
+
+    let (code, out, _) = run(bin().args(["runs", "--config", &cfg, "--json"]));
+    assert_eq!(code, 0);
+    let runs: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(runs[0]["run_id"].as_i64(), Some(run_id));
+    assert_eq!(runs[0]["citation_count"].as_u64(), Some(3));
+
+    let (code, out, _) = run(bin().args(["citations", &run_id.to_string(), "--config", &cfg]));
+    assert_eq!(code, 0);
+    assert!(out.contains("https://crates.io/crates/io-harness"), "{out}");
+    assert!(
+        out.contains("https://docs.rs/io-harness/latest/io_harness/"),
+        "{out}"
+    );
+    assert!(
+        out.contains("anthropic web_search failed (max_uses_exceeded)"),
+        "{out}"
+    );
+
+    let (code, _, err) = run(bin().args(["citations", "999", "--config", &cfg]));
+    assert_eq!(code, 2);
+    assert!(err.contains("there is no run 999"), "{err}");
+    // The store never holds the key.
+    let db = std::fs::read(dir.path().join("runs.db")).unwrap();
+    assert!(!db.windows(14).any(|w| w == b"sk-test-SECRET"));
+}
+
+#[test]
+fn run_without_a_key_is_a_config_error_naming_the_variable() {
+    let (code, _, err) = run(bin().args(["run", "--config", &example(), "--goal", "g"]));
+    assert_eq!(code, 2);
+    assert!(err.starts_with("ANTHROPIC_API_KEY is not set"), "{err}");
+}
