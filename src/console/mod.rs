@@ -1,12 +1,128 @@
-//! The operator console (being written).
+//! The operator console: state → update → view. `app` holds the state and the pure
+//! `update`; `view` draws it; `effects` performs what `update` asks for off the UI
+//! task; this module owns the terminal and the loop that joins them. The loop
+//! redraws only when a message changed something.
+
+pub mod app;
+pub mod effects;
+pub mod form;
+pub mod keys;
+pub mod runview;
+pub mod setup;
+pub mod terminal;
+pub mod theme;
+pub mod view;
+
 use std::path::PathBuf;
-/// Open the console.
-pub async fn open(
-    _config: Option<PathBuf>,
-    _store: Option<PathBuf>,
-    _demo: bool,
-) -> crate::Result<()> {
-    Err(crate::Error::config(
-        "the console is not built yet in this commit; use the subcommands (io-harness --help)",
-    ))
+use std::time::Duration;
+
+use crossterm::event::{Event as TermEvent, EventStream, KeyEventKind, MouseEventKind};
+use futures_util::StreamExt;
+use tokio::sync::mpsc;
+
+use self::app::{Msg, State, update};
+use self::effects::Executor;
+use crate::approve::ChannelApprover;
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::store::Store;
+
+/// Open the console: `config` and `store` as on the command line; `demo` forces
+/// the built-in stub vendor.
+pub async fn open(config: Option<PathBuf>, store: Option<PathBuf>, demo: bool) -> Result<()> {
+    let loaded = Config::discover(config.as_deref())?;
+    let store_path = store.unwrap_or_else(|| loaded.config.store_path(loaded.path.as_deref()));
+    let store = Store::open(&store_path)?;
+    log_to_file(&store_path);
+    let connection = setup::connect(&loaded, demo).await?;
+    let state = setup::initial_state(&loaded, &connection, connection.stub.is_some())?;
+    let (tx, rx) = mpsc::unbounded_channel();
+    let (approver, approvals) = ChannelApprover::new();
+    let executor = Executor::new(
+        store,
+        setup::config_target(&loaded),
+        connection.endpoints.clone(),
+        connection.stub.is_some(),
+        state.form.max_tokens.clone(),
+        loaded.config.price_table(),
+        tx,
+        approver,
+    );
+    let mut guard = terminal::enter()
+        .map_err(|e| Error::config(format!("cannot take over the terminal: {e}")))?;
+    let result = run_loop(&mut guard, state, executor, rx, approvals).await;
+    drop(guard);
+    if let Some(stub) = connection.stub {
+        stub.shutdown();
+    }
+    result
+}
+
+async fn run_loop(
+    guard: &mut terminal::Guard,
+    mut state: State,
+    mut executor: Executor,
+    mut rx: mpsc::UnboundedReceiver<Msg>,
+    mut approvals: mpsc::Receiver<crate::approve::PendingApproval>,
+) -> Result<()> {
+    let mut input = EventStream::new();
+    let mut tick = tokio::time::interval(Duration::from_millis(150));
+    let mut queued = vec![Msg::Resize];
+    loop {
+        for msg in queued.drain(..) {
+            for effect in update(&mut state, msg) {
+                if !executor.perform(effect) {
+                    executor.finish().await;
+                    return Ok(());
+                }
+            }
+        }
+        if state.dirty {
+            guard
+                .terminal
+                .draw(|frame| view::draw(frame, &state))
+                .map_err(|e| Error::config(format!("cannot draw: {e}")))?;
+            state.dirty = false;
+        }
+        let msg = tokio::select! {
+            event = input.next() => match event {
+                Some(Ok(TermEvent::Key(key))) if key.kind != KeyEventKind::Release => Msg::Key(key),
+                Some(Ok(TermEvent::Mouse(m))) => match m.kind {
+                    MouseEventKind::ScrollUp => Msg::Scroll(true),
+                    MouseEventKind::ScrollDown => Msg::Scroll(false),
+                    _ => continue,
+                },
+                Some(Ok(TermEvent::Resize(..))) => Msg::Resize,
+                Some(Ok(_)) => continue,
+                Some(Err(e)) => return Err(Error::config(format!("cannot read the terminal: {e}"))),
+                None => return Ok(()),
+            },
+            Some(msg) = rx.recv() => msg,
+            Some(pending) = approvals.recv() => {
+                executor.pending = Some(pending.answer);
+                Msg::Approval(pending.request)
+            }
+            _ = tick.tick() => Msg::Tick(executor.run_elapsed_ms()),
+        };
+        queued.push(msg);
+    }
+}
+
+/// Diagnostics go to a file beside the store, never onto the screen.
+fn log_to_file(store_path: &std::path::Path) {
+    let path = store_path.with_extension("log");
+    let Ok(file) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+    else {
+        return;
+    };
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()),
+        )
+        .with_ansi(false)
+        .with_writer(std::sync::Mutex::new(file))
+        .try_init();
 }

@@ -1,0 +1,244 @@
+//! Performs the effects `update` returns, off the UI task: a run is a spawned task
+//! over the library's `run_with_options`; store reads are `spawn_blocking`; each
+//! result comes back to the loop as a `Msg`. Nothing here decides what to show.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use base64::Engine;
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use super::app::{Effect, Msg};
+use super::runview::PastRun;
+use crate::approve::ChannelApprover;
+use crate::core::contract::TaskContract;
+use crate::core::event::{Event, RunId};
+use crate::core::policy::Policy;
+use crate::core::price::PriceTable;
+use crate::core::vendor::{Endpoint, Vendor};
+use crate::provider::{ApiKey, HttpProvider};
+use crate::run::{Observer, RunOptions, run_with_options};
+use crate::store::{CitationQuery, Store};
+
+/// Where runs go and how they are reached.
+pub struct Executor {
+    /// The store every run records into.
+    pub store: Store,
+    /// Where `Ctrl-S` writes `[web]`.
+    pub config_path: PathBuf,
+    /// Each vendor's endpoint (the stub's in demo mode).
+    pub endpoints: BTreeMap<Vendor, Endpoint>,
+    /// Talking to the built-in stub: no key is read.
+    pub demo: bool,
+    /// Output cap per vendor.
+    pub max_tokens: BTreeMap<Vendor, u32>,
+    /// Prices for live costs.
+    pub prices: PriceTable,
+    /// The policy local tools run under.
+    pub policy: Policy,
+    /// Messages back to the loop.
+    pub tx: mpsc::UnboundedSender<Msg>,
+    /// The approver runs ask; its questions reach the loop.
+    pub approver: ChannelApprover,
+    /// The answer slot of the question on screen.
+    pub pending: Option<oneshot::Sender<bool>>,
+    cancel: Option<CancellationToken>,
+    task: Option<JoinHandle<()>>,
+    started: Option<Instant>,
+}
+
+struct Forward(mpsc::UnboundedSender<Msg>);
+
+impl Observer for Forward {
+    fn event(&self, event: &Event) {
+        let _ = self.0.send(Msg::Run(Box::new(event.clone())));
+    }
+}
+
+impl Executor {
+    /// An executor with nothing running.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        store: Store,
+        config_path: PathBuf,
+        endpoints: BTreeMap<Vendor, Endpoint>,
+        demo: bool,
+        max_tokens: BTreeMap<Vendor, u32>,
+        prices: PriceTable,
+        tx: mpsc::UnboundedSender<Msg>,
+        approver: ChannelApprover,
+    ) -> Executor {
+        Executor {
+            store,
+            config_path,
+            endpoints,
+            demo,
+            max_tokens,
+            prices,
+            policy: Policy::workspace_default(),
+            tx,
+            approver,
+            pending: None,
+            cancel: None,
+            task: None,
+            started: None,
+        }
+    }
+
+    /// Milliseconds since the current run started, while one runs.
+    pub fn run_elapsed_ms(&self) -> Option<u64> {
+        let running = self.task.as_ref().is_some_and(|t| !t.is_finished());
+        self.started
+            .filter(|_| running)
+            .map(|s| s.elapsed().as_millis() as u64)
+    }
+
+    /// Perform one effect; `false` means quit.
+    pub fn perform(&mut self, effect: Effect) -> bool {
+        match effect {
+            Effect::Quit => return false,
+            Effect::StartRun {
+                contract,
+                vendor,
+                model,
+            } => self.start(*contract, vendor, model),
+            Effect::CancelRun => {
+                if let Some(c) = &self.cancel {
+                    c.cancel();
+                }
+                // A question left unanswered is a "no".
+                self.pending = None;
+            }
+            Effect::Answer(yes) => {
+                if let Some(p) = self.pending.take() {
+                    let _ = p.send(yes);
+                }
+            }
+            Effect::LoadRuns => self.read(|s| s.runs(Some(500)).map(Msg::Runs)),
+            Effect::LoadRunSources(id) => self.read(move |s| {
+                let mut citations = s.citations(id)?;
+                // A spawned child's sources belong to its parent's run too.
+                for child in s.children(id)? {
+                    citations.extend(s.citations(child.run_id)?);
+                }
+                Ok(Msg::RunSources(citations, s.server_tool_calls(id)?))
+            }),
+            Effect::Search(text) => self.read(move |s| {
+                let q = CitationQuery {
+                    domain: None,
+                    text: Some(text).filter(|t| !t.trim().is_empty()),
+                    limit: Some(1000),
+                };
+                s.search_citations(&q).map(Msg::Found)
+            }),
+            Effect::OpenRun(id) => self.read(move |s| past_run(s, id)),
+            Effect::SaveWeb(web) => {
+                let msg = match crate::config::write_web(&self.config_path, &web) {
+                    Ok(()) => Msg::Notice(
+                        format!("wrote [web] to {}", self.config_path.display()),
+                        false,
+                    ),
+                    Err(e) => Msg::Notice(e.to_string(), true),
+                };
+                let _ = self.tx.send(msg);
+            }
+            Effect::Copy(url) => {
+                let code = base64::engine::general_purpose::STANDARD.encode(url.as_bytes());
+                let mut out = std::io::stdout();
+                let ok = write!(out, "\x1b]52;c;{code}\x07").and_then(|()| out.flush());
+                let _ = self.tx.send(match ok {
+                    Ok(()) => Msg::Notice(format!("copied {url} (OSC 52)"), false),
+                    Err(e) => Msg::Notice(format!("cannot copy: {e}"), true),
+                });
+            }
+            Effect::Open(url) => {
+                let _ = self.tx.send(match open::that_detached(&url) {
+                    Ok(()) => Msg::Notice(format!("opened {url}"), false),
+                    Err(e) => Msg::Notice(format!("cannot open {url}: {e}"), true),
+                });
+            }
+        }
+        true
+    }
+
+    fn start(&mut self, contract: TaskContract, vendor: Vendor, model: String) {
+        let endpoint = self
+            .endpoints
+            .get(&vendor)
+            .cloned()
+            .unwrap_or_else(|| Endpoint::public(vendor));
+        let max_tokens = self.max_tokens.get(&vendor).copied().unwrap_or(4096);
+        let provider = if self.demo {
+            // The stub checks no key; this one is not a secret.
+            HttpProvider::new(endpoint, model, max_tokens).with_api_key(ApiKey::new("demo"))
+        } else {
+            match HttpProvider::from_env(endpoint, model, max_tokens) {
+                Ok(p) => p,
+                Err(e) => {
+                    let _ = self.tx.send(Msg::RunFailed(e.to_string()));
+                    return;
+                }
+            }
+        };
+        let cancel = CancellationToken::new();
+        let options = RunOptions {
+            observer: Arc::new(Forward(self.tx.clone())),
+            prices: self.prices.clone(),
+            cancel: cancel.clone(),
+            ..RunOptions::default()
+        };
+        let (store, policy, approver, tx) = (
+            self.store.clone(),
+            self.policy.clone(),
+            self.approver.clone(),
+            self.tx.clone(),
+        );
+        self.cancel = Some(cancel);
+        self.started = Some(Instant::now());
+        self.task = Some(tokio::spawn(async move {
+            let result =
+                run_with_options(&contract, &provider, &store, &policy, &approver, options).await;
+            if let Err(e) = result {
+                let _ = tx.send(Msg::RunFailed(e.to_string()));
+            }
+        }));
+    }
+
+    fn read<F>(&self, f: F)
+    where
+        F: FnOnce(&Store) -> crate::Result<Msg> + Send + 'static,
+    {
+        let (store, tx) = (self.store.clone(), self.tx.clone());
+        tokio::task::spawn_blocking(move || {
+            let msg = f(&store).unwrap_or_else(|e| Msg::Notice(e.to_string(), true));
+            let _ = tx.send(msg);
+        });
+    }
+
+    /// Cancel a run in progress and wait (briefly) for it to record its outcome.
+    pub async fn finish(&mut self) {
+        if let Some(c) = &self.cancel {
+            c.cancel();
+        }
+        self.pending = None;
+        if let Some(task) = self.task.take() {
+            let _ = tokio::time::timeout(std::time::Duration::from_secs(5), task).await;
+        }
+    }
+}
+
+/// Everything the Run panes show about a past run.
+pub fn past_run(store: &Store, id: RunId) -> crate::Result<Msg> {
+    Ok(Msg::Past(Box::new(PastRun {
+        run: store.run(id)?,
+        steps: store.steps(id)?,
+        calls: store.provider_calls(id)?,
+        server: store.server_tool_calls(id)?,
+        citations: store.citations(id)?.len(),
+    })))
+}

@@ -1,0 +1,316 @@
+//! The Declare form: the goal, provider and model, the web declaration, workspace
+//! and verification, and the preview of each vendor's request computed from it by
+//! the same encoder the transport uses.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use ratatui_textarea::TextArea;
+
+use crate::core::contract::{Budget, TaskContract, Verification};
+use crate::core::tools::local_tool_specs;
+use crate::core::turn::Turn;
+use crate::core::vendor::{self, Endpoint, Vendor};
+use crate::core::web::WebAccess;
+
+/// The form's fields, in focus order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Field {
+    /// The goal text area.
+    Goal,
+    /// anthropic / openai / openrouter.
+    Provider,
+    /// The model for the chosen provider.
+    Model,
+    /// Search on/off.
+    Search,
+    /// Fetch on/off.
+    Fetch,
+    /// The vendor cap.
+    MaxUses,
+    /// Allowed hosts, comma separated.
+    Allowed,
+    /// Blocked hosts, comma separated.
+    Blocked,
+    /// Workspace directory.
+    Workspace,
+    /// Verification file.
+    VerifyFile,
+    /// Verification text.
+    VerifyContains,
+}
+
+/// Every field, in order.
+pub const FIELDS: [Field; 11] = [
+    Field::Goal,
+    Field::Provider,
+    Field::Model,
+    Field::Search,
+    Field::Fetch,
+    Field::MaxUses,
+    Field::Allowed,
+    Field::Blocked,
+    Field::Workspace,
+    Field::VerifyFile,
+    Field::VerifyContains,
+];
+
+impl Field {
+    /// Its label.
+    pub fn label(self) -> &'static str {
+        match self {
+            Field::Goal => "goal",
+            Field::Provider => "provider",
+            Field::Model => "model",
+            Field::Search => "search",
+            Field::Fetch => "fetch",
+            Field::MaxUses => "max uses",
+            Field::Allowed => "allowed domains",
+            Field::Blocked => "blocked domains",
+            Field::Workspace => "workspace",
+            Field::VerifyFile => "verify file",
+            Field::VerifyContains => "verify contains",
+        }
+    }
+}
+
+/// The form's values.
+#[derive(Debug, Clone)]
+pub struct Form {
+    /// The goal editor.
+    pub goal: TextArea<'static>,
+    /// The chosen vendor.
+    pub vendor: Vendor,
+    /// Where each vendor is reached (the stub's address in demo mode).
+    pub endpoints: BTreeMap<Vendor, Endpoint>,
+    /// The model per vendor.
+    pub models: BTreeMap<Vendor, String>,
+    /// Output cap per vendor.
+    pub max_tokens: BTreeMap<Vendor, u32>,
+    /// Search on.
+    pub search: bool,
+    /// Fetch on.
+    pub fetch: bool,
+    /// Cap.
+    pub max_uses: Option<u32>,
+    /// Allowed hosts.
+    pub allowed: Vec<String>,
+    /// Blocked hosts.
+    pub blocked: Vec<String>,
+    /// Workspace.
+    pub workspace: String,
+    /// Verification file (empty: none).
+    pub verify_file: String,
+    /// Verification text.
+    pub verify_contains: String,
+    /// Step, time and token limits from io.toml.
+    pub budget: Budget,
+    /// Focused field.
+    pub focus: Field,
+    /// A line being edited: its text and the value before editing began.
+    pub editing: Option<(String, String)>,
+    /// Why the last edit was not taken.
+    pub error: Option<String>,
+}
+
+/// One vendor's preview.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VendorPreview {
+    /// Which vendor.
+    pub vendor: Vendor,
+    /// The request as lines (method and URL, redacted headers, blank, pretty body), or the refusal.
+    pub request: Result<Vec<String>, String>,
+    /// Caution lines.
+    pub cautions: Vec<String>,
+}
+
+impl Form {
+    /// A form seeded from a contract.
+    pub fn new(
+        contract: &TaskContract,
+        vendor: Vendor,
+        endpoints: BTreeMap<Vendor, Endpoint>,
+        models: BTreeMap<Vendor, String>,
+        max_tokens: BTreeMap<Vendor, u32>,
+    ) -> Form {
+        let web = contract.web.clone().unwrap_or_default();
+        let (verify_file, verify_contains) = match &contract.verification {
+            Verification::WorkspaceFileContains { file, needle } => {
+                (file.display().to_string(), needle.clone())
+            }
+            Verification::None => (String::new(), String::new()),
+        };
+        let mut goal = TextArea::from(
+            contract
+                .goal
+                .lines()
+                .map(str::to_string)
+                .collect::<Vec<_>>(),
+        );
+        goal.set_placeholder_text("what should the run achieve?");
+        Form {
+            goal,
+            vendor,
+            endpoints,
+            models,
+            max_tokens,
+            search: web.search,
+            fetch: web.fetch,
+            max_uses: web.max_uses,
+            allowed: web.allowed_domains,
+            blocked: web.blocked_domains,
+            workspace: contract.workspace.display().to_string(),
+            verify_file,
+            verify_contains,
+            budget: contract.budget,
+            focus: Field::Goal,
+            editing: None,
+            error: None,
+        }
+    }
+
+    /// The declaration as the form states it.
+    pub fn web(&self) -> WebAccess {
+        WebAccess {
+            search: self.search,
+            fetch: self.fetch,
+            max_uses: self.max_uses,
+            allowed_domains: self.allowed.clone(),
+            blocked_domains: self.blocked.clone(),
+        }
+    }
+
+    /// The goal text.
+    pub fn goal_text(&self) -> String {
+        self.goal.lines().join("\n")
+    }
+
+    /// The model of the chosen vendor.
+    pub fn model(&self) -> String {
+        self.models
+            .get(&self.vendor)
+            .cloned()
+            .unwrap_or_else(|| self.vendor.default_model().to_string())
+    }
+
+    /// The contract a run of this form would carry.
+    pub fn contract(&self) -> TaskContract {
+        let verification = if self.verify_file.trim().is_empty() {
+            Verification::None
+        } else {
+            Verification::WorkspaceFileContains {
+                file: PathBuf::from(self.verify_file.trim()),
+                needle: self.verify_contains.clone(),
+            }
+        };
+        let workspace = if self.workspace.trim().is_empty() {
+            "."
+        } else {
+            self.workspace.trim()
+        };
+        TaskContract::workspace(self.goal_text(), workspace, verification)
+            .with_web(self.web())
+            .with_budget(self.budget)
+    }
+
+    /// The text shown for a field.
+    pub fn value(&self, field: Field) -> String {
+        match field {
+            Field::Goal => self.goal_text(),
+            Field::Provider => self.vendor.as_str().to_string(),
+            Field::Model => self.model(),
+            Field::Search => on_off(self.search),
+            Field::Fetch => on_off(self.fetch),
+            Field::MaxUses => self.max_uses.map_or_else(String::new, |n| n.to_string()),
+            Field::Allowed => self.allowed.join(", "),
+            Field::Blocked => self.blocked.join(", "),
+            Field::Workspace => self.workspace.clone(),
+            Field::VerifyFile => self.verify_file.clone(),
+            Field::VerifyContains => self.verify_contains.clone(),
+        }
+    }
+
+    /// Take a line of text into a field; an error says what is wrong with it.
+    pub fn set(&mut self, field: Field, text: &str) -> Result<(), String> {
+        let list = |t: &str| {
+            t.split([',', ' '])
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        };
+        match field {
+            Field::Model => {
+                self.models.insert(self.vendor, text.trim().to_string());
+            }
+            Field::MaxUses => {
+                self.max_uses = match text.trim() {
+                    "" => None,
+                    n => Some(
+                        n.parse()
+                            .map_err(|_| format!("max uses must be a whole number, not {n:?}"))?,
+                    ),
+                }
+            }
+            Field::Allowed => self.allowed = list(text),
+            Field::Blocked => self.blocked = list(text),
+            Field::Workspace => self.workspace = text.to_string(),
+            Field::VerifyFile => self.verify_file = text.to_string(),
+            Field::VerifyContains => self.verify_contains = text.to_string(),
+            Field::Goal | Field::Provider | Field::Search | Field::Fetch => {}
+        }
+        Ok(())
+    }
+
+    /// Each vendor's exact request for this form (no observations yet, the local
+    /// tools offered), or its refusal: what `io-harness preview` prints.
+    pub fn previews(&self) -> Vec<VendorPreview> {
+        let web = self.web();
+        Vendor::ALL
+            .iter()
+            .map(|&v| {
+                let endpoint = self
+                    .endpoints
+                    .get(&v)
+                    .cloned()
+                    .unwrap_or_else(|| Endpoint::public(v));
+                let turn = Turn {
+                    model: self
+                        .models
+                        .get(&v)
+                        .cloned()
+                        .unwrap_or_else(|| v.default_model().to_string()),
+                    max_tokens: self.max_tokens.get(&v).copied().unwrap_or(4096),
+                    goal: self.goal_text(),
+                    observations: Vec::new(),
+                    tools: local_tool_specs(),
+                    web: Some(web.clone()),
+                };
+                let request = vendor::encode(&endpoint, &turn).map(|r| {
+                    let mut lines = vec![format!("{} {}", r.method, r.url)];
+                    lines.extend(
+                        r.headers
+                            .iter()
+                            .map(|(n, h)| format!("{n}: {}", h.redacted())),
+                    );
+                    lines.push(String::new());
+                    let pretty = serde_json::from_slice::<serde_json::Value>(&r.body)
+                        .ok()
+                        .and_then(|v| serde_json::to_string_pretty(&v).ok())
+                        .unwrap_or_else(|| String::from_utf8_lossy(&r.body).into_owned());
+                    lines.extend(pretty.lines().map(str::to_string));
+                    lines
+                });
+                VendorPreview {
+                    vendor: v,
+                    request: request.map_err(|e| e.to_string()),
+                    cautions: vendor::cautions(v, Some(&web)),
+                }
+            })
+            .collect()
+    }
+}
+
+fn on_off(b: bool) -> String {
+    (if b { "on" } else { "off" }).to_string()
+}

@@ -1,0 +1,418 @@
+//! Key bindings as data: `{ action, key, desc, scope }`. The handlers look keys up
+//! in this table and the help overlay is drawn from it, so the hints cannot lie.
+//! `[console.keys]` in io.toml overrides a binding by action name.
+
+use std::collections::BTreeMap;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use crate::error::{Error, Result};
+
+/// What a key does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Action {
+    /// Toggle the help overlay.
+    Help,
+    /// Show Declare and Preview.
+    ShowDeclare,
+    /// Show the Run panes.
+    ShowRun,
+    /// Show Sources.
+    ShowSources,
+    /// Start a run of the declaration.
+    StartRun,
+    /// Quit.
+    Quit,
+    /// Write `[web]` back to io.toml.
+    Save,
+    /// One vendor or all three side by side.
+    SideBySide,
+    /// Next theme.
+    CycleTheme,
+    /// Cancel the run, close a dialog, stop editing.
+    Cancel,
+    /// Next form field.
+    NextField,
+    /// Previous form field.
+    PrevField,
+    /// Toggle or edit the focused field.
+    Activate,
+    /// Scroll or move up.
+    Up,
+    /// Scroll or move down.
+    Down,
+    /// Scroll the preview up a page.
+    PageUp,
+    /// Scroll the preview down a page.
+    PageDown,
+    /// Sources: by step / by domain.
+    GroupBy,
+    /// Sources: type to filter.
+    Filter,
+    /// Sources: copy the URL.
+    Copy,
+    /// Sources: open the URL in the browser.
+    OpenUrl,
+    /// Sources: open a past run in the Run panes.
+    OpenRun,
+    /// Sources: reload from the store.
+    Refresh,
+    /// Approve the pending request.
+    Approve,
+    /// Deny the pending request.
+    Deny,
+    /// Next citation / run panel.
+    SwitchPane,
+}
+
+/// Where a binding applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// Everywhere.
+    Global,
+    /// The Declare form.
+    Declare,
+    /// The Run panes.
+    Run,
+    /// Sources.
+    Sources,
+    /// The approval dialog.
+    Approval,
+}
+
+/// One binding.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Binding {
+    /// What it does.
+    pub action: Action,
+    /// Its name in `[console.keys]`.
+    pub name: &'static str,
+    /// The key, as written (`ctrl-r`).
+    pub key: String,
+    /// For the help overlay.
+    pub desc: &'static str,
+    /// Where it applies.
+    pub scope: Scope,
+}
+
+const DEFAULTS: [(Action, &str, &str, &str, Scope); 26] = [
+    (
+        Action::Help,
+        "help",
+        "f1",
+        "help: every binding",
+        Scope::Global,
+    ),
+    (
+        Action::ShowDeclare,
+        "declare",
+        "f2",
+        "Declare and Preview",
+        Scope::Global,
+    ),
+    (
+        Action::ShowRun,
+        "run_screen",
+        "f3",
+        "Run panes",
+        Scope::Global,
+    ),
+    (
+        Action::ShowSources,
+        "sources",
+        "f4",
+        "Sources",
+        Scope::Global,
+    ),
+    (
+        Action::StartRun,
+        "run",
+        "ctrl-r",
+        "run the declaration",
+        Scope::Global,
+    ),
+    (Action::Quit, "quit", "ctrl-q", "quit", Scope::Global),
+    (
+        Action::Save,
+        "save",
+        "ctrl-s",
+        "write [web] to io.toml",
+        Scope::Global,
+    ),
+    (
+        Action::CycleTheme,
+        "theme",
+        "ctrl-t",
+        "next theme",
+        Scope::Global,
+    ),
+    (
+        Action::Cancel,
+        "cancel",
+        "esc",
+        "cancel run / close / stop editing",
+        Scope::Global,
+    ),
+    (
+        Action::SideBySide,
+        "side_by_side",
+        "ctrl-v",
+        "one vendor / all three side by side",
+        Scope::Declare,
+    ),
+    (
+        Action::NextField,
+        "next_field",
+        "tab",
+        "next field",
+        Scope::Declare,
+    ),
+    (
+        Action::PrevField,
+        "prev_field",
+        "backtab",
+        "previous field",
+        Scope::Declare,
+    ),
+    (
+        Action::Activate,
+        "activate",
+        "enter",
+        "toggle or edit the field",
+        Scope::Declare,
+    ),
+    (
+        Action::PageUp,
+        "page_up",
+        "pageup",
+        "scroll preview up",
+        Scope::Declare,
+    ),
+    (
+        Action::PageDown,
+        "page_down",
+        "pagedown",
+        "scroll preview down",
+        Scope::Declare,
+    ),
+    (Action::Up, "up", "up", "move / scroll up", Scope::Global),
+    (
+        Action::Down,
+        "down",
+        "down",
+        "move / scroll down",
+        Scope::Global,
+    ),
+    (
+        Action::SwitchPane,
+        "switch_pane",
+        "tab",
+        "next pane",
+        Scope::Sources,
+    ),
+    (
+        Action::GroupBy,
+        "group_by",
+        "g",
+        "group by step / by domain",
+        Scope::Sources,
+    ),
+    (
+        Action::Filter,
+        "filter",
+        "/",
+        "filter as you type",
+        Scope::Sources,
+    ),
+    (
+        Action::Copy,
+        "copy",
+        "c",
+        "copy URL (OSC 52)",
+        Scope::Sources,
+    ),
+    (
+        Action::OpenUrl,
+        "open_url",
+        "o",
+        "open URL in the browser",
+        Scope::Sources,
+    ),
+    (
+        Action::OpenRun,
+        "open_run",
+        "enter",
+        "open run in the Run panes / citation detail",
+        Scope::Sources,
+    ),
+    (
+        Action::Refresh,
+        "refresh",
+        "r",
+        "reload from the store",
+        Scope::Sources,
+    ),
+    (Action::Approve, "approve", "y", "approve", Scope::Approval),
+    (Action::Deny, "deny", "n", "deny", Scope::Approval),
+];
+
+/// The table in force.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Keymap {
+    /// Every binding.
+    pub bindings: Vec<Binding>,
+}
+
+impl Keymap {
+    /// The defaults with `[console.keys]` applied; an unknown action or key is an
+    /// error naming it.
+    pub fn new(overrides: &BTreeMap<String, String>) -> Result<Keymap> {
+        let mut bindings: Vec<Binding> = DEFAULTS
+            .iter()
+            .map(|(action, name, key, desc, scope)| Binding {
+                action: *action,
+                name,
+                key: key.to_string(),
+                desc,
+                scope: *scope,
+            })
+            .collect();
+        for (name, key) in overrides {
+            parse_key(key).ok_or_else(|| Error::config(format!("[console.keys] {name} = \"{key}\": cannot read the key; write e.g. \"ctrl-r\", \"f5\", \"alt-p\", \"enter\" or a single character")))?;
+            let b = bindings
+                .iter_mut()
+                .find(|b| b.name == name)
+                .ok_or_else(|| {
+                    Error::config(format!(
+                        "[console.keys] has unknown action `{name}`; the actions are: {}",
+                        DEFAULTS.iter().map(|d| d.1).collect::<Vec<_>>().join(", ")
+                    ))
+                })?;
+            b.key = key.to_ascii_lowercase();
+        }
+        Ok(Keymap { bindings })
+    }
+
+    /// The action a key means in a scope (its own bindings first, then global).
+    pub fn lookup(&self, scope: Scope, key: &KeyEvent) -> Option<Action> {
+        let hit = |s: Scope| {
+            self.bindings
+                .iter()
+                .find(|b| b.scope == s && parse_key(&b.key).is_some_and(|k| same(&k, key)))
+                .map(|b| b.action)
+        };
+        hit(scope).or_else(|| hit(Scope::Global))
+    }
+
+    /// The key written for an action, for hints.
+    pub fn key_for(&self, action: Action) -> String {
+        self.bindings
+            .iter()
+            .find(|b| b.action == action)
+            .map(|b| b.key.clone())
+            .unwrap_or_default()
+    }
+}
+
+impl Default for Keymap {
+    fn default() -> Self {
+        Keymap::new(&BTreeMap::new()).unwrap_or(Keymap {
+            bindings: Vec::new(),
+        })
+    }
+}
+
+fn same(a: &KeyEvent, b: &KeyEvent) -> bool {
+    let mods = |k: &KeyEvent| k.modifiers & (KeyModifiers::CONTROL | KeyModifiers::ALT);
+    let code = |k: &KeyEvent| match k.code {
+        KeyCode::Char(c) => KeyCode::Char(c.to_ascii_lowercase()),
+        KeyCode::BackTab => KeyCode::BackTab,
+        other => other,
+    };
+    code(a) == code(b) && mods(a) == mods(b)
+}
+
+/// Read `ctrl-r`, `alt-p`, `f5`, `esc`, `enter`, `tab`, `backtab`, `up`, `/`, `g`.
+pub fn parse_key(text: &str) -> Option<KeyEvent> {
+    let lower = text.trim().to_ascii_lowercase();
+    let mut mods = KeyModifiers::NONE;
+    let mut rest = lower.as_str();
+    loop {
+        if let Some(r) = rest.strip_prefix("ctrl-") {
+            mods |= KeyModifiers::CONTROL;
+            rest = r;
+        } else if let Some(r) = rest.strip_prefix("alt-") {
+            mods |= KeyModifiers::ALT;
+            rest = r;
+        } else {
+            break;
+        }
+    }
+    let code = match rest {
+        "esc" => KeyCode::Esc,
+        "enter" => KeyCode::Enter,
+        "tab" => KeyCode::Tab,
+        "backtab" => KeyCode::BackTab,
+        "up" => KeyCode::Up,
+        "down" => KeyCode::Down,
+        "left" => KeyCode::Left,
+        "right" => KeyCode::Right,
+        "pageup" => KeyCode::PageUp,
+        "pagedown" => KeyCode::PageDown,
+        "space" => KeyCode::Char(' '),
+        f if f.starts_with('f') && f.len() > 1 => {
+            KeyCode::F(f[1..].parse().ok().filter(|n| (1..=12).contains(n))?)
+        }
+        c if c.chars().count() == 1 => KeyCode::Char(c.chars().next()?),
+        _ => return None,
+    };
+    Some(KeyEvent::new(code, mods))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_overrides_and_errors() {
+        let km = Keymap::default();
+        assert_eq!(
+            km.lookup(
+                Scope::Declare,
+                &KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL)
+            ),
+            Some(Action::StartRun)
+        );
+        assert_eq!(
+            km.lookup(
+                Scope::Sources,
+                &KeyEvent::new(KeyCode::Tab, KeyModifiers::NONE)
+            ),
+            Some(Action::SwitchPane)
+        );
+        let km = Keymap::new(&BTreeMap::from([("run".to_string(), "f5".to_string())])).unwrap();
+        assert_eq!(
+            km.lookup(
+                Scope::Run,
+                &KeyEvent::new(KeyCode::F(5), KeyModifiers::NONE)
+            ),
+            Some(Action::StartRun)
+        );
+        let e = Keymap::new(&BTreeMap::from([("rnu".to_string(), "f5".to_string())]))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with(
+                "[console.keys] has unknown action `rnu`; the actions are: help, declare"
+            ),
+            "{e}"
+        );
+        let e = Keymap::new(&BTreeMap::from([(
+            "run".to_string(),
+            "hyper-x".to_string(),
+        )]))
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("cannot read the key"), "{e}");
+    }
+}

@@ -1,0 +1,305 @@
+//! The Run panes' data, folded from events as they arrive (or rebuilt from the
+//! store for a past run). Costs come from the library (`ProviderCalled.cost`, or
+//! `PriceTable::cost` for a past run); nothing here prices anything.
+
+use crate::approve::ApprovalRequest;
+use crate::core::event::{Event, EventKind, RunId};
+use crate::core::price::PriceTable;
+use crate::store::{ProviderCallRow, ServerToolCallRow, StepRow};
+
+/// How a log line reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tone {
+    /// Ordinary.
+    Plain,
+    /// Secondary.
+    Muted,
+    /// Went well.
+    Good,
+    /// Went wrong.
+    Bad,
+}
+
+/// One provider request's accounting.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallLine {
+    /// Step.
+    pub step: u32,
+    /// Input tokens.
+    pub input: u64,
+    /// Output tokens.
+    pub output: u64,
+    /// Provider-executed requests.
+    pub searches: u64,
+    /// Token cost, when priced.
+    pub cost: Option<f64>,
+    /// Search cost, when priced.
+    pub search_cost: Option<f64>,
+    /// Stop reason.
+    pub stop: String,
+}
+
+/// One provider-executed tool call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerLine {
+    /// Step.
+    pub step: u32,
+    /// Tool.
+    pub tool: String,
+    /// Failure code, `None` when it ran.
+    pub error: Option<String>,
+    /// Query or URL.
+    pub input: Option<String>,
+}
+
+/// Everything the Run panes show.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunView {
+    /// The run shown.
+    pub run_id: Option<RunId>,
+    /// Its goal.
+    pub goal: String,
+    /// Provider and model.
+    pub provider: String,
+    /// A run is in progress.
+    pub running: bool,
+    /// A request is in flight.
+    pub in_flight: bool,
+    /// Current step.
+    pub step: u32,
+    /// Milliseconds since it started.
+    pub elapsed_ms: u64,
+    /// Steps and observations, in order.
+    pub log: Vec<(u32, String, Tone)>,
+    /// Provider-executed calls.
+    pub server: Vec<ServerLine>,
+    /// Per-request accounting.
+    pub calls: Vec<CallLine>,
+    /// Citations recorded.
+    pub citations: usize,
+    /// How it ended.
+    pub outcome: Option<String>,
+    /// A pending approval question.
+    pub approval: Option<ApprovalRequest>,
+    /// Opened from the store, not live.
+    pub past: bool,
+}
+
+impl RunView {
+    /// Token plus search cost over every call that was priced; `None` when nothing was.
+    pub fn total_cost(&self) -> Option<f64> {
+        let parts: Vec<f64> = self
+            .calls
+            .iter()
+            .flat_map(|c| [c.cost, c.search_cost])
+            .flatten()
+            .collect();
+        (!parts.is_empty()).then(|| parts.iter().sum())
+    }
+
+    /// Tokens over every call.
+    pub fn total_tokens(&self) -> u64 {
+        self.calls.iter().map(|c| c.input + c.output).sum()
+    }
+
+    /// Provider-executed requests over every call.
+    pub fn total_searches(&self) -> u64 {
+        self.calls.iter().map(|c| c.searches).sum()
+    }
+
+    /// Fold one live event in.
+    pub fn apply(&mut self, event: &Event) {
+        self.run_id = Some(event.run_id);
+        self.elapsed_ms = event.elapsed_ms;
+        self.step = event.step;
+        let step = event.step;
+        match &event.kind {
+            EventKind::RunStarted {
+                goal,
+                provider,
+                model,
+                resumed,
+            } => {
+                self.goal = goal.clone();
+                self.provider = format!("{provider} · {model}");
+                self.running = true;
+                self.log.push((
+                    0,
+                    format!(
+                        "{} run {}",
+                        if *resumed { "resumed" } else { "started" },
+                        event.run_id
+                    ),
+                    Tone::Muted,
+                ));
+            }
+            EventKind::StepStarted { observations } => self.log.push((
+                step,
+                format!("step {step}: request with {observations} observations"),
+                Tone::Muted,
+            )),
+            EventKind::RequestSent { .. } => self.in_flight = true,
+            EventKind::Retrying {
+                attempt,
+                status,
+                wait_ms,
+                ..
+            } => {
+                self.log.push((
+                    step,
+                    format!(
+                        "attempt {attempt} failed{}; retrying in {wait_ms} ms",
+                        status.map(|s| format!(" (HTTP {s})")).unwrap_or_default()
+                    ),
+                    Tone::Bad,
+                ));
+            }
+            EventKind::ProviderCalled {
+                usage,
+                stop_reason,
+                cost,
+                ..
+            } => {
+                self.in_flight = false;
+                let u = usage.unwrap_or_default();
+                self.calls.push(CallLine {
+                    step,
+                    input: u.input_tokens,
+                    output: u.output_tokens,
+                    searches: u.server_tool_requests,
+                    cost: cost.tokens_usd,
+                    search_cost: cost.search_usd,
+                    stop: stop_reason.clone(),
+                });
+            }
+            EventKind::ServerToolUsed {
+                tool, error, input, ..
+            } => {
+                self.server.push(ServerLine {
+                    step,
+                    tool: tool.clone(),
+                    error: error.clone(),
+                    input: input.clone(),
+                });
+            }
+            EventKind::CitationRecorded { .. } => self.citations += 1,
+            EventKind::ToolCalled {
+                name,
+                input,
+                ok,
+                output,
+            } => {
+                self.log.push((
+                    step,
+                    format!("{name} {input} → {output}"),
+                    if *ok { Tone::Good } else { Tone::Bad },
+                ));
+            }
+            EventKind::ApprovalAsked { .. } | EventKind::ApprovalAnswered { .. } => {}
+            EventKind::Observation { text } => self.log.push((step, text.clone(), Tone::Plain)),
+            EventKind::Finished { outcome } => {
+                self.running = false;
+                self.in_flight = false;
+                self.approval = None;
+                self.outcome = Some(match outcome {
+                    crate::core::event::RunOutcome::Failed { reason } => {
+                        format!("failed: {reason}")
+                    }
+                    crate::core::event::RunOutcome::BudgetExhausted { budget } => {
+                        format!("budget exhausted: {budget:?}").to_lowercase()
+                    }
+                    crate::core::event::RunOutcome::Error { message } => {
+                        format!("error: {message}")
+                    }
+                    other => other.label().to_string(),
+                });
+                self.log.push((
+                    step,
+                    format!("finished: {}", self.outcome.clone().unwrap_or_default()),
+                    if outcome.passed() {
+                        Tone::Good
+                    } else {
+                        Tone::Bad
+                    },
+                ));
+            }
+        }
+    }
+}
+
+/// What the store holds about a past run.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PastRun {
+    /// The run row.
+    pub run: Option<crate::store::RunRow>,
+    /// Its steps.
+    pub steps: Vec<StepRow>,
+    /// Its accounting.
+    pub calls: Vec<ProviderCallRow>,
+    /// Its server-tool calls.
+    pub server: Vec<ServerToolCallRow>,
+    /// Citations recorded.
+    pub citations: usize,
+}
+
+impl PastRun {
+    /// The same panes, from the store.
+    pub fn view(&self, prices: &PriceTable) -> RunView {
+        let mut v = RunView {
+            past: true,
+            citations: self.citations,
+            ..RunView::default()
+        };
+        if let Some(r) = &self.run {
+            v.run_id = Some(r.run_id);
+            v.goal = r.goal.clone();
+            v.provider = format!("{} · {}", r.provider, r.model);
+            v.outcome = Some(match (&r.outcome, &r.outcome_detail) {
+                (Some(o), Some(d)) => format!("{o}: {d}"),
+                (Some(o), None) => o.clone(),
+                (None, _) => "unfinished (killed?)".to_string(),
+            });
+        }
+        for s in &self.steps {
+            v.log.push((
+                s.step,
+                format!("step {}: {}", s.step, s.text.lines().next().unwrap_or("")),
+                Tone::Muted,
+            ));
+            v.log.extend(
+                s.observations
+                    .iter()
+                    .map(|o| (s.step, o.clone(), Tone::Plain)),
+            );
+        }
+        v.server = self
+            .server
+            .iter()
+            .map(|s| ServerLine {
+                step: s.step,
+                tool: s.tool.clone(),
+                error: s.error.clone(),
+                input: s.input.clone(),
+            })
+            .collect();
+        v.calls = self
+            .calls
+            .iter()
+            .map(|c| {
+                let cost = prices.cost(&c.model, c.usage.as_ref());
+                let u = c.usage.unwrap_or_default();
+                CallLine {
+                    step: c.step,
+                    input: u.input_tokens,
+                    output: u.output_tokens,
+                    searches: u.server_tool_requests,
+                    cost: cost.tokens_usd,
+                    search_cost: cost.search_usd,
+                    stop: c.stop_reason.clone(),
+                }
+            })
+            .collect();
+        v.step = v.calls.last().map_or(0, |c| c.step);
+        v
+    }
+}

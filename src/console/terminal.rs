@@ -1,0 +1,50 @@
+//! The real terminal: raw mode, the alternate screen and mouse capture on the way
+//! in; all three undone on every way out — a normal quit, an error (the guard's
+//! `Drop`) and a panic (the hook) — so the shell is never left in raw mode.
+
+use std::io::{Stdout, stdout};
+
+use crossterm::event::{DisableMouseCapture, EnableMouseCapture};
+use crossterm::execute;
+use crossterm::terminal::{
+    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
+};
+use ratatui::Terminal;
+use ratatui::backend::CrosstermBackend;
+
+/// The terminal while the console owns it; dropping it gives the terminal back.
+pub struct Guard {
+    /// The ratatui terminal.
+    pub terminal: Terminal<CrosstermBackend<Stdout>>,
+}
+
+/// Take the terminal over.
+pub fn enter() -> std::io::Result<Guard> {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        restore();
+        previous(info);
+    }));
+    enable_raw_mode()?;
+    // From here on a failure must undo what was done, which the guard does.
+    let mut guard = Guard {
+        terminal: Terminal::new(CrosstermBackend::new(stdout()))?,
+    };
+    execute!(stdout(), EnterAlternateScreen, EnableMouseCapture)?;
+    guard.terminal.hide_cursor()?;
+    guard.terminal.clear()?;
+    Ok(guard)
+}
+
+/// Give the terminal back; safe to call more than once.
+pub fn restore() {
+    let _ = execute!(stdout(), DisableMouseCapture, LeaveAlternateScreen);
+    let _ = disable_raw_mode();
+    let _ = execute!(stdout(), crossterm::cursor::Show);
+}
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        restore();
+    }
+}

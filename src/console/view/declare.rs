@@ -1,0 +1,141 @@
+//! The Declare form beside the Preview: one vendor's exact request (or refusal),
+//! or all three side by side.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Wrap};
+
+use super::block;
+use crate::console::app::State;
+use crate::console::form::{FIELDS, Field, VendorPreview};
+use crate::console::theme::Theme;
+
+pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
+    let wide = area.width >= 70;
+    let [form, preview] = if wide {
+        Layout::horizontal([Constraint::Percentage(42), Constraint::Percentage(58)]).areas(area)
+    } else {
+        Layout::vertical([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(area)
+    };
+    draw_form(frame, form, state);
+    draw_preview(frame, preview, state);
+}
+
+fn draw_form(frame: &mut Frame<'_>, area: Rect, state: &State) {
+    let t = &state.theme.1;
+    let f = &state.form;
+    let outer = block(t, "Declare", true);
+    let inner = outer.inner(area);
+    frame.render_widget(outer, area);
+    let goal_h = (inner.height / 3).clamp(3, 6);
+    let [goal, rest] =
+        Layout::vertical([Constraint::Length(goal_h), Constraint::Min(0)]).areas(inner);
+    let mut ta = f.goal.clone();
+    ta.set_block(block(t, "goal", f.focus == Field::Goal));
+    ta.set_style(Style::default().fg(t.text));
+    frame.render_widget(&ta, goal);
+    let mut lines = Vec::new();
+    for field in FIELDS.iter().skip(1) {
+        let focused = f.focus == *field;
+        let value = match (&f.editing, focused) {
+            (Some((buf, _)), true) => format!("{buf}▏"),
+            _ => f.value(*field),
+        };
+        let style = if focused {
+            Style::default().fg(t.text).bg(t.selection)
+        } else {
+            Style::default().fg(t.text)
+        };
+        let shown = if value.is_empty() {
+            "—".to_string()
+        } else {
+            value
+        };
+        lines.push(Line::from(vec![
+            Span::styled(
+                format!("{:>15} ", field.label()),
+                Style::default().fg(if focused { t.accent } else { t.muted }),
+            ),
+            Span::styled(shown, style),
+        ]));
+    }
+    if let Some(e) = &f.error {
+        lines.push(Line::styled(e.clone(), Style::default().fg(t.error)));
+    } else {
+        lines.push(Line::styled(
+            "tab: next field · enter: toggle/edit · ctrl-s: save [web]",
+            Style::default().fg(t.muted),
+        ));
+    }
+    frame.render_widget(Paragraph::new(lines), rest);
+}
+
+fn draw_preview(frame: &mut Frame<'_>, area: Rect, state: &State) {
+    let t = &state.theme.1;
+    if state.side_by_side {
+        let cols = Layout::horizontal([Constraint::Ratio(1, 3); 3]).split(area);
+        for (p, col) in state.previews.iter().zip(cols.iter()) {
+            preview_pane(
+                frame,
+                *col,
+                t,
+                p,
+                state.preview_scroll,
+                p.vendor == state.form.vendor,
+            );
+        }
+    } else if let Some(p) = state
+        .previews
+        .iter()
+        .find(|p| p.vendor == state.form.vendor)
+    {
+        preview_pane(frame, area, t, p, state.preview_scroll, true);
+    }
+}
+
+fn preview_pane(
+    frame: &mut Frame<'_>,
+    area: Rect,
+    t: &Theme,
+    p: &VendorPreview,
+    scroll: u16,
+    chosen: bool,
+) {
+    let (title, lines): (String, Vec<Line<'_>>) = match &p.request {
+        Ok(lines) => {
+            let mut out: Vec<Line<'_>> = lines
+                .iter()
+                .enumerate()
+                .map(|(i, l)| {
+                    let style = if i == 0 {
+                        Style::default().fg(t.accent).add_modifier(Modifier::BOLD)
+                    } else {
+                        Style::default().fg(t.text)
+                    };
+                    Line::styled(l.clone(), style)
+                })
+                .collect();
+            // Cautions right under the request line, where they are seen without scrolling.
+            let cautions = p
+                .cautions
+                .iter()
+                .map(|c| Line::styled(c.clone(), Style::default().fg(t.warning)));
+            out.splice(1..1, cautions);
+            (format!("Preview · {} · carried", p.vendor), out)
+        }
+        Err(refusal) => (
+            format!("Preview · {} · REFUSED", p.vendor),
+            vec![Line::styled(
+                refusal.clone(),
+                Style::default().fg(t.error).add_modifier(Modifier::BOLD),
+            )],
+        ),
+    };
+    let para = Paragraph::new(lines)
+        .wrap(Wrap { trim: false })
+        .scroll((scroll, 0))
+        .block(block(t, &title, chosen));
+    frame.render_widget(para, area);
+}

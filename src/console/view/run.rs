@@ -1,0 +1,225 @@
+//! The Run panes: steps and observations; provider-executed tool calls with their
+//! vendor codes; per-request tokens, cost and searches with a running total and a
+//! chart; and the approval dialog.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, Paragraph, Row, Sparkline, Table, Wrap};
+
+use super::{block, centered};
+use crate::console::app::State;
+use crate::console::runview::Tone;
+
+pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
+    let t = &state.theme.1;
+    let r = &state.run;
+    if r.run_id.is_none() && !r.running {
+        let hint = format!(
+            "No run yet. {} runs the declaration; a past run opens from Sources ({}).",
+            state.keys.key_for(crate::console::keys::Action::StartRun),
+            state
+                .keys
+                .key_for(crate::console::keys::Action::ShowSources)
+        );
+        frame.render_widget(
+            Paragraph::new(hint)
+                .style(Style::default().fg(t.muted))
+                .wrap(Wrap { trim: true })
+                .block(block(t, "Run", true)),
+            area,
+        );
+        return;
+    }
+    let [top, bottom] =
+        Layout::vertical([Constraint::Percentage(58), Constraint::Percentage(42)]).areas(area);
+    let [log, server] =
+        Layout::horizontal([Constraint::Percentage(62), Constraint::Percentage(38)]).areas(top);
+    let [calls, chart] =
+        Layout::horizontal([Constraint::Percentage(62), Constraint::Percentage(38)]).areas(bottom);
+
+    let tone = |x: Tone| {
+        Style::default().fg(match x {
+            Tone::Plain => t.text,
+            Tone::Muted => t.muted,
+            Tone::Good => t.ok,
+            Tone::Bad => t.error,
+        })
+    };
+    let inner_h = log.height.saturating_sub(2) as usize;
+    let skip = r
+        .log
+        .len()
+        .saturating_sub(inner_h + state.run_scroll as usize);
+    let lines: Vec<Line<'_>> = r
+        .log
+        .iter()
+        .skip(skip)
+        .take(inner_h)
+        .map(|(_, text, x)| Line::styled(text.clone(), tone(*x)))
+        .collect();
+    let title = format!(
+        "Run {} · {}{}",
+        r.run_id.map(|i| i.to_string()).unwrap_or_default(),
+        r.provider,
+        if r.past { " · from the store" } else { "" }
+    );
+    frame.render_widget(Paragraph::new(lines).block(block(t, &title, true)), log);
+
+    let rows = r.server.iter().map(|s| {
+        let (state_txt, style) = match &s.error {
+            Some(code) => (format!("FAILED {code}"), Style::default().fg(t.error)),
+            None => ("ok".to_string(), Style::default().fg(t.ok)),
+        };
+        Row::new(vec![
+            s.step.to_string(),
+            s.tool.clone(),
+            state_txt,
+            s.input.clone().unwrap_or_default(),
+        ])
+        .style(style)
+    });
+    let table = Table::new(
+        rows,
+        [
+            Constraint::Length(3),
+            Constraint::Length(10),
+            Constraint::Length(24),
+            Constraint::Min(6),
+        ],
+    )
+    .header(Row::new(vec!["st", "tool", "result", "query"]).style(Style::default().fg(t.muted)))
+    .block(block(t, "server-tool calls", false));
+    frame.render_widget(table, server);
+
+    let money = |c: Option<f64>| c.map_or("—".to_string(), |c| format!("${c:.4}"));
+    let rows = r.calls.iter().map(|c| {
+        Row::new(vec![
+            c.step.to_string(),
+            c.input.to_string(),
+            c.output.to_string(),
+            c.searches.to_string(),
+            money(c.cost),
+            c.stop.clone(),
+        ])
+        .style(Style::default().fg(t.text))
+    });
+    let total = Row::new(vec![
+        "Σ".to_string(),
+        r.calls.iter().map(|c| c.input).sum::<u64>().to_string(),
+        r.calls.iter().map(|c| c.output).sum::<u64>().to_string(),
+        r.total_searches().to_string(),
+        money(r.total_cost()),
+        r.outcome.clone().unwrap_or_else(|| {
+            if r.running {
+                "running".into()
+            } else {
+                String::new()
+            }
+        }),
+    ])
+    .style(Style::default().fg(t.accent).add_modifier(Modifier::BOLD));
+    let searches_priced = r.calls.iter().any(|c| c.search_cost.is_some());
+    let title = format!(
+        "requests · total {}{} · {} sources",
+        money(r.total_cost()),
+        if searches_priced {
+            " incl. searches"
+        } else {
+            ""
+        },
+        r.citations
+    );
+    let table = Table::new(
+        rows.chain(std::iter::once(total)),
+        [
+            Constraint::Length(3),
+            Constraint::Length(7),
+            Constraint::Length(6),
+            Constraint::Length(4),
+            Constraint::Length(9),
+            Constraint::Min(8),
+        ],
+    )
+    .header(
+        Row::new(vec!["st", "in", "out", "srch", "cost", "stop"])
+            .style(Style::default().fg(t.muted)),
+    )
+    .block(block(t, &title, false));
+    frame.render_widget(table, calls);
+
+    // Cost per request when priced; tokens per request otherwise, and said so.
+    let priced = r.calls.iter().any(|c| c.cost.is_some());
+    let data: Vec<u64> = r
+        .calls
+        .iter()
+        .map(|c| {
+            if priced {
+                (c.cost.unwrap_or(0.0) * 1e6) as u64
+            } else {
+                c.input + c.output
+            }
+        })
+        .collect();
+    let title = if priced {
+        "cost per request"
+    } else {
+        "tokens per request (no price set)"
+    };
+    frame.render_widget(
+        Sparkline::default()
+            .data(&data)
+            .style(Style::default().fg(t.accent))
+            .block(block(t, title, false)),
+        chart,
+    );
+}
+
+pub(super) fn draw_approval(frame: &mut Frame<'_>, area: Rect, state: &State) {
+    let t = &state.theme.1;
+    let Some(req) = &state.run.approval else {
+        return;
+    };
+    let popup = centered(area, 60, 9);
+    frame.render_widget(Clear, popup);
+    let lines = vec![
+        Line::from(vec![
+            Span::styled(
+                format!("{} wants to {} ", req.tool, req.act.as_str()),
+                Style::default().fg(t.text),
+            ),
+            Span::styled(
+                req.target.clone(),
+                Style::default().fg(t.accent).add_modifier(Modifier::BOLD),
+            ),
+        ]),
+        Line::styled(format!("why: {}", req.why), Style::default().fg(t.muted)),
+        Line::raw(""),
+        Line::from(vec![
+            Span::styled(
+                format!(
+                    " {} approve ",
+                    state.keys.key_for(crate::console::keys::Action::Approve)
+                ),
+                Style::default().fg(t.ok).add_modifier(Modifier::REVERSED),
+            ),
+            Span::raw("   "),
+            Span::styled(
+                format!(
+                    " {} deny ",
+                    state.keys.key_for(crate::console::keys::Action::Deny)
+                ),
+                Style::default()
+                    .fg(t.error)
+                    .add_modifier(Modifier::REVERSED),
+            ),
+        ]),
+    ];
+    frame.render_widget(
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: true })
+            .block(block(t, "approval needed", true)),
+        popup,
+    );
+}
