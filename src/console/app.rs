@@ -72,6 +72,8 @@ pub struct State {
     pub screen: Screen,
     /// Help overlay shown.
     pub help: bool,
+    /// First help row shown.
+    pub help_scroll: u16,
     /// Bindings.
     pub keys: Keymap,
     /// Theme name and colours.
@@ -178,6 +180,7 @@ impl State {
         State {
             screen: Screen::Declare,
             help: false,
+            help_scroll: 0,
             keys,
             theme,
             form,
@@ -225,7 +228,8 @@ impl State {
     /// Citations after the filter (by-step mode filters here; by-domain asked the store).
     pub fn visible_citations(&self) -> Vec<&CitationRow> {
         let f = self.sources.filter.to_lowercase();
-        self.sources
+        let mut shown: Vec<&CitationRow> = self
+            .sources
             .citations
             .iter()
             .filter(|c| {
@@ -236,7 +240,13 @@ impl State {
                         .flatten()
                         .any(|t| t.to_lowercase().contains(&f))
             })
-            .collect()
+            .collect();
+        // In display order, so the cursor moves down the screen, not around it.
+        match self.sources.grouping {
+            Grouping::ByDomain => shown.sort_by_key(|c| host_of(&c.url)),
+            Grouping::ByStep => shown.sort_by_key(|c| (c.run_id, c.step)),
+        }
+        shown
     }
 
     fn selected_run(&self) -> Option<RunId> {
@@ -245,6 +255,14 @@ impl State {
             .get(self.sources.selected)
             .map(|r| r.run_id)
     }
+}
+
+/// The host of a URL, for grouping; `(no host)` when it has none.
+pub fn host_of(url: &str) -> String {
+    url::Url::parse(url)
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_string))
+        .unwrap_or_else(|| "(no host)".into())
 }
 
 /// Apply one message.
@@ -325,7 +343,13 @@ fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
         if state.keys.lookup(Scope::Global, &key) == Some(Action::Quit) {
             return quit(state);
         }
-        state.help = false;
+        match key.code {
+            KeyCode::Up => state.help_scroll = state.help_scroll.saturating_sub(1),
+            KeyCode::Down => state.help_scroll = state.help_scroll.saturating_add(1),
+            KeyCode::PageUp => state.help_scroll = state.help_scroll.saturating_sub(10),
+            KeyCode::PageDown => state.help_scroll = state.help_scroll.saturating_add(10),
+            _ => state.help = false,
+        }
         return Vec::new();
     }
     // Text entry swallows plain keys before bindings see them.
@@ -434,7 +458,10 @@ fn quit(state: &mut State) -> Vec<Effect> {
 fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
     match action {
         Action::Quit => return quit(state),
-        Action::Help => state.help = true,
+        Action::Help => {
+            state.help = true;
+            state.help_scroll = 0;
+        }
         Action::ShowDeclare => state.screen = Screen::Declare,
         Action::ShowRun => state.screen = Screen::Run,
         Action::ShowSources => {

@@ -148,6 +148,7 @@ impl Form {
                 .collect::<Vec<_>>(),
         );
         goal.set_placeholder_text("what should the run achieve?");
+        goal.set_wrap_mode(ratatui_textarea::WrapMode::WordOrGlyph);
         Form {
             goal,
             vendor,

@@ -158,9 +158,14 @@ impl RunView {
                 usage,
                 stop_reason,
                 cost,
+                text,
                 ..
             } => {
                 self.in_flight = false;
+                if !text.trim().is_empty() {
+                    self.log
+                        .push((step, format!("model: {}", one_line(text)), Tone::Plain));
+                }
                 let u = usage.unwrap_or_default();
                 self.calls.push(CallLine {
                     step,
@@ -191,12 +196,23 @@ impl RunView {
             } => {
                 self.log.push((
                     step,
-                    format!("{name} {input} → {output}"),
+                    one_line(&format!("{name} {input} → {output}")),
                     if *ok { Tone::Good } else { Tone::Bad },
                 ));
             }
-            EventKind::ApprovalAsked { .. } | EventKind::ApprovalAnswered { .. } => {}
-            EventKind::Observation { text } => self.log.push((step, text.clone(), Tone::Plain)),
+            EventKind::ApprovalAsked {
+                act, target, tool, ..
+            } => self.log.push((
+                step,
+                format!("{tool} asks to {} {target}", act.as_str()),
+                Tone::Muted,
+            )),
+            EventKind::ApprovalAnswered { approved } => self.log.push((
+                step,
+                (if *approved { "approved" } else { "denied" }).to_string(),
+                if *approved { Tone::Good } else { Tone::Bad },
+            )),
+            EventKind::Observation { text } => self.log.push((step, one_line(text), Tone::Plain)),
             EventKind::Finished { outcome } => {
                 self.running = false;
                 self.in_flight = false;
@@ -269,7 +285,7 @@ impl PastRun {
             v.log.extend(
                 s.observations
                     .iter()
-                    .map(|o| (s.step, o.clone(), Tone::Plain)),
+                    .map(|o| (s.step, one_line(o), Tone::Plain)),
             );
         }
         v.server = self
@@ -302,4 +318,9 @@ impl PastRun {
         v.step = v.calls.last().map_or(0, |c| c.step);
         v
     }
+}
+
+/// A log line: newlines shown as ` ⏎ ` so a listing stays readable on one row.
+fn one_line(text: &str) -> String {
+    text.trim_end().replace("\r\n", "\n").replace('\n', " ⏎ ")
 }

@@ -8,7 +8,9 @@ use crate::core::completion::{Citation, Usage};
 use crate::core::policy::Act;
 
 /// A run's id in the store.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
 #[serde(transparent)]
 pub struct RunId(pub i64);
 
@@ -158,6 +160,9 @@ pub enum EventKind {
         latency_ms: u64,
         /// Derived from the price table.
         cost: Cost,
+        /// The completion's text (the answer, or what the model said before its tool calls).
+        #[serde(default)]
+        text: String,
     },
     /// A provider-executed tool ran or failed.
     ServerToolUsed {

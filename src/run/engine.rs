@@ -351,6 +351,7 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
             stop_reason: c.stop.as_str().to_string(),
             latency_ms: reply.latency_ms,
             cost: self.options.prices.cost(&reply.model, c.usage.as_ref()),
+            text: c.text.clone(),
         });
         self.store
             .record_server_tool_calls(self.run_id, step, &c.server_tools);

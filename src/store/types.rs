@@ -28,7 +28,7 @@ pub struct NewRun {
 }
 
 /// One row of `runs`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct RunRow {
     /// Id.
     pub run_id: RunId,

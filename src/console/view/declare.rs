@@ -13,6 +13,11 @@ use crate::console::form::{FIELDS, Field, VendorPreview};
 use crate::console::theme::Theme;
 
 pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
+    // Side by side, the three previews take the whole width: portability at a glance.
+    if state.side_by_side {
+        draw_preview(frame, area, state);
+        return;
+    }
     let wide = area.width >= 70;
     let [form, preview] = if wide {
         Layout::horizontal([Constraint::Percentage(42), Constraint::Percentage(58)]).areas(area)
@@ -29,7 +34,11 @@ fn draw_form(frame: &mut Frame<'_>, area: Rect, state: &State) {
     let outer = block(t, "Declare", true);
     let inner = outer.inner(area);
     frame.render_widget(outer, area);
-    let goal_h = (inner.height / 3).clamp(3, 6);
+    let goal_h = if inner.height < 12 {
+        3
+    } else {
+        (inner.height / 3).clamp(3, 6)
+    };
     let [goal, rest] =
         Layout::vertical([Constraint::Length(goal_h), Constraint::Min(0)]).areas(inner);
     let mut ta = f.goal.clone();
@@ -69,7 +78,14 @@ fn draw_form(frame: &mut Frame<'_>, area: Rect, state: &State) {
             Style::default().fg(t.muted),
         ));
     }
-    frame.render_widget(Paragraph::new(lines), rest);
+    // Keep the focused field in view when the pane is shorter than the form.
+    let focused = FIELDS
+        .iter()
+        .skip(1)
+        .position(|x| *x == f.focus)
+        .unwrap_or(0);
+    let skip = (focused + 1).saturating_sub(rest.height as usize) as u16;
+    frame.render_widget(Paragraph::new(lines).scroll((skip, 0)), rest);
 }
 
 fn draw_preview(frame: &mut Frame<'_>, area: Rect, state: &State) {
@@ -123,10 +139,10 @@ fn preview_pane(
                 .iter()
                 .map(|c| Line::styled(c.clone(), Style::default().fg(t.warning)));
             out.splice(1..1, cautions);
-            (format!("Preview · {} · carried", p.vendor), out)
+            (format!("{} ✓ carried", p.vendor), out)
         }
         Err(refusal) => (
-            format!("Preview · {} · REFUSED", p.vendor),
+            format!("{} ✗ REFUSED", p.vendor),
             vec![Line::styled(
                 refusal.clone(),
                 Style::default().fg(t.error).add_modifier(Modifier::BOLD),

@@ -141,7 +141,16 @@ fn draw_help(frame: &mut Frame<'_>, area: Rect, state: &State) {
         Scope::Sources => "Sources",
         Scope::Approval => "approval",
     };
-    let rows = state.keys.bindings.iter().map(|b| {
+    // Rows past the popup scroll (up/down); the title says how many there are.
+    let visible = popup.height.saturating_sub(3) as usize;
+    let total = state.keys.bindings.len();
+    let first = (state.help_scroll as usize).min(total.saturating_sub(visible));
+    let title = format!(
+        "help · {}–{} of {total} · ↑↓ scroll · any other key closes",
+        first + 1,
+        (first + visible).min(total)
+    );
+    let rows = state.keys.bindings.iter().skip(first).map(|b| {
         Row::new(vec![
             b.key.clone(),
             b.desc.to_string(),
@@ -163,7 +172,7 @@ fn draw_help(frame: &mut Frame<'_>, area: Rect, state: &State) {
             .style(Style::default().fg(t.accent).add_modifier(Modifier::BOLD)),
     )
     .style(Style::default().fg(t.text))
-    .block(block(t, "help — any key closes", true));
+    .block(block(t, &title, true));
     frame.render_widget(table, popup);
 }
 

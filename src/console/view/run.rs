@@ -32,12 +32,25 @@ pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
         );
         return;
     }
-    let [top, bottom] =
-        Layout::vertical([Constraint::Percentage(58), Constraint::Percentage(42)]).areas(area);
-    let [log, server] =
-        Layout::horizontal([Constraint::Percentage(62), Constraint::Percentage(38)]).areas(top);
-    let [calls, chart] =
-        Layout::horizontal([Constraint::Percentage(62), Constraint::Percentage(38)]).areas(bottom);
+    // Narrow terminals stack the panes and drop the chart rather than cut numbers.
+    let (log, server, calls, chart) = if area.width >= 70 {
+        let [top, bottom] =
+            Layout::vertical([Constraint::Percentage(58), Constraint::Percentage(42)]).areas(area);
+        let [log, server] =
+            Layout::horizontal([Constraint::Percentage(62), Constraint::Percentage(38)]).areas(top);
+        let [calls, chart] =
+            Layout::horizontal([Constraint::Percentage(62), Constraint::Percentage(38)])
+                .areas(bottom);
+        (log, server, calls, Some(chart))
+    } else {
+        let [log, server, calls] = Layout::vertical([
+            Constraint::Percentage(40),
+            Constraint::Percentage(25),
+            Constraint::Percentage(35),
+        ])
+        .areas(area);
+        (log, server, calls, None)
+    };
 
     let tone = |x: Tone| {
         Style::default().fg(match x {
@@ -47,17 +60,22 @@ pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
             Tone::Bad => t.error,
         })
     };
+    // Wrapped here, by characters, so the scroll offset counts screen rows exactly.
     let inner_h = log.height.saturating_sub(2) as usize;
-    let skip = r
-        .log
-        .len()
-        .saturating_sub(inner_h + state.run_scroll as usize);
-    let lines: Vec<Line<'_>> = r
+    let width = log.width.saturating_sub(2).max(1) as usize;
+    let rows: Vec<(String, Tone)> = r
         .log
         .iter()
+        .flat_map(|(_, text, x)| wrap(text, width).into_iter().map(move |l| (l, *x)))
+        .collect();
+    let skip = rows
+        .len()
+        .saturating_sub(inner_h + state.run_scroll as usize);
+    let lines: Vec<Line<'_>> = rows
+        .into_iter()
         .skip(skip)
         .take(inner_h)
-        .map(|(_, text, x)| Line::styled(text.clone(), tone(*x)))
+        .map(|(text, x)| Line::styled(text, tone(x)))
         .collect();
     let title = format!(
         "Run {} · {}{}",
@@ -67,31 +85,36 @@ pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
     );
     frame.render_widget(Paragraph::new(lines).block(block(t, &title, true)), log);
 
-    let rows = r.server.iter().map(|s| {
-        let (state_txt, style) = match &s.error {
-            Some(code) => (format!("FAILED {code}"), Style::default().fg(t.error)),
+    // One entry per call: what ran and how it went (the vendor's own code when it
+    // failed), then the query or URL, wrapped rather than cut.
+    let mut lines: Vec<Line<'_>> = Vec::new();
+    for s in &r.server {
+        let (verdict, style) = match &s.error {
+            Some(code) => (format!("FAILED ({code})"), Style::default().fg(t.error)),
             None => ("ok".to_string(), Style::default().fg(t.ok)),
         };
-        Row::new(vec![
-            s.step.to_string(),
-            s.tool.clone(),
-            state_txt,
-            s.input.clone().unwrap_or_default(),
-        ])
-        .style(style)
-    });
-    let table = Table::new(
-        rows,
-        [
-            Constraint::Length(3),
-            Constraint::Length(10),
-            Constraint::Length(24),
-            Constraint::Min(6),
-        ],
-    )
-    .header(Row::new(vec!["st", "tool", "result", "query"]).style(Style::default().fg(t.muted)))
-    .block(block(t, "server-tool calls", false));
-    frame.render_widget(table, server);
+        lines.push(Line::styled(
+            format!("{} {} {verdict}", s.step, s.tool),
+            style,
+        ));
+        if let Some(input) = &s.input {
+            lines.push(Line::styled(
+                format!("  {input}"),
+                Style::default().fg(t.muted),
+            ));
+        }
+    }
+    if lines.is_empty() {
+        lines.push(Line::styled("none yet", Style::default().fg(t.muted)));
+    }
+    let failed = r.server.iter().filter(|s| s.error.is_some()).count();
+    let title = format!("server-tool calls · {} · {failed} failed", r.server.len());
+    frame.render_widget(
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .block(block(t, &title, false)),
+        server,
+    );
 
     let money = |c: Option<f64>| c.map_or("—".to_string(), |c| format!("${c:.4}"));
     let rows = r.calls.iter().map(|c| {
@@ -124,10 +147,10 @@ pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
     let title = format!(
         "requests · total {}{} · {} sources",
         money(r.total_cost()),
-        if searches_priced {
-            " incl. searches"
-        } else {
-            ""
+        match (r.total_cost(), searches_priced) {
+            (None, _) if !r.calls.is_empty() => " (no [prices] for this model)",
+            (Some(_), true) => " incl. searches",
+            _ => "",
         },
         r.citations
     );
@@ -167,6 +190,7 @@ pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
     } else {
         "tokens per request (no price set)"
     };
+    let Some(chart) = chart else { return };
     frame.render_widget(
         Sparkline::default()
             .data(&data)
@@ -222,4 +246,13 @@ pub(super) fn draw_approval(frame: &mut Frame<'_>, area: Rect, state: &State) {
             .block(block(t, "approval needed", true)),
         popup,
     );
+}
+
+/// Split `text` into rows of at most `width` characters.
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let chars: Vec<char> = text.chars().collect();
+    if chars.is_empty() {
+        return vec![String::new()];
+    }
+    chars.chunks(width).map(|c| c.iter().collect()).collect()
 }

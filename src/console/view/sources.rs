@@ -1,30 +1,35 @@
 //! Sources: past runs newest first; the selected run's citations by step, or
 //! citations across runs by domain; the run's server-tool failures; a detail view.
 
-use std::collections::BTreeMap;
-
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::Line;
-use ratatui::widgets::{Clear, Paragraph, Row, Table, Wrap};
+use ratatui::widgets::{Clear, Paragraph, Row, Table, TableState, Wrap};
 
 use super::{block, centered};
-use crate::console::app::{Grouping, State};
+use crate::console::app::{Grouping, State, host_of};
 use crate::core::completion::Usage;
-use crate::store::CitationRow;
 
 pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
     let t = &state.theme.1;
     let s = &state.sources;
-    let [runs, right] =
-        Layout::horizontal([Constraint::Percentage(45), Constraint::Percentage(55)]).areas(area);
+    // Runs across the top (the goal needs the width); citations and the run's
+    // server-tool failures side by side below.
+    let [runs, below] =
+        Layout::vertical([Constraint::Percentage(38), Constraint::Percentage(62)]).areas(area);
     if s.loaded && s.runs.is_empty() {
         frame.render_widget(
-            Paragraph::new("No runs recorded in this store yet. Ctrl-R on Declare starts one.")
-                .style(Style::default().fg(t.muted))
-                .wrap(Wrap { trim: true })
-                .block(block(t, "runs", true)),
+            Paragraph::new(format!(
+                "No runs recorded in this store yet. {} on Declare ({}) starts one.",
+                state.keys.key_for(crate::console::keys::Action::StartRun),
+                state
+                    .keys
+                    .key_for(crate::console::keys::Action::ShowDeclare)
+            ))
+            .style(Style::default().fg(t.muted))
+            .wrap(Wrap { trim: true })
+            .block(block(t, "runs", true)),
             area,
         );
         return;
@@ -56,7 +61,7 @@ pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
             r.run_id.to_string(),
             r.goal.lines().next().unwrap_or("").to_string(),
             r.provider.clone(),
-            r.outcome.clone().unwrap_or_else(|| "running".into()),
+            r.outcome.clone().unwrap_or_else(|| "unfinished".into()),
             r.citation_count.to_string(),
             money(r),
         ])
@@ -82,35 +87,24 @@ pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
             .style(Style::default().fg(t.muted)),
     )
     .block(block(t, "runs · newest first", !s.in_citations));
-    frame.render_widget(table, runs);
+    let mut table_state = TableState::default().with_selected(Some(s.selected));
+    frame.render_stateful_widget(table, runs, &mut table_state);
 
     let visible = state.visible_citations();
-    let [list, failures] = Layout::vertical([
-        Constraint::Min(3),
-        Constraint::Length(
-            (s.failures.iter().filter(|f| f.error.is_some()).count() as u16 + 2).min(6),
-        ),
-    ])
-    .areas(right);
+    let [list, failures] =
+        Layout::horizontal([Constraint::Percentage(64), Constraint::Percentage(36)]).areas(below);
     let mut lines = Vec::new();
     let mut last_group = None;
-    let group_of = |c: &CitationRow| match s.grouping {
-        Grouping::ByStep => format!("step {}", c.step),
-        Grouping::ByDomain => url::Url::parse(&c.url)
-            .ok()
-            .and_then(|u| u.host_str().map(str::to_string))
-            .unwrap_or_else(|| "(no host)".into()),
-    };
-    let mut ordered: Vec<(usize, &CitationRow)> = visible.iter().copied().enumerate().collect();
-    if s.grouping == Grouping::ByDomain {
-        let mut by: BTreeMap<String, Vec<(usize, &CitationRow)>> = BTreeMap::new();
-        for (i, c) in ordered {
-            by.entry(group_of(c)).or_default().push((i, c));
-        }
-        ordered = by.into_values().flatten().collect();
-    }
-    for (i, c) in ordered {
-        let g = group_of(c);
+    let selected_run = s.runs.get(s.selected).map(|r| r.run_id);
+    let mut cursor_line = 0;
+    for (i, c) in visible.iter().enumerate() {
+        let g = match s.grouping {
+            Grouping::ByStep if Some(c.run_id) != selected_run => {
+                format!("child run {} · step {}", c.run_id, c.step)
+            }
+            Grouping::ByStep => format!("step {}", c.step),
+            Grouping::ByDomain => host_of(&c.url),
+        };
         if last_group.as_ref() != Some(&g) {
             lines.push(Line::styled(
                 g.clone(),
@@ -119,6 +113,7 @@ pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
             last_group = Some(g);
         }
         let style = if s.in_citations && i == s.cursor {
+            cursor_line = lines.len();
             Style::default().fg(t.text).bg(t.selection)
         } else {
             Style::default().fg(t.text)
@@ -155,7 +150,9 @@ pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
         if s.filtering { "▏" } else { "" }
     );
     frame.render_widget(
-        Paragraph::new(lines).block(block(t, &title, s.in_citations)),
+        Paragraph::new(lines)
+            .scroll((scroll_to(cursor_line, list.height), 0))
+            .block(block(t, &title, s.in_citations)),
         list,
     );
 
@@ -180,7 +177,9 @@ pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
         fails
     };
     frame.render_widget(
-        Paragraph::new(fails).block(block(t, "server-tool failures", false)),
+        Paragraph::new(fails)
+            .wrap(Wrap { trim: false })
+            .block(block(t, "server-tool failures", false)),
         failures,
     );
 
@@ -222,4 +221,10 @@ pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
             );
         }
     }
+}
+
+/// The first line to show so `line` stays inside a bordered pane of `height` rows.
+fn scroll_to(line: usize, height: u16) -> u16 {
+    let inner = height.saturating_sub(2).max(1) as usize;
+    line.saturating_sub(inner - 1) as u16
 }

@@ -1,0 +1,697 @@
+//! The console without a terminal: `update` asserted as whole effect lists, the
+//! effect executor driven for real (a run over loopback HTTP into a temp SQLite
+//! file, store reads, an approval answered), and every screen drawn into a
+//! `TestBackend` and compared with insta snapshots.
+
+#![allow(clippy::unwrap_used)]
+
+use std::time::Duration;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use io_harness::Vendor;
+use io_harness::approve::ChannelApprover;
+use io_harness::config::{Config, Loaded};
+use io_harness::console::app::{Effect, Grouping, Msg, Screen, State, update};
+use io_harness::console::effects::{Executor, past_run};
+use io_harness::console::setup::{Connection, initial_state};
+use io_harness::console::view;
+use io_harness::core::vendor::Endpoint;
+use io_harness::store::Store;
+use io_harness::stub::{Script, ScriptedResponse, StubVendor};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use tokio::sync::mpsc;
+
+const CONFIG: &str = r#"
+provider = "anthropic"
+
+[task]
+goal = "Find the current io-harness release and say which version it is."
+
+[web]
+search = true
+max_uses = 3
+allowed_domains = ["docs.rs", "crates.io"]
+
+[prices.claude-sonnet-4-5]
+input_per_mtok = 3.0
+output_per_mtok = 15.0
+"#;
+
+fn loaded(text: &str) -> Loaded {
+    Loaded {
+        config: Config::parse(text, "io.toml").unwrap(),
+        path: None,
+    }
+}
+
+fn connection() -> Connection {
+    Connection {
+        endpoints: Vendor::ALL
+            .iter()
+            .map(|&v| (v, Endpoint::public(v)))
+            .collect(),
+        stub: None,
+        mode: "live: anthropic at https://api.anthropic.com · key from ANTHROPIC_API_KEY".into(),
+    }
+}
+
+fn state() -> State {
+    initial_state(&loaded(CONFIG), &connection(), false).unwrap()
+}
+
+fn key(code: KeyCode) -> Msg {
+    Msg::Key(KeyEvent::new(code, KeyModifiers::NONE))
+}
+
+fn ctrl(c: char) -> Msg {
+    Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))
+}
+
+fn typed(state: &mut State, text: &str) {
+    for c in text.chars() {
+        assert_eq!(update(state, key(KeyCode::Char(c))), vec![]);
+    }
+}
+
+fn screen(state: &State, w: u16, h: u16) -> String {
+    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+    t.draw(|f| view::draw(f, state)).unwrap();
+    t.backend().to_string()
+}
+
+/// Focus a field by tabbing to it from the goal.
+fn focus(state: &mut State, label: &str) {
+    for _ in 0..12 {
+        if state.form.focus.label() == label {
+            return;
+        }
+        update(state, key(KeyCode::Tab));
+    }
+    panic!("no field {label}");
+}
+
+/// Empty the allow-list, so a block-list is what the vendors are asked to carry.
+fn clear_allowed(state: &mut State) {
+    focus(state, "allowed domains");
+    update(state, key(KeyCode::Enter));
+    while !state.form.allowed.is_empty() {
+        update(state, key(KeyCode::Backspace));
+    }
+    update(state, key(KeyCode::Enter));
+}
+
+#[test]
+fn ctrl_r_starts_exactly_the_declared_contract() {
+    let mut s = state();
+    let contract = s.form.contract();
+    assert_eq!(
+        contract.web.as_ref().unwrap().allowed_domains,
+        ["docs.rs", "crates.io"]
+    );
+    let effects = update(&mut s, ctrl('r'));
+    assert_eq!(
+        effects,
+        vec![Effect::StartRun {
+            contract: Box::new(contract),
+            vendor: Vendor::Anthropic,
+            model: "claude-sonnet-4-5".into(),
+        }]
+    );
+    assert_eq!(s.screen, Screen::Run);
+    assert!(s.run.running);
+    // A second Ctrl-R while one runs starts nothing and says why.
+    assert_eq!(update(&mut s, ctrl('r')), vec![]);
+    assert_eq!(
+        s.notice,
+        Some(("a run is already in progress; Esc cancels it".into(), true))
+    );
+    assert_eq!(update(&mut s, key(KeyCode::Esc)), vec![Effect::CancelRun]);
+    assert_eq!(
+        update(&mut s, ctrl('q')),
+        vec![Effect::CancelRun, Effect::Quit]
+    );
+}
+
+#[test]
+fn a_refused_declaration_is_not_sent_and_the_refusal_is_shown() {
+    let mut s = state();
+    clear_allowed(&mut s);
+    focus(&mut s, "blocked domains");
+    update(&mut s, key(KeyCode::Enter));
+    typed(&mut s, "pinterest.com");
+    update(&mut s, key(KeyCode::Enter));
+    assert_eq!(s.form.blocked, ["pinterest.com"]);
+    focus(&mut s, "provider");
+    update(&mut s, key(KeyCode::Enter)); // anthropic → openai
+    assert_eq!(s.form.vendor, Vendor::OpenAi);
+    let refusal = s
+        .previews
+        .iter()
+        .find(|p| p.vendor == Vendor::OpenAi)
+        .unwrap()
+        .request
+        .clone()
+        .unwrap_err();
+    assert!(refusal.ends_with("No request was sent."), "{refusal}");
+    assert_eq!(update(&mut s, ctrl('r')), vec![]);
+    assert_eq!(s.notice, Some((refusal, true)));
+    assert_eq!(s.screen, Screen::Declare);
+    // Anthropic still carries the same declaration.
+    assert!(s.previews[0].request.is_ok());
+}
+
+#[test]
+fn editing_a_field_recomputes_the_preview_and_esc_restores_it() {
+    let mut s = state();
+    let before = s.previews.clone();
+    focus(&mut s, "max uses");
+    update(&mut s, key(KeyCode::Enter));
+    update(&mut s, key(KeyCode::Backspace));
+    typed(&mut s, "7");
+    assert_eq!(s.form.max_uses, Some(7));
+    let body = s.previews[0].request.as_ref().unwrap().join("\n");
+    assert!(body.contains("\"max_uses\": 7"), "{body}");
+    typed(&mut s, "x");
+    assert_eq!(
+        s.form.error.as_deref(),
+        Some("max uses must be a whole number, not \"7x\"")
+    );
+    update(&mut s, key(KeyCode::Esc));
+    assert_eq!(s.form.max_uses, Some(3));
+    assert_eq!(s.previews, before);
+    assert_eq!(s.form.error, None);
+    // Toggling fetch adds the fetch tool and the beta header to Anthropic's preview.
+    focus(&mut s, "fetch");
+    update(&mut s, key(KeyCode::Enter));
+    let lines = s.previews[0].request.as_ref().unwrap();
+    assert!(lines.contains(&"anthropic-beta: web-fetch-2025-09-10".to_string()));
+    // Ctrl-S writes what the form says.
+    assert_eq!(
+        update(&mut s, ctrl('s')),
+        vec![Effect::SaveWeb(s.form.web())]
+    );
+    assert!(s.form.web().fetch);
+}
+
+#[test]
+fn the_goal_takes_text_and_keys_still_work_from_it() {
+    let mut s = state();
+    assert_eq!(s.form.focus.label(), "goal");
+    update(&mut s, key(KeyCode::End));
+    typed(&mut s, " Quickly.");
+    assert!(s.form.goal_text().ends_with("Quickly."));
+    assert!(
+        s.previews[0]
+            .request
+            .as_ref()
+            .unwrap()
+            .join("\n")
+            .contains("Quickly.")
+    );
+    assert_eq!(update(&mut s, key(KeyCode::F(4))), vec![Effect::LoadRuns]);
+    assert_eq!(s.screen, Screen::Sources);
+}
+
+#[test]
+fn an_empty_goal_is_not_run() {
+    let mut s = initial_state(&loaded("provider = \"openai\"\n"), &connection(), false).unwrap();
+    assert_eq!(update(&mut s, ctrl('r')), vec![]);
+    assert_eq!(
+        s.notice.unwrap().0,
+        "the goal is empty: type what the run should achieve first"
+    );
+}
+
+#[test]
+fn approval_modal_answers_and_esc_denies() {
+    let mut s = state();
+    update(&mut s, ctrl('r'));
+    let ask = io_harness::ApprovalRequest {
+        act: io_harness::Act::Write,
+        target: "notes.md".into(),
+        tool: "write_file".into(),
+        why: "rule ask write ** (layer defaults)".into(),
+    };
+    assert_eq!(update(&mut s, Msg::Approval(ask.clone())), vec![]);
+    // Plain keys do not leak into anything else while it is open.
+    assert_eq!(update(&mut s, key(KeyCode::Char('g'))), vec![]);
+    assert_eq!(
+        update(&mut s, key(KeyCode::Char('y'))),
+        vec![Effect::Answer(true)]
+    );
+    assert!(s.run.approval.is_none());
+    update(&mut s, Msg::Approval(ask));
+    assert_eq!(
+        update(&mut s, key(KeyCode::Esc)),
+        vec![Effect::Answer(false)]
+    );
+}
+
+fn run_row(id: i64, goal: &str) -> io_harness::store::RunRow {
+    io_harness::store::RunRow {
+        run_id: io_harness::RunId(id),
+        goal: goal.into(),
+        provider: "anthropic".into(),
+        model: "claude-sonnet-4-5".into(),
+        outcome: Some("passed".into()),
+        citation_count: 1,
+        ..Default::default()
+    }
+}
+
+fn citation(run: i64, step: u32, url: &str) -> io_harness::store::CitationRow {
+    io_harness::store::CitationRow {
+        run_id: io_harness::RunId(run),
+        step,
+        url: url.into(),
+        title: Some("T".into()),
+        cited_text: None,
+    }
+}
+
+#[test]
+fn sources_navigation_asks_the_store_for_what_it_shows() {
+    let mut s = state();
+    assert_eq!(update(&mut s, key(KeyCode::F(4))), vec![Effect::LoadRuns]);
+    let runs = vec![run_row(2, "b"), run_row(1, "a")];
+    assert_eq!(
+        update(&mut s, Msg::Runs(runs)),
+        vec![Effect::LoadRunSources(io_harness::RunId(2))]
+    );
+    assert_eq!(
+        update(&mut s, key(KeyCode::Down)),
+        vec![Effect::LoadRunSources(io_harness::RunId(1))]
+    );
+    assert_eq!(
+        update(&mut s, key(KeyCode::Down)),
+        vec![],
+        "already at the last run"
+    );
+    assert_eq!(
+        update(&mut s, key(KeyCode::Enter)),
+        vec![Effect::OpenRun(io_harness::RunId(1))]
+    );
+    let cites = vec![
+        citation(1, 1, "https://docs.rs/a"),
+        citation(1, 2, "https://crates.io/b"),
+    ];
+    update(&mut s, Msg::RunSources(cites, vec![]));
+    update(&mut s, key(KeyCode::Tab));
+    update(&mut s, key(KeyCode::Down));
+    assert_eq!(
+        update(&mut s, key(KeyCode::Char('c'))),
+        vec![Effect::Copy("https://crates.io/b".into())]
+    );
+    assert_eq!(
+        update(&mut s, key(KeyCode::Char('o'))),
+        vec![Effect::Open("https://crates.io/b".into())]
+    );
+    // Filtering by step filters here; by domain it asks the store.
+    update(&mut s, key(KeyCode::Char('/')));
+    assert_eq!(update(&mut s, key(KeyCode::Char('d'))), vec![]);
+    assert_eq!(s.visible_citations().len(), 1);
+    update(&mut s, key(KeyCode::Enter));
+    assert_eq!(
+        update(&mut s, key(KeyCode::Char('g'))),
+        vec![Effect::LoadRuns]
+    );
+    assert_eq!(s.sources.grouping, Grouping::ByDomain);
+    assert_eq!(
+        update(&mut s, Msg::Runs(vec![run_row(1, "a")])),
+        vec![Effect::Search("d".into())]
+    );
+    update(&mut s, key(KeyCode::Char('/')));
+    assert_eq!(
+        update(&mut s, key(KeyCode::Backspace)),
+        vec![Effect::Search(String::new())]
+    );
+}
+
+#[test]
+fn a_finished_run_reloads_sources_and_idle_ticks_do_not_redraw() {
+    let mut s = state();
+    s.dirty = false;
+    assert_eq!(update(&mut s, Msg::Tick(None)), vec![]);
+    assert!(!s.dirty);
+    let finished = io_harness::Event {
+        run_id: io_harness::RunId(1),
+        step: 1,
+        elapsed_ms: 10,
+        kind: io_harness::EventKind::Finished {
+            outcome: io_harness::RunOutcome::Cancelled,
+        },
+    };
+    assert_eq!(
+        update(&mut s, Msg::Run(Box::new(finished))),
+        vec![Effect::LoadRuns]
+    );
+    assert!(s.dirty);
+    assert_eq!(s.run.outcome.as_deref(), Some("cancelled"));
+}
+
+#[test]
+fn themes_cycle_and_key_overrides_apply_everywhere() {
+    let mut s = state();
+    assert_eq!(s.theme.0, "dark");
+    update(&mut s, ctrl('t'));
+    assert_eq!(s.theme.0, "light");
+    let mut s = initial_state(
+        &loaded(&format!("{CONFIG}\n[console.keys]\nrun = \"f5\"\n")),
+        &connection(),
+        false,
+    )
+    .unwrap();
+    assert!(matches!(
+        update(&mut s, key(KeyCode::F(5)))[..],
+        [Effect::StartRun { .. }]
+    ));
+    assert!(screen(&s, 80, 24).contains("F5 run"));
+    let e = initial_state(
+        &loaded("[console]\ntheme = \"sepia\"\n"),
+        &connection(),
+        false,
+    )
+    .err()
+    .unwrap()
+    .to_string();
+    assert!(e.starts_with("unknown theme `sepia`"), "{e}");
+}
+
+// ---- snapshots ------------------------------------------------------------
+
+#[test]
+fn snapshot_declare() {
+    let s = state();
+    insta::assert_snapshot!("declare_80x24", screen(&s, 80, 24));
+    insta::assert_snapshot!("declare_50x16", screen(&s, 50, 16));
+}
+
+#[test]
+fn snapshot_side_by_side_shows_who_refuses() {
+    let mut s = state();
+    clear_allowed(&mut s);
+    focus(&mut s, "blocked domains");
+    update(&mut s, key(KeyCode::Enter));
+    typed(&mut s, "pinterest.com");
+    update(&mut s, key(KeyCode::Enter));
+    insta::assert_snapshot!("declare_blocked_anthropic_80x24", screen(&s, 80, 24));
+    focus(&mut s, "provider");
+    update(&mut s, key(KeyCode::Enter));
+    insta::assert_snapshot!("refusal_openai_80x24", screen(&s, 80, 24));
+    insta::assert_snapshot!("refusal_openai_50x16", screen(&s, 50, 16));
+    update(&mut s, ctrl('v'));
+    insta::assert_snapshot!("side_by_side_120x30", screen(&s, 120, 30));
+}
+
+#[test]
+fn snapshot_help_and_empty_screens() {
+    let mut s = state();
+    update(&mut s, key(KeyCode::F(3)));
+    insta::assert_snapshot!("run_empty_80x24", screen(&s, 80, 24));
+    update(&mut s, key(KeyCode::F(4)));
+    update(&mut s, Msg::Runs(vec![]));
+    insta::assert_snapshot!("sources_empty_store_80x24", screen(&s, 80, 24));
+    insta::assert_snapshot!("sources_empty_store_50x16", screen(&s, 50, 16));
+    update(&mut s, key(KeyCode::F(1)));
+    insta::assert_snapshot!("help_80x24", screen(&s, 80, 24));
+    insta::assert_snapshot!("help_50x16", screen(&s, 50, 16));
+    // Any key closes it and does nothing else.
+    assert_eq!(update(&mut s, key(KeyCode::Char('g'))), vec![]);
+    assert!(!s.help);
+}
+
+#[test]
+fn tiny_and_resized_terminals_never_panic() {
+    let mut s = state();
+    for screen_key in [KeyCode::F(2), KeyCode::F(3), KeyCode::F(4)] {
+        update(&mut s, key(screen_key));
+        for (w, h) in [
+            (40, 12),
+            (39, 9),
+            (1, 1),
+            (0, 0),
+            (200, 60),
+            (40, 12),
+            (80, 24),
+        ] {
+            // (TestBackend cannot print a zero-width buffer, so only draw those.)
+            let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+            t.draw(|f| view::draw(f, &s)).unwrap();
+        }
+    }
+    assert!(screen(&s, 30, 8).contains("terminal too small"));
+}
+
+// ---- the executor, for real -------------------------------------------------
+
+struct Live {
+    state: State,
+    executor: Executor,
+    rx: mpsc::UnboundedReceiver<Msg>,
+    approvals: mpsc::Receiver<io_harness::approve::PendingApproval>,
+    _stub: io_harness::stub::StubHandle,
+    store_path: std::path::PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+async fn live(script: Script) -> Live {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    std::fs::create_dir(&ws).unwrap();
+    std::fs::write(ws.join("notes.md"), "release notes\n").unwrap();
+    let stub = StubVendor::start("127.0.0.1:0".parse().unwrap(), script)
+        .await
+        .unwrap();
+    let text = format!(
+        "{CONFIG}\n[providers.anthropic]\nbase_url = \"{}\"\n",
+        stub.base_url(Vendor::Anthropic)
+    )
+    .replace(
+        "[task]\n",
+        &format!("[task]\nworkspace = {:?}\n", ws.display().to_string()),
+    );
+    let loaded = loaded(&text);
+    let conn = Connection {
+        endpoints: Vendor::ALL
+            .iter()
+            .map(|&v| (v, loaded.config.endpoint(v)))
+            .collect(),
+        stub: None,
+        mode: "offline demo: built-in stub vendor".into(),
+    };
+    let state = initial_state(&loaded, &conn, true).unwrap();
+    let store_path = dir.path().join("runs.db");
+    let (tx, rx) = mpsc::unbounded_channel();
+    let (approver, approvals) = ChannelApprover::new();
+    let executor = Executor::new(
+        Store::open(&store_path).unwrap(),
+        dir.path().join("io.toml"),
+        conn.endpoints.clone(),
+        true,
+        state.form.max_tokens.clone(),
+        loaded.config.price_table(),
+        tx,
+        approver,
+    );
+    Live {
+        state,
+        executor,
+        rx,
+        approvals,
+        _stub: stub,
+        store_path,
+        _dir: dir,
+    }
+}
+
+impl Live {
+    fn send(&mut self, msg: Msg) {
+        for effect in update(&mut self.state, msg) {
+            assert!(self.executor.perform(effect));
+        }
+    }
+
+    /// Feed messages back until `done` holds of the state.
+    async fn until(&mut self, done: impl Fn(&State) -> bool) {
+        let wait = async {
+            while !done(&self.state) {
+                let msg = tokio::select! {
+                    Some(m) = self.rx.recv() => m,
+                    Some(p) = self.approvals.recv() => {
+                        self.executor.pending = Some(p.answer);
+                        Msg::Approval(p.request)
+                    }
+                };
+                self.send(msg);
+            }
+        };
+        tokio::time::timeout(Duration::from_secs(20), wait)
+            .await
+            .unwrap();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_demo_run_streams_into_the_panes_and_sources_read_it_back() {
+    let mut l = live(Script::demo()).await;
+    // The temp workspace and the stub's port differ per run; the rest must not.
+    let mut shown = l.state.clone();
+    shown.form.workspace = "<temp>/ws".into();
+    let text = screen(&shown, 80, 24).replace(&l._stub.addr().to_string(), "127.0.0.1:PORT");
+    insta::assert_snapshot!("declare_demo_80x24", text);
+    l.send(ctrl('r'));
+    l.until(|s| s.run.outcome.is_some()).await;
+    let r = &l.state.run;
+    assert_eq!(r.outcome.as_deref(), Some("passed"));
+    assert_eq!(r.calls.len(), 3, "search, pause, answer");
+    assert_eq!(
+        r.server.iter().map(|x| x.error.clone()).collect::<Vec<_>>(),
+        [None, None, Some("max_uses_exceeded".to_string())]
+    );
+    assert!(r.total_cost().unwrap() > 0.0);
+    insta::assert_snapshot!("run_finished_80x24", screen(&l.state, 80, 24));
+    insta::assert_snapshot!("run_finished_50x16", screen(&l.state, 50, 16));
+
+    // Finishing reloaded the runs; Sources shows the run's citations and failure.
+    l.send(key(KeyCode::F(4)));
+    l.until(|s| !s.sources.citations.is_empty()).await;
+    let urls: Vec<&str> = l
+        .state
+        .visible_citations()
+        .iter()
+        .map(|c| c.url.as_str())
+        .collect();
+    assert_eq!(
+        urls,
+        [
+            "https://crates.io/crates/io-harness",
+            "https://docs.rs/io-harness/latest/io_harness/",
+            "https://crates.io/crates/io-harness"
+        ]
+    );
+    assert_eq!(
+        l.state
+            .sources
+            .failures
+            .iter()
+            .filter(|f| f.error.is_some())
+            .count(),
+        1
+    );
+    insta::assert_snapshot!("sources_80x24", screen(&l.state, 80, 24));
+    insta::assert_snapshot!("sources_50x16", screen(&l.state, 50, 16));
+    l.send(key(KeyCode::Tab));
+    l.send(key(KeyCode::Enter));
+    insta::assert_snapshot!("citation_detail_80x24", screen(&l.state, 80, 24));
+    l.send(key(KeyCode::Esc));
+    l.send(key(KeyCode::Char('g')));
+    l.until(|s| s.sources.citations.len() == 3 && s.sources.grouping == Grouping::ByDomain)
+        .await;
+    insta::assert_snapshot!("sources_by_domain_80x24", screen(&l.state, 80, 24));
+
+    // The same run opens in the Run panes from the store, costs recomputed there.
+    l.send(key(KeyCode::Tab));
+    l.send(key(KeyCode::Enter));
+    l.until(|s| s.screen == Screen::Run && s.run.past).await;
+    assert_eq!(l.state.run.calls.len(), 3);
+    assert!(l.state.run.total_cost().unwrap() > 0.0);
+    insta::assert_snapshot!("run_past_80x24", screen(&l.state, 80, 24));
+
+    // Nothing was lost: the store holds what the panes showed.
+    let store = Store::open(&l.store_path).unwrap();
+    let Msg::Past(past) = past_run(&store, io_harness::RunId(1)).unwrap() else {
+        panic!()
+    };
+    assert_eq!(past.calls.len(), 3);
+    assert_eq!(past.server.len(), 3);
+}
+
+fn anthropic(body: &str) -> ScriptedResponse {
+    ScriptedResponse {
+        vendor: Some(Vendor::Anthropic),
+        status: 200,
+        body: body.as_bytes().to_vec(),
+        ..ScriptedResponse::default()
+    }
+}
+
+const WRITE: &str = r#"{"type":"message","model":"m","content":[{"type":"text","text":"Writing it down."},{"type":"tool_use","id":"toolu_w","name":"write_file","input":{"path":"notes.md","content":"io-harness 0.22.0\n"}}],"stop_reason":"tool_use","usage":{"input_tokens":40,"output_tokens":9}}"#;
+const DONE: &str = r#"{"type":"message","model":"m","content":[{"type":"text","text":"Done: 0.22.0."}],"stop_reason":"end_turn","usage":{"input_tokens":60,"output_tokens":4}}"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_ask_raises_the_modal_and_the_answer_reaches_the_run() {
+    let script = Script {
+        responses: vec![
+            anthropic(WRITE),
+            anthropic(DONE),
+            anthropic(WRITE),
+            anthropic(DONE),
+        ],
+        repeat: false,
+    };
+    let mut l = live(script).await;
+    let ws = l.state.form.workspace.clone();
+    l.send(ctrl('r'));
+    l.until(|s| s.run.approval.is_some()).await;
+    insta::assert_snapshot!("approval_80x24", screen(&l.state, 80, 24));
+    insta::assert_snapshot!("approval_50x16", screen(&l.state, 50, 16));
+    l.send(key(KeyCode::Char('y')));
+    l.until(|s| s.run.outcome.is_some()).await;
+    assert_eq!(
+        std::fs::read_to_string(std::path::Path::new(&ws).join("notes.md")).unwrap(),
+        "io-harness 0.22.0\n"
+    );
+    // Denied: the file is left alone and the model is told.
+    std::fs::write(std::path::Path::new(&ws).join("notes.md"), "kept\n").unwrap();
+    l.send(ctrl('r'));
+    l.until(|s| s.run.approval.is_some()).await;
+    l.send(key(KeyCode::Char('n')));
+    l.until(|s| s.run.outcome.is_some()).await;
+    assert_eq!(
+        std::fs::read_to_string(std::path::Path::new(&ws).join("notes.md")).unwrap(),
+        "kept\n"
+    );
+    assert!(l.state.run.log.iter().any(|(_, t, _)| t == "denied"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn esc_cancels_a_run_and_it_is_recorded_as_cancelled() {
+    let slow = ScriptedResponse {
+        delay_ms: Some(5_000),
+        ..anthropic(DONE)
+    };
+    let mut l = live(Script {
+        responses: vec![slow],
+        repeat: false,
+    })
+    .await;
+    l.send(ctrl('r'));
+    l.until(|s| s.run.in_flight).await;
+    l.send(key(KeyCode::Esc));
+    l.until(|s| s.run.outcome.is_some()).await;
+    assert_eq!(l.state.run.outcome.as_deref(), Some("cancelled"));
+    let store = Store::open(&l.store_path).unwrap();
+    assert_eq!(
+        store.runs(None).unwrap()[0].outcome.as_deref(),
+        Some("cancelled")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_s_writes_web_and_keeps_the_rest_of_io_toml() {
+    let mut l = live(Script::default()).await;
+    let path = l._dir.path().join("io.toml");
+    std::fs::write(&path, "# mine\nprovider = \"anthropic\" # keep\n").unwrap();
+    l.send(ctrl('s'));
+    l.until(|s| s.notice.is_some()).await;
+    let notice = l.state.notice.clone().unwrap();
+    assert!(!notice.1, "{notice:?}");
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        text.starts_with("# mine\nprovider = \"anthropic\" # keep\n"),
+        "{text}"
+    );
+    let back = Config::parse(&text, "io.toml").unwrap();
+    assert_eq!(back.web, Some(l.state.form.web()));
+}
