@@ -7,7 +7,7 @@ use std::io::{Stdout, stdout};
 use crossterm::event::{DisableMouseCapture, EnableMouseCapture};
 use crossterm::execute;
 use crossterm::terminal::{
-    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
+    Clear, ClearType, EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
 };
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
@@ -30,9 +30,15 @@ pub fn enter() -> std::io::Result<Guard> {
     let mut guard = Guard {
         terminal: Terminal::new(CrosstermBackend::new(stdout()))?,
     };
-    execute!(stdout(), EnterAlternateScreen, EnableMouseCapture)?;
+    // A plain clear: ratatui's `clear` asks the terminal where its cursor is,
+    // which some terminals (and multiplexers) never answer.
+    execute!(
+        stdout(),
+        EnterAlternateScreen,
+        EnableMouseCapture,
+        Clear(ClearType::All)
+    )?;
     guard.terminal.hide_cursor()?;
-    guard.terminal.clear()?;
     Ok(guard)
 }
 

@@ -1,0 +1,213 @@
+//! The real binary in a real pseudo-terminal: it opens on the offline demo, shows
+//! a preview body, runs, shows the failed server-side search and the cost total,
+//! opens Sources with the run's citation URLs, and quits leaving the terminal sane
+//! (`stty` run after it in the same terminal reports canonical mode and echo back
+//! on). The screen is read with a VT100 parser, as a terminal would draw it.
+
+#![allow(clippy::unwrap_used)]
+
+use std::io::{Read, Write};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+
+struct Screen {
+    parser: Arc<Mutex<vt100::Parser>>,
+    raw: Arc<Mutex<Vec<u8>>>,
+}
+
+impl Screen {
+    fn text(&self) -> String {
+        self.parser.lock().unwrap().screen().contents()
+    }
+
+    fn wait_for(&self, needles: &[&str]) -> String {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let text = self.text();
+            if needles.iter().all(|n| text.contains(n)) {
+                return text;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "waited 30s for {needles:?}; the screen shows:\n{text}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn raw_text(&self) -> String {
+        String::from_utf8_lossy(&self.raw.lock().unwrap()).into_owned()
+    }
+}
+
+#[test]
+fn the_console_runs_the_demo_in_a_real_terminal_and_leaves_it_sane() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("io.toml"),
+        "[prices.claude-sonnet-4-5]\ninput_per_mtok = 3.0\noutput_per_mtok = 15.0\n",
+    )
+    .unwrap();
+    let (screen, mut child, mut writer, reading) = spawn(
+        dir.path(),
+        &format!(
+            "{:?} --config io.toml --store runs.db; echo \"exit=$?\"; stty -a",
+            env!("CARGO_BIN_EXE_io-harness")
+        ),
+    );
+    let mut press = |bytes: &[u8]| {
+        writer.write_all(bytes).unwrap();
+        writer.flush().unwrap();
+    };
+
+    // Opens on the demo with the exact Anthropic request previewed.
+    let first = screen.wait_for(&[
+        "offline demo: built-in stub vendor",
+        "POST http://127.0.0.1:",
+        "\"max_tokens\": 4096",
+    ]);
+    assert!(first.contains("anthropic ✓ carried"), "{first}");
+    {
+        let p = screen.parser.lock().unwrap();
+        assert!(p.screen().alternate_screen());
+        assert_ne!(
+            p.screen().mouse_protocol_mode(),
+            vt100::MouseProtocolMode::None
+        );
+    }
+
+    // Ctrl-R runs it: the failed search with its code, and the cost total.
+    press(b"\x12");
+    let run = screen.wait_for(&[
+        "finished: passed",
+        "FAILED",
+        "max_uses_exceeded",
+        "total $0.0369",
+    ]);
+    assert!(
+        run.contains("3   3902    141    0    $0.0138   end_turn"),
+        "{run}"
+    );
+
+    // F4: Sources lists the run and its citation URLs.
+    press(b"\x1bOS");
+    screen.wait_for(&[
+        "runs · newest first",
+        "https://crates.io/crates/io-harness",
+        "https://docs.rs/io-harness/latest/io_harness/",
+        "(max_uses_exceeded)",
+    ]);
+
+    // Ctrl-Q quits; the shell's stty sees a cooked terminal.
+    press(b"\x11");
+    let status = child.wait().unwrap();
+    assert!(status.success());
+    drop(writer);
+    reading.join().unwrap();
+    let out = screen.raw_text();
+    assert!(out.contains("exit=0"), "{out}");
+    assert_sane(&out);
+    let p = screen.parser.lock().unwrap();
+    assert!(
+        !p.screen().alternate_screen(),
+        "left in the alternate screen"
+    );
+    assert!(!p.screen().hide_cursor(), "cursor left hidden");
+    assert_eq!(
+        p.screen().mouse_protocol_mode(),
+        vt100::MouseProtocolMode::None
+    );
+}
+
+type Spawned = (
+    Screen,
+    Box<dyn portable_pty::Child + Send + Sync>,
+    Box<dyn Write + Send>,
+    std::thread::JoinHandle<()>,
+);
+
+/// `sh -c script` in a fresh 100×30 pseudo-terminal, its output parsed as it comes.
+fn spawn(dir: &std::path::Path, script: &str) -> Spawned {
+    let pty = native_pty_system()
+        .openpty(PtySize {
+            rows: 30,
+            cols: 100,
+            pixel_width: 0,
+            pixel_height: 0,
+        })
+        .unwrap();
+    let mut cmd = CommandBuilder::new("sh");
+    cmd.args(["-c", script]);
+    cmd.cwd(dir);
+    cmd.env("TERM", "xterm-256color");
+    cmd.env_remove("ANTHROPIC_API_KEY");
+    let child = pty.slave.spawn_command(cmd).unwrap();
+    drop(pty.slave);
+    let mut reader = pty.master.try_clone_reader().unwrap();
+    let writer = pty.master.take_writer().unwrap();
+    let screen = Screen {
+        parser: Arc::new(Mutex::new(vt100::Parser::new(
+            std::num::NonZero::new(30).unwrap(),
+            std::num::NonZero::new(100).unwrap(),
+            0,
+        ))),
+        raw: Arc::new(Mutex::new(Vec::new())),
+    };
+    let (parser, raw) = (screen.parser.clone(), screen.raw.clone());
+    let reading = std::thread::spawn(move || {
+        let mut buf = [0u8; 8192];
+        while let Ok(n) = reader.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            parser.lock().unwrap().process(&buf[..n]);
+            raw.lock().unwrap().extend_from_slice(&buf[..n]);
+        }
+    });
+    (screen, child, writer, reading)
+}
+
+/// The modes `stty -a` printed after `exit=`: a cooked terminal has these on.
+fn assert_sane(out: &str) {
+    let stty = &out[out.rfind("exit=").unwrap()..];
+    let modes: Vec<&str> = stty.split_whitespace().collect();
+    for mode in ["icanon", "echo", "isig", "opost"] {
+        assert!(
+            modes.contains(&mode),
+            "terminal left without {mode}: {stty}"
+        );
+    }
+}
+
+#[test]
+fn a_bad_io_toml_is_named_before_the_terminal_is_touched() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("io.toml"),
+        "[web]\nsearch = true\nmax_use = 3\n",
+    )
+    .unwrap();
+    let (screen, mut child, writer, reading) = spawn(
+        dir.path(),
+        &format!(
+            "{:?} --config io.toml --store runs.db; echo \"exit=$?\"; stty -a",
+            env!("CARGO_BIN_EXE_io-harness")
+        ),
+    );
+    assert!(child.wait().unwrap().success(), "sh itself");
+    drop(writer);
+    reading.join().unwrap();
+    let out = screen.raw_text();
+    assert!(
+        out.contains("io.toml:3: unknown key `max_use` in [web]"),
+        "{out}"
+    );
+    assert!(out.contains("exit=2"), "{out}");
+    assert!(
+        !out.contains("\x1b[?1049h"),
+        "the alternate screen was entered"
+    );
+    assert_sane(&out);
+}
