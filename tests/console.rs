@@ -695,3 +695,18 @@ async fn ctrl_s_writes_web_and_keeps_the_rest_of_io_toml() {
     let back = Config::parse(&text, "io.toml").unwrap();
     assert_eq!(back.web, Some(l.state.form.web()));
 }
+
+#[test]
+fn the_readme_key_table_is_the_keymap() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let keymap = io_harness::console::keys::Keymap::default();
+    for b in &keymap.bindings {
+        let row = format!("| `{}` | {} |", b.key, b.desc);
+        assert!(
+            readme.contains(&row),
+            "README lacks the row for {}: {row}",
+            b.name
+        );
+    }
+}
