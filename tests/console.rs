@@ -633,7 +633,11 @@ async fn an_ask_raises_the_modal_and_the_answer_reaches_the_run() {
     let mut l = live(script).await;
     let ws = l.state.form.workspace.clone();
     l.send(ctrl('r'));
-    l.until(|s| s.run.approval.is_some()).await;
+    // The question and the event that logs it come on two channels; wait for both.
+    l.until(|s| {
+        s.run.approval.is_some() && s.run.log.iter().any(|(_, t, _)| t.contains("asks to"))
+    })
+    .await;
     insta::assert_snapshot!("approval_80x24", screen(&l.state, 80, 24));
     insta::assert_snapshot!("approval_50x16", screen(&l.state, 50, 16));
     l.send(key(KeyCode::Char('y')));
