@@ -714,3 +714,23 @@ fn the_readme_key_table_is_the_keymap() {
         );
     }
 }
+
+#[test]
+fn chords_work_while_a_field_is_being_edited() {
+    let mut s = state();
+    focus(&mut s, "allowed domains");
+    update(&mut s, key(KeyCode::Enter));
+    typed(&mut s, " rust-lang.org");
+    assert_eq!(update(&mut s, ctrl('q')), vec![Effect::Quit]);
+    assert_eq!(s.form.editing, None, "the edit ended");
+    assert_eq!(
+        s.form.allowed,
+        ["docs.rs", "crates.io", "rust-lang.org"],
+        "and was kept"
+    );
+    update(&mut s, key(KeyCode::Enter));
+    assert!(matches!(
+        update(&mut s, ctrl('r'))[..],
+        [Effect::StartRun { .. }]
+    ));
+}

@@ -352,10 +352,20 @@ fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
         }
         return Vec::new();
     }
-    // Text entry swallows plain keys before bindings see them.
+    // Text entry swallows plain keys before bindings see them; a chord or a
+    // function key ends the edit (keeping it) and does what it is bound to.
+    let plain = !key
+        .modifiers
+        .intersects(crossterm::event::KeyModifiers::CONTROL | crossterm::event::KeyModifiers::ALT)
+        && matches!(
+            key.code,
+            KeyCode::Char(_) | KeyCode::Backspace | KeyCode::Enter | KeyCode::Esc
+        );
     if state.screen == Screen::Declare && state.run.approval.is_none() {
         if let Some((buf, before)) = state.form.editing.take() {
-            return edit_line(state, key, buf, before);
+            if plain {
+                return edit_line(state, key, buf, before);
+            }
         }
     }
     if state.screen == Screen::Sources && state.sources.filtering {
