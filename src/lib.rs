@@ -35,5 +35,5 @@ pub use crate::error::{Error, Result, VendorError};
 pub use crate::provider::{
     ApiKey, AttemptSink, Fallback, HttpProvider, NoSink, Provider, Reply, RetryPolicy,
 };
-pub use crate::run::{RunOptions, RunResult, run_with, run_with_options};
+pub use crate::run::{RunOptions, RunResult, Session, run_with, run_with_options};
 pub use crate::store::Store;

@@ -254,7 +254,7 @@ impl Provider for HttpProvider {
                         latency_ms: started.elapsed().as_millis() as u64,
                         attempts: attempt,
                         provider: self.name().to_string(),
-                        model: self.model.clone(),
+                        model: turn.model.clone(),
                     });
                 }
                 Err((error, should_retry)) => {

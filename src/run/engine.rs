@@ -13,21 +13,26 @@ use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
 use crate::approve::Approver;
+use crate::config::AgentDef;
 use crate::core::completion::{Completion, StopReason, Usage};
-use crate::core::contract::{TaskContract, Verification};
+use crate::core::contract::{Budget, TaskContract, Verification};
 use crate::core::event::{BudgetKind, EventKind, RunId, RunOutcome};
 use crate::core::policy::Policy;
 use crate::core::price::PriceTable;
-use crate::core::tools::local_tool_specs;
+use crate::core::tools::{local_tool_specs, spawn_agent_spec};
 use crate::core::turn::Turn;
 use crate::error::{Error, Result};
 use crate::provider::{Provider, Reply};
 use crate::run::observe::{Emitter, NoObserver, Observer};
-use crate::run::tools::{ToolEnv, execute, shorten};
+use crate::run::spawn::{Parent, spawn_agent};
+use crate::run::tools::{ToolEnv, ToolResult, execute, shorten};
 use crate::store::{CHECKPOINT_FORMAT, Checkpoint, NewRun, ProviderCall, Store};
 
 /// How many `pause_turn` continuations in a row a run accepts before it stops.
 pub const DEFAULT_MAX_CONTINUATIONS: u32 = 3;
+
+/// How deep spawned agents may nest by default (a root's child is depth 1).
+pub const DEFAULT_MAX_DEPTH: u32 = 2;
 
 /// What a finished run reports.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -61,6 +66,16 @@ pub struct RunOptions {
     pub parent_run_id: Option<RunId>,
     /// The session this run is a turn of.
     pub session_id: Option<i64>,
+    /// The roster `spawn_agent` offers (not offered when empty).
+    pub agents: Vec<AgentDef>,
+    /// How deep this run is (0 for a root).
+    pub depth: u32,
+    /// How deep agents may nest.
+    pub max_depth: u32,
+    /// Only these local tools are offered and run (`None`: all).
+    pub tools: Option<Vec<String>>,
+    /// Ask for this model instead of the provider's.
+    pub model: Option<String>,
 }
 
 impl Default for RunOptions {
@@ -73,6 +88,11 @@ impl Default for RunOptions {
             max_continuations: DEFAULT_MAX_CONTINUATIONS,
             parent_run_id: None,
             session_id: None,
+            agents: Vec::new(),
+            depth: 0,
+            max_depth: DEFAULT_MAX_DEPTH,
+            tools: None,
+            model: None,
         }
     }
 }
@@ -130,7 +150,10 @@ where
             let run_id = store.begin_run(&NewRun {
                 goal: contract.goal.clone(),
                 provider: provider.name().to_string(),
-                model: provider.model().to_string(),
+                model: options
+                    .model
+                    .clone()
+                    .unwrap_or_else(|| provider.model().to_string()),
                 web_json: contract
                     .web
                     .as_ref()
@@ -231,11 +254,15 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
                 observations: state.observations.len(),
             });
             let turn = Turn {
-                model: self.provider.model().to_string(),
+                model: self
+                    .options
+                    .model
+                    .clone()
+                    .unwrap_or_else(|| self.provider.model().to_string()),
                 max_tokens: self.provider.max_tokens(),
                 goal: state.contract.goal.clone(),
                 observations: state.observations.clone(),
-                tools: local_tool_specs(),
+                tools: self.offered_tools(),
                 web: state.contract.web.clone(),
             };
             let reply = tokio::select! {
@@ -278,7 +305,38 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
                     emit: &emit,
                     http: &self.http,
                 };
-                let result = execute(&env, call).await;
+                let result = if !self.allowed(&call.name) {
+                    ToolResult {
+                        ok: false,
+                        output: format!("{} is not among this agent's tools", call.name),
+                    }
+                } else if call.name == "spawn_agent" {
+                    let parent = Parent {
+                        provider: self.provider,
+                        store: self.store,
+                        policy: self.policy,
+                        approver: self.approver,
+                        options: self.options,
+                        run_id: self.run_id,
+                        contract: &state.contract,
+                        remaining: Budget {
+                            steps: budget.steps.saturating_sub(state.step),
+                            seconds: deadline
+                                .saturating_duration_since(std::time::Instant::now())
+                                .as_secs(),
+                            tokens: budget.tokens.saturating_sub(state.tokens_used),
+                        },
+                    };
+                    let (result, used) = spawn_agent(&parent, &env, call).await;
+                    // The child's tokens count toward this run's budget and totals.
+                    state.tokens_used += used.total_tokens();
+                    self.usage.input_tokens += used.input_tokens;
+                    self.usage.output_tokens += used.output_tokens;
+                    self.usage.server_tool_requests += used.server_tool_requests;
+                    result
+                } else {
+                    execute(&env, call).await
+                };
                 let input = shorten(call.input.to_string(), 200);
                 self.emitter.emit(EventKind::ToolCalled {
                     name: call.name.clone(),
@@ -320,6 +378,28 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
                 return verify(&state.contract);
             }
         }
+    }
+
+    /// The local tools offered: the agent's subset, and `spawn_agent` while a
+    /// roster exists and nesting is allowed.
+    fn offered_tools(&self) -> Vec<crate::core::turn::ToolSpec> {
+        let mut tools: Vec<_> = local_tool_specs()
+            .into_iter()
+            .filter(|t| self.allowed(&t.name))
+            .collect();
+        let o = self.options;
+        if !o.agents.is_empty() && o.depth < o.max_depth && self.allowed("spawn_agent") {
+            let names: Vec<String> = o.agents.iter().map(|a| a.name.clone()).collect();
+            tools.push(spawn_agent_spec(&names));
+        }
+        tools
+    }
+
+    fn allowed(&self, tool: &str) -> bool {
+        self.options
+            .tools
+            .as_ref()
+            .is_none_or(|t| t.iter().any(|n| n == tool))
     }
 
     /// Record one reply's accounting, server-tool calls and citations; return the

@@ -2,8 +2,13 @@
 
 pub mod engine;
 pub mod observe;
+pub mod session;
+mod spawn;
 pub mod tools;
 pub mod workspace;
 
-pub use engine::{DEFAULT_MAX_CONTINUATIONS, RunOptions, RunResult, run_with, run_with_options};
+pub use engine::{
+    DEFAULT_MAX_CONTINUATIONS, DEFAULT_MAX_DEPTH, RunOptions, RunResult, run_with, run_with_options,
+};
 pub use observe::{Emitter, NoObserver, Observer};
+pub use session::Session;

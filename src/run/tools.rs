@@ -99,7 +99,12 @@ pub async fn execute(env: &ToolEnv<'_>, call: &ToolCall) -> ToolResult {
 }
 
 /// Decide an act; ask the approver when the policy says so.
-async fn gate(env: &ToolEnv<'_>, act: Act, target: &str, tool: &str) -> Result<(), String> {
+pub(crate) async fn gate(
+    env: &ToolEnv<'_>,
+    act: Act,
+    target: &str,
+    tool: &str,
+) -> Result<(), String> {
     let decision = env.policy.decide(act, target);
     let rule = decision.rule.as_ref().map(|r| {
         format!(
