@@ -734,3 +734,83 @@ fn chords_work_while_a_field_is_being_edited() {
         [Effect::StartRun { .. }]
     ));
 }
+
+const SPAWN: &str = r#"{"type":"message","model":"m","content":[{"type":"tool_use","id":"toolu_s","name":"spawn_agent","input":{"agent":"researcher","task":"find the release"}}],"stop_reason":"tool_use","usage":{"input_tokens":30,"output_tokens":7}}"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_spawned_child_is_nested_under_its_parent_and_counted_in_the_total() {
+    let script = Script {
+        responses: vec![anthropic(SPAWN), anthropic(DONE), anthropic(DONE)],
+        repeat: false,
+    };
+    let mut l = live(script).await;
+    l.executor.agents = vec![io_harness::config::AgentDef {
+        name: "researcher".into(),
+        ..Default::default()
+    }];
+    l.send(ctrl('r'));
+    // Spawning is an `Ask` under the default policy.
+    l.until(|s| s.run.approval.is_some()).await;
+    assert_eq!(l.state.run.approval.as_ref().unwrap().tool, "spawn_agent");
+    l.send(key(KeyCode::Char('y')));
+    l.until(|s| s.run.outcome.is_some()).await;
+    let r = &l.state.run;
+    assert_eq!(
+        r.run_id,
+        Some(io_harness::RunId(1)),
+        "the panes stay on the root"
+    );
+    assert_eq!(r.outcome.as_deref(), Some("passed"));
+    assert_eq!(r.calls.len(), 3, "the child's request is in the table");
+    assert_eq!(r.calls[1].stop, "child 2 end_turn");
+    assert!(
+        r.log
+            .iter()
+            .any(|(_, t, _)| t == "  ↳ child 2 finished: passed"),
+        "{:?}",
+        r.log
+    );
+    assert_eq!(r.total_tokens(), 30 + 7 + 60 + 4 + 60 + 4);
+}
+
+#[test]
+fn snapshot_declare_shows_the_roster_and_mcp_boundaries() {
+    let text = format!(
+        "{CONFIG}\n[[agent]]\nname = \"researcher\"\ndescription = \"looks things up\"\n\n[[mcp]]\nname = \"everything\"\ncommand = \"npx\"\nnet = [\"example.com\"]\n"
+    );
+    let mut s = initial_state(&loaded(&text), &connection(), false).unwrap();
+    focus(&mut s, "verify contains");
+    insta::assert_snapshot!("declare_roster_100x30", screen(&s, 100, 30));
+}
+
+#[test]
+fn the_readme_captures_are_the_snapshots() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let readme = std::fs::read_to_string(format!("{root}/README.md")).unwrap();
+    for name in [
+        "declare_80x24",
+        "side_by_side_120x30",
+        "run_finished_80x24",
+        "approval_80x24",
+        "sources_80x24",
+        "help_80x24",
+    ] {
+        let snap = std::fs::read_to_string(format!("{root}/tests/snapshots/console__{name}.snap"))
+            .unwrap();
+        let body = snap.splitn(3, "---\n").nth(2).unwrap();
+        let lines: Vec<&str> = body
+            .lines()
+            .map(|l| {
+                l.strip_prefix('"')
+                    .and_then(|l| l.strip_suffix('"'))
+                    .unwrap_or(l)
+                    .trim_end()
+            })
+            .collect();
+        let capture = format!("```text\n{}\n```\n", lines.join("\n").trim_end());
+        assert!(
+            readme.contains(&capture),
+            "README's capture of {name} is stale: copy the screen from tests/snapshots/console__{name}.snap into the README's console section"
+        );
+    }
+}

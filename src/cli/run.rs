@@ -77,6 +77,7 @@ async fn go(
         prices: config.price_table(),
         cancel,
         resume: args.resume.map(RunId),
+        agents: config.agents.clone(),
         ..RunOptions::default()
     };
     let approver: &dyn Approver = if args.approve_all {

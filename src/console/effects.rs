@@ -16,6 +16,7 @@ use tokio_util::sync::CancellationToken;
 use super::app::{Effect, Msg};
 use super::runview::PastRun;
 use crate::approve::ChannelApprover;
+use crate::config::AgentDef;
 use crate::core::contract::TaskContract;
 use crate::core::event::{Event, RunId};
 use crate::core::policy::Policy;
@@ -41,6 +42,8 @@ pub struct Executor {
     pub prices: PriceTable,
     /// The policy local tools run under.
     pub policy: Policy,
+    /// The roster `spawn_agent` offers.
+    pub agents: Vec<AgentDef>,
     /// Messages back to the loop.
     pub tx: mpsc::UnboundedSender<Msg>,
     /// The approver runs ask; its questions reach the loop.
@@ -81,6 +84,7 @@ impl Executor {
             max_tokens,
             prices,
             policy: Policy::workspace_default(),
+            agents: Vec::new(),
             tx,
             approver,
             pending: None,
@@ -190,6 +194,7 @@ impl Executor {
             observer: Arc::new(Forward(self.tx.clone())),
             prices: self.prices.clone(),
             cancel: cancel.clone(),
+            agents: self.agents.clone(),
             ..RunOptions::default()
         };
         let (store, policy, approver, tx) = (

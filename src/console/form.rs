@@ -111,6 +111,10 @@ pub struct Form {
     pub editing: Option<(String, String)>,
     /// Why the last edit was not taken.
     pub error: Option<String>,
+    /// The `[[agent]]` roster: name and description.
+    pub agents: Vec<(String, String)>,
+    /// The `[[mcp]]` servers: name and the hosts each states it may reach.
+    pub mcp: Vec<(String, Vec<String>)>,
 }
 
 /// One vendor's preview.
@@ -167,6 +171,8 @@ impl Form {
             focus: Field::Goal,
             editing: None,
             error: None,
+            agents: Vec::new(),
+            mcp: Vec::new(),
         }
     }
 

@@ -38,7 +38,7 @@ pub async fn open(config: Option<PathBuf>, store: Option<PathBuf>, demo: bool) -
     let state = setup::initial_state(&loaded, &connection, connection.stub.is_some())?;
     let (tx, rx) = mpsc::unbounded_channel();
     let (approver, approvals) = ChannelApprover::new();
-    let executor = Executor::new(
+    let mut executor = Executor::new(
         store,
         setup::config_target(&loaded),
         connection.endpoints.clone(),
@@ -48,6 +48,7 @@ pub async fn open(config: Option<PathBuf>, store: Option<PathBuf>, demo: bool) -
         tx,
         approver,
     );
+    executor.agents = loaded.config.agents.clone();
     let mut guard = terminal::enter()
         .map_err(|e| Error::config(format!("cannot take over the terminal: {e}")))?;
     let result = run_loop(&mut guard, state, executor, rx, approvals).await;

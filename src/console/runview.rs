@@ -109,7 +109,10 @@ impl RunView {
 
     /// Fold one live event in.
     pub fn apply(&mut self, event: &Event) {
-        self.run_id = Some(event.run_id);
+        let root = *self.run_id.get_or_insert(event.run_id);
+        if event.run_id != root {
+            return self.apply_child(event);
+        }
         self.elapsed_ms = event.elapsed_ms;
         self.step = event.step;
         let step = event.step;
@@ -239,6 +242,72 @@ impl RunView {
                     },
                 ));
             }
+        }
+    }
+}
+
+impl RunView {
+    /// A spawned child's event, nested under the step that spawned it: its
+    /// requests count toward the totals, its lines are marked `↳ child N`.
+    fn apply_child(&mut self, event: &Event) {
+        let (id, step) = (event.run_id, self.step);
+        let tag = format!("  ↳ child {id}");
+        match &event.kind {
+            EventKind::RunStarted { goal, .. } => {
+                self.log.push((
+                    step,
+                    format!("{tag} started: {}", one_line(goal)),
+                    Tone::Muted,
+                ));
+            }
+            EventKind::ProviderCalled {
+                usage,
+                stop_reason,
+                cost,
+                text,
+                ..
+            } => {
+                let u = usage.unwrap_or_default();
+                self.calls.push(CallLine {
+                    step,
+                    input: u.input_tokens,
+                    output: u.output_tokens,
+                    searches: u.server_tool_requests,
+                    cost: cost.tokens_usd,
+                    search_cost: cost.search_usd,
+                    stop: format!("child {id} {stop_reason}"),
+                });
+                if !text.trim().is_empty() {
+                    self.log.push((
+                        step,
+                        format!("{tag} model: {}", one_line(text)),
+                        Tone::Plain,
+                    ));
+                }
+            }
+            EventKind::ServerToolUsed {
+                tool, error, input, ..
+            } => self.server.push(ServerLine {
+                step,
+                tool: format!("child {id} {tool}"),
+                error: error.clone(),
+                input: input.clone(),
+            }),
+            EventKind::CitationRecorded { .. } => self.citations += 1,
+            EventKind::Observation { text } => {
+                self.log
+                    .push((step, format!("{tag} {}", one_line(text)), Tone::Plain));
+            }
+            EventKind::Finished { outcome } => {
+                let tone = if outcome.passed() {
+                    Tone::Good
+                } else {
+                    Tone::Bad
+                };
+                self.log
+                    .push((step, format!("{tag} finished: {}", outcome.label()), tone));
+            }
+            _ => {}
         }
     }
 }

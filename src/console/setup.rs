@@ -99,6 +99,17 @@ pub fn initial_state(loaded: &Loaded, connection: &Connection, demo: bool) -> Re
         models,
         max_tokens,
     );
+    let mut form = form;
+    form.agents = config
+        .agents
+        .iter()
+        .map(|a| (a.name.clone(), a.description.clone()))
+        .collect();
+    form.mcp = config
+        .mcp
+        .iter()
+        .map(|m| (m.name.clone(), m.net.clone()))
+        .collect();
     let keys = Keymap::new(&config.console.keys)?;
     let name = config
         .console

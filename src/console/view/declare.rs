@@ -70,6 +70,30 @@ fn draw_form(frame: &mut Frame<'_>, area: Rect, state: &State) {
             Span::styled(shown, style),
         ]));
     }
+    // The roster and the MCP servers, with the boundary each states.
+    for (name, description) in &f.agents {
+        lines.push(Line::from(vec![
+            Span::styled(format!("{:>15} ", "agent"), Style::default().fg(t.muted)),
+            Span::styled(
+                format!("{name} — {description} (inherits this [web])"),
+                Style::default().fg(t.text),
+            ),
+        ]));
+    }
+    for (name, net) in &f.mcp {
+        let stated = if net.is_empty() {
+            "no hosts".to_string()
+        } else {
+            net.join(", ")
+        };
+        lines.push(Line::from(vec![
+            Span::styled(format!("{:>15} ", "mcp"), Style::default().fg(t.muted)),
+            Span::styled(
+                format!("{name} — states net: {stated} (declared, not enforced here)"),
+                Style::default().fg(t.text),
+            ),
+        ]));
+    }
     if let Some(e) = &f.error {
         lines.push(Line::styled(e.clone(), Style::default().fg(t.error)));
     } else {
@@ -85,7 +109,12 @@ fn draw_form(frame: &mut Frame<'_>, area: Rect, state: &State) {
         .position(|x| *x == f.focus)
         .unwrap_or(0);
     let skip = (focused + 1).saturating_sub(rest.height as usize) as u16;
-    frame.render_widget(Paragraph::new(lines).scroll((skip, 0)), rest);
+    frame.render_widget(
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .scroll((skip, 0)),
+        rest,
+    );
 }
 
 fn draw_preview(frame: &mut Frame<'_>, area: Rect, state: &State) {
