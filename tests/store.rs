@@ -256,16 +256,24 @@ fn data_survives_reopen_and_an_older_schema_upgrades() {
     {
         let old = Store::open_at_schema(&path, 1).unwrap();
         assert_eq!(old.schema_version().unwrap(), 1);
-        let run = new_run(&old, "recorded before 0.22.0");
-        old.finish_run(run, &RunOutcome::Passed).unwrap();
+    }
+    {
+        // A row as an older release wrote it: only schema-1 columns.
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.execute(
+            "INSERT INTO runs (started_at, goal, provider, model, outcome, finished_at)
+             VALUES ('2026-01-01T00:00:00Z', 'recorded before 0.22.0', 'anthropic', 'm', 'passed', '2026-01-01T00:01:00Z')",
+            [],
+        )
+        .unwrap();
     }
     let store = Store::open(&path).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 2);
+    assert_eq!(store.schema_version().unwrap(), 3);
     let runs = store.runs(None).unwrap();
     assert_eq!(runs[0].goal, "recorded before 0.22.0");
     assert!(store.citations(runs[0].run_id).unwrap().is_empty());
     drop(store);
-    assert_eq!(Store::open(&path).unwrap().schema_version().unwrap(), 2);
+    assert_eq!(Store::open(&path).unwrap().schema_version().unwrap(), 3);
 }
 
 #[test]

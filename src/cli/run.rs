@@ -72,12 +72,21 @@ async fn go(
             on_ctrl_c.cancel();
         }
     });
+    let mcp = if config.mcp.is_empty() {
+        None
+    } else {
+        Some(Arc::new(
+            io_harness::mcp::McpServers::start(&config.mcp, io_harness::mcp::DEFAULT_TIMEOUT)
+                .await?,
+        ))
+    };
     let options = RunOptions {
         observer: Arc::new(Printer { json: args.json }),
         prices: config.price_table(),
         cancel,
         resume: args.resume.map(RunId),
         agents: config.agents.clone(),
+        mcp,
         ..RunOptions::default()
     };
     let approver: &dyn Approver = if args.approve_all {

@@ -44,6 +44,8 @@ pub struct Executor {
     pub policy: Policy,
     /// The roster `spawn_agent` offers.
     pub agents: Vec<AgentDef>,
+    /// Started `[[mcp]]` servers.
+    pub mcp: Option<Arc<crate::mcp::McpServers>>,
     /// Messages back to the loop.
     pub tx: mpsc::UnboundedSender<Msg>,
     /// The approver runs ask; its questions reach the loop.
@@ -85,6 +87,7 @@ impl Executor {
             prices,
             policy: Policy::workspace_default(),
             agents: Vec::new(),
+            mcp: None,
             tx,
             approver,
             pending: None,
@@ -195,6 +198,7 @@ impl Executor {
             prices: self.prices.clone(),
             cancel: cancel.clone(),
             agents: self.agents.clone(),
+            mcp: self.mcp.clone(),
             ..RunOptions::default()
         };
         let (store, policy, approver, tx) = (

@@ -49,6 +49,12 @@ pub async fn open(config: Option<PathBuf>, store: Option<PathBuf>, demo: bool) -
         approver,
     );
     executor.agents = loaded.config.agents.clone();
+    if !loaded.config.mcp.is_empty() {
+        // Started before the terminal is taken, so a failure prints plainly.
+        let servers =
+            crate::mcp::McpServers::start(&loaded.config.mcp, crate::mcp::DEFAULT_TIMEOUT).await?;
+        executor.mcp = Some(std::sync::Arc::new(servers));
+    }
     let mut guard = terminal::enter()
         .map_err(|e| Error::config(format!("cannot take over the terminal: {e}")))?;
     let result = run_loop(&mut guard, state, executor, rx, approvals).await;

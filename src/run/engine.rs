@@ -17,15 +17,17 @@ use crate::config::AgentDef;
 use crate::core::completion::{Completion, StopReason, Usage};
 use crate::core::contract::{Budget, TaskContract, Verification};
 use crate::core::event::{BudgetKind, EventKind, RunId, RunOutcome};
+use crate::core::policy::Act;
 use crate::core::policy::Policy;
 use crate::core::price::PriceTable;
 use crate::core::tools::{local_tool_specs, spawn_agent_spec};
 use crate::core::turn::Turn;
 use crate::error::{Error, Result};
+use crate::mcp::McpServers;
 use crate::provider::{Provider, Reply};
 use crate::run::observe::{Emitter, NoObserver, Observer};
 use crate::run::spawn::{Parent, spawn_agent};
-use crate::run::tools::{ToolEnv, ToolResult, execute, shorten};
+use crate::run::tools::{ToolEnv, ToolResult, execute, gate, shorten};
 use crate::store::{CHECKPOINT_FORMAT, Checkpoint, NewRun, ProviderCall, Store};
 
 /// How many `pause_turn` continuations in a row a run accepts before it stops.
@@ -76,6 +78,8 @@ pub struct RunOptions {
     pub tools: Option<Vec<String>>,
     /// Ask for this model instead of the provider's.
     pub model: Option<String>,
+    /// Started stdio MCP servers whose tools are offered as `mcp__<server>__<tool>`.
+    pub mcp: Option<Arc<McpServers>>,
 }
 
 impl Default for RunOptions {
@@ -93,6 +97,7 @@ impl Default for RunOptions {
             max_depth: DEFAULT_MAX_DEPTH,
             tools: None,
             model: None,
+            mcp: None,
         }
     }
 }
@@ -158,6 +163,7 @@ where
                     .web
                     .as_ref()
                     .and_then(|w| serde_json::to_string(w).ok()),
+                mcp_declared_json: options.mcp.as_ref().map(|m| m.declared_net().to_string()),
                 parent_run_id: options.parent_run_id,
                 session_id: options.session_id,
             })?;
@@ -334,6 +340,25 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
                     self.usage.output_tokens += used.output_tokens;
                     self.usage.server_tool_requests += used.server_tool_requests;
                     result
+                } else if let Some(mcp) = self.options.mcp.as_ref().filter(|m| m.offers(&call.name))
+                {
+                    // Like any local tool: the policy decides, the approver answers `Ask`.
+                    match gate(&env, Act::Exec, &call.name, &call.name).await {
+                        Err(why) => ToolResult {
+                            ok: false,
+                            output: why,
+                        },
+                        Ok(()) => match mcp.call(&call.name, &call.input).await {
+                            Ok(out) => ToolResult {
+                                ok: true,
+                                output: shorten(out, 8_000),
+                            },
+                            Err(e) => ToolResult {
+                                ok: false,
+                                output: e,
+                            },
+                        },
+                    }
                 } else {
                     execute(&env, call).await
                 };
@@ -391,6 +416,9 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
         if !o.agents.is_empty() && o.depth < o.max_depth && self.allowed("spawn_agent") {
             let names: Vec<String> = o.agents.iter().map(|a| a.name.clone()).collect();
             tools.push(spawn_agent_spec(&names));
+        }
+        if let Some(mcp) = &o.mcp {
+            tools.extend(mcp.specs());
         }
         tools
     }

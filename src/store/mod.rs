@@ -20,9 +20,10 @@ use crate::error::{Error, Result};
 pub use types::*;
 
 /// Ordered migrations; index + 1 is the `user_version` after applying it.
-pub(crate) const MIGRATIONS: [&str; 2] = [
+pub(crate) const MIGRATIONS: [&str; 3] = [
     include_str!("migrations/0001_init.sql"),
     include_str!("migrations/0002_web.sql"),
+    include_str!("migrations/0003_mcp.sql"),
 ];
 
 /// A handle on one store file. Cheap to clone; clones share the connection.

@@ -21,6 +21,8 @@ pub struct NewRun {
     pub model: String,
     /// The web declaration as JSON, when the contract had one.
     pub web_json: Option<String>,
+    /// What each MCP server stated it may reach, as JSON (`{"server": ["host"]}`).
+    pub mcp_declared_json: Option<String>,
     /// The run that spawned this one.
     pub parent_run_id: Option<RunId>,
     /// The session this run is a turn of.

@@ -13,10 +13,10 @@ impl Store {
     pub fn begin_run(&self, run: &NewRun) -> Result<RunId> {
         let conn = self.lock()?;
         conn.execute(
-            "INSERT INTO runs (started_at, goal, provider, model, web_json, parent_run_id, session_id)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            "INSERT INTO runs (started_at, goal, provider, model, web_json, parent_run_id, session_id, mcp_declared_json)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
             params![now(), run.goal, run.provider, run.model, run.web_json,
-                    run.parent_run_id.map(|r| r.0), run.session_id],
+                    run.parent_run_id.map(|r| r.0), run.session_id, run.mcp_declared_json],
         )
         .map_err(db_err("recording a new run"))?;
         Ok(RunId(conn.last_insert_rowid()))
