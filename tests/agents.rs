@@ -226,6 +226,27 @@ fn member(h: &Harness, vendor: Vendor, model: &str) -> Box<dyn Provider> {
     )
 }
 
+/// A "find it" run of `chain` in the harness workspace, declaring `web`.
+async fn run_chain(
+    h: &Harness,
+    chain: &Fallback,
+    web: Option<WebAccess>,
+) -> io_harness::Result<io_harness::RunResult> {
+    let mut c = contract("find it");
+    c.web = web;
+    c.workspace = h.workspace.path().to_path_buf();
+    let policy = Policy::workspace_default();
+    run_with_options(
+        &c,
+        chain,
+        &h.store,
+        &policy,
+        &ApproveAll,
+        RunOptions::default(),
+    )
+    .await
+}
+
 #[tokio::test]
 async fn a_chain_with_openrouter_refuses_an_allow_list_before_sending() {
     let h = Harness::new(vec![ok(ANSWER)]).await;
@@ -234,19 +255,10 @@ async fn a_chain_with_openrouter_refuses_an_allow_list_before_sending() {
         member(&h, Vendor::OpenRouter, "openai/gpt-5.2"),
     ])
     .unwrap();
-    let mut c = contract("find it").with_web(WebAccess::search().allow("docs.rs"));
-    c.workspace = h.workspace.path().to_path_buf();
-    let e = run_with_options(
-        &c,
-        &chain,
-        &h.store,
-        &Policy::workspace_default(),
-        &ApproveAll,
-        RunOptions::default(),
-    )
-    .await
-    .unwrap_err()
-    .to_string();
+    let e = run_chain(&h, &chain, Some(WebAccess::search().allow("docs.rs")))
+        .await
+        .unwrap_err()
+        .to_string();
     assert!(
         e.starts_with("provider \"openrouter\" cannot restrict search to individual domains"),
         "{e}"
@@ -284,18 +296,9 @@ async fn a_failing_member_hands_over_and_the_rows_say_who_answered() {
         member(&h, Vendor::OpenAi, "gpt-5-search-api"),
     ])
     .unwrap();
-    let mut c = contract("find it").with_web(WebAccess::search());
-    c.workspace = h.workspace.path().to_path_buf();
-    let r = run_with_options(
-        &c,
-        &chain,
-        &h.store,
-        &Policy::workspace_default(),
-        &ApproveAll,
-        RunOptions::default(),
-    )
-    .await
-    .unwrap();
+    let r = run_chain(&h, &chain, Some(WebAccess::search()))
+        .await
+        .unwrap();
     assert_eq!(r.outcome, RunOutcome::Passed);
     let paths: Vec<String> = h.stub.requests().iter().map(|q| q.path.clone()).collect();
     assert_eq!(
@@ -331,18 +334,7 @@ async fn a_4xx_the_next_member_would_also_get_does_not_hand_over() {
         member(&h, Vendor::OpenAi, "gpt-5-search-api"),
     ])
     .unwrap();
-    let mut c = contract("find it");
-    c.workspace = h.workspace.path().to_path_buf();
-    let r = run_with_options(
-        &c,
-        &chain,
-        &h.store,
-        &Policy::workspace_default(),
-        &ApproveAll,
-        RunOptions::default(),
-    )
-    .await
-    .unwrap();
+    let r = run_chain(&h, &chain, None).await.unwrap();
     assert!(
         matches!(r.outcome, RunOutcome::Error { .. }),
         "{:?}",

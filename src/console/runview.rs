@@ -3,7 +3,8 @@
 //! `PriceTable::cost` for a past run); nothing here prices anything.
 
 use crate::approve::ApprovalRequest;
-use crate::core::event::{Event, EventKind, RunId};
+use crate::core::completion::Usage;
+use crate::core::event::{Cost, Event, EventKind, RunId};
 use crate::core::price::PriceTable;
 use crate::store::{ProviderCallRow, ServerToolCallRow, StepRow};
 
@@ -37,6 +38,22 @@ pub struct CallLine {
     pub search_cost: Option<f64>,
     /// Stop reason.
     pub stop: String,
+}
+
+impl CallLine {
+    /// A request's line from its usage (absent: zeros) and derived cost.
+    pub fn new(step: u32, usage: Option<Usage>, cost: &Cost, stop: String) -> CallLine {
+        let u = usage.unwrap_or_default();
+        CallLine {
+            step,
+            input: u.input_tokens,
+            output: u.output_tokens,
+            searches: u.server_tool_requests,
+            cost: cost.tokens_usd,
+            search_cost: cost.search_usd,
+            stop,
+        }
+    }
 }
 
 /// One provider-executed tool call.
@@ -169,16 +186,8 @@ impl RunView {
                     self.log
                         .push((step, format!("model: {}", one_line(text)), Tone::Plain));
                 }
-                let u = usage.unwrap_or_default();
-                self.calls.push(CallLine {
-                    step,
-                    input: u.input_tokens,
-                    output: u.output_tokens,
-                    searches: u.server_tool_requests,
-                    cost: cost.tokens_usd,
-                    search_cost: cost.search_usd,
-                    stop: stop_reason.clone(),
-                });
+                self.calls
+                    .push(CallLine::new(step, *usage, cost, stop_reason.clone()));
             }
             EventKind::ServerToolUsed {
                 tool, error, input, ..
@@ -267,16 +276,12 @@ impl RunView {
                 text,
                 ..
             } => {
-                let u = usage.unwrap_or_default();
-                self.calls.push(CallLine {
+                self.calls.push(CallLine::new(
                     step,
-                    input: u.input_tokens,
-                    output: u.output_tokens,
-                    searches: u.server_tool_requests,
-                    cost: cost.tokens_usd,
-                    search_cost: cost.search_usd,
-                    stop: format!("child {id} {stop_reason}"),
-                });
+                    *usage,
+                    cost,
+                    format!("child {id} {stop_reason}"),
+                ));
                 if !text.trim().is_empty() {
                     self.log.push((
                         step,
@@ -372,16 +377,7 @@ impl PastRun {
             .iter()
             .map(|c| {
                 let cost = prices.cost(&c.model, c.usage.as_ref());
-                let u = c.usage.unwrap_or_default();
-                CallLine {
-                    step: c.step,
-                    input: u.input_tokens,
-                    output: u.output_tokens,
-                    searches: u.server_tool_requests,
-                    cost: cost.tokens_usd,
-                    search_cost: cost.search_usd,
-                    stop: c.stop_reason.clone(),
-                }
+                CallLine::new(c.step, c.usage, &cost, c.stop_reason.clone())
             })
             .collect();
         v.step = v.calls.last().map_or(0, |c| c.step);
