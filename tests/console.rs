@@ -814,3 +814,64 @@ fn the_readme_captures_are_the_snapshots() {
         );
     }
 }
+
+#[test]
+fn a_parents_sources_include_its_childrens_marked_as_such() {
+    let mut s = state();
+    update(&mut s, key(KeyCode::F(4)));
+    update(&mut s, Msg::Runs(vec![run_row(1, "root")]));
+    update(
+        &mut s,
+        Msg::RunSources(
+            vec![
+                citation(1, 1, "https://docs.rs/a"),
+                citation(2, 1, "https://crates.io/child"),
+            ],
+            vec![],
+        ),
+    );
+    let text = screen(&s, 80, 24);
+    assert!(text.contains("step 1"), "{text}");
+    assert!(text.contains("child run 2 · step 1"), "{text}");
+    assert!(text.contains("https://crates.io/child"), "{text}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn loading_a_runs_sources_reads_its_childrens_from_the_store() {
+    let mut l = live(Script::default()).await;
+    let store = Store::open(&l.store_path).unwrap();
+    let new = |parent| io_harness::store::NewRun {
+        goal: "g".into(),
+        provider: "anthropic".into(),
+        model: "m".into(),
+        parent_run_id: parent,
+        ..Default::default()
+    };
+    let root = store.begin_run(&new(None)).unwrap();
+    let child = store.begin_run(&new(Some(root))).unwrap();
+    let cite = |url: &str| io_harness::Citation {
+        url: url.into(),
+        title: None,
+        cited_text: None,
+    };
+    store.record_citations(root, 1, &[cite("https://docs.rs/root")]);
+    store.record_citations(child, 1, &[cite("https://crates.io/child")]);
+    assert!(l.executor.perform(Effect::LoadRunSources(root)));
+    let msg = tokio::time::timeout(Duration::from_secs(5), l.rx.recv())
+        .await
+        .unwrap()
+        .unwrap();
+    let Msg::RunSources(citations, _) = msg else {
+        panic!("{msg:?}")
+    };
+    assert_eq!(
+        citations
+            .iter()
+            .map(|c| (c.run_id, c.url.as_str()))
+            .collect::<Vec<_>>(),
+        [
+            (root, "https://docs.rs/root"),
+            (child, "https://crates.io/child")
+        ]
+    );
+}
