@@ -418,7 +418,7 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
             tools.push(spawn_agent_spec(&names));
         }
         if let Some(mcp) = &o.mcp {
-            tools.extend(mcp.specs());
+            tools.extend(mcp.specs().into_iter().filter(|t| self.allowed(&t.name)));
         }
         tools
     }
