@@ -342,3 +342,37 @@ async fn a_4xx_the_next_member_would_also_get_does_not_hand_over() {
     );
     assert_eq!(h.stub.requests().len(), 1);
 }
+
+#[tokio::test]
+async fn a_childs_requests_count_toward_the_roots_step_budget() {
+    let list = tool_use("list_dir", r#"{"path":"."}"#);
+    // Root step 1 spawns; the child gets the 2 steps left and spends them; the
+    // root then has none, so it makes no further request.
+    let h = Harness::new(vec![ok(SPAWN_GREEDY), ok(&list), ok(&list), ok(ANSWER)]).await;
+    let mut c = contract("bounded").with_budget(io_harness::Budget {
+        steps: 3,
+        ..io_harness::Budget::default()
+    });
+    c.workspace = h.workspace.path().to_path_buf();
+    let options = RunOptions {
+        agents: roster(),
+        ..RunOptions::default()
+    };
+    let policy = Policy::workspace_default();
+    let r = run_with_options(&c, &h.provider, &h.store, &policy, &ApproveAll, options)
+        .await
+        .unwrap();
+    assert_eq!(
+        r.outcome,
+        RunOutcome::BudgetExhausted {
+            budget: io_harness::BudgetKind::Steps
+        }
+    );
+    assert_eq!(
+        h.stub.requests().len(),
+        3,
+        "1 root + 2 child requests, no more"
+    );
+    let child = &h.store.children(r.run_id).unwrap()[0];
+    assert_eq!(child.outcome.as_deref(), Some("budget_exhausted"));
+}

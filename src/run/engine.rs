@@ -196,6 +196,7 @@ where
         run_id,
         usage: Usage::default(),
         answer: String::new(),
+        child_steps: 0,
         http: reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .build()
@@ -228,6 +229,8 @@ struct Loop<'a, P: ?Sized, A: ?Sized> {
     usage: Usage,
     answer: String,
     http: reqwest::Client,
+    /// Requests spawned children made; they count toward this run's step budget.
+    child_steps: u32,
 }
 
 impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
@@ -238,7 +241,7 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
             if self.options.cancel.is_cancelled() {
                 return RunOutcome::Cancelled;
             }
-            if state.step >= budget.steps {
+            if state.step + self.child_steps >= budget.steps {
                 return RunOutcome::BudgetExhausted {
                     budget: BudgetKind::Steps,
                 };
@@ -326,14 +329,15 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
                         run_id: self.run_id,
                         contract: &state.contract,
                         remaining: Budget {
-                            steps: budget.steps.saturating_sub(state.step),
+                            steps: budget.steps.saturating_sub(state.step + self.child_steps),
                             seconds: deadline
                                 .saturating_duration_since(std::time::Instant::now())
                                 .as_secs(),
                             tokens: budget.tokens.saturating_sub(state.tokens_used),
                         },
                     };
-                    let (result, used) = spawn_agent(&parent, &env, call).await;
+                    let (result, used, steps) = spawn_agent(&parent, &env, call).await;
+                    self.child_steps += steps;
                     // The child's tokens count toward this run's budget and totals.
                     state.tokens_used += used.total_tokens();
                     self.usage.input_tokens += used.input_tokens;

@@ -34,9 +34,10 @@ pub(crate) struct Parent<'a, P: ?Sized, A: ?Sized> {
 
 /// A boxed `Send` future: the loop awaits a child run that awaits the loop, and
 /// naming the type here is what lets the compiler see that cycle is `Send`.
-pub(crate) type Spawned<'a> = Pin<Box<dyn Future<Output = (ToolResult, Usage)> + Send + 'a>>;
+pub(crate) type Spawned<'a> = Pin<Box<dyn Future<Output = (ToolResult, Usage, u32)> + Send + 'a>>;
 
-/// Run the child the call names; its result is the parent's observation.
+/// Run the child the call names: its result (the parent's observation), and the
+/// tokens and requests it spent, which the parent charges to its own budget.
 pub(crate) fn spawn_agent<'a, P, A>(
     parent: &'a Parent<'a, P, A>,
     env: &'a ToolEnv<'a>,
@@ -53,7 +54,7 @@ async fn spawn_inner<P, A>(
     parent: &Parent<'_, P, A>,
     env: &ToolEnv<'_>,
     call: &ToolCall,
-) -> (ToolResult, Usage)
+) -> (ToolResult, Usage, u32)
 where
     P: Provider + ?Sized,
     A: Approver + ?Sized,
@@ -65,6 +66,7 @@ where
                 output: text,
             },
             Usage::default(),
+            0,
         )
     };
     let o = parent.options;
@@ -140,6 +142,7 @@ where
                 ),
             },
             r.usage,
+            r.steps,
         ),
         Err(e) => refuse(format!("child run ({name}) did not start: {e}")),
     }
