@@ -91,6 +91,15 @@ fn focus(state: &mut State, label: &str) {
     panic!("no field {label}");
 }
 
+/// Replace the allow-list with a block-list of one host.
+fn block_only(state: &mut State, host: &str) {
+    clear_allowed(state);
+    focus(state, "blocked domains");
+    update(state, key(KeyCode::Enter));
+    typed(state, host);
+    update(state, key(KeyCode::Enter));
+}
+
 /// Empty the allow-list, so a block-list is what the vendors are asked to carry.
 fn clear_allowed(state: &mut State) {
     focus(state, "allowed domains");
@@ -136,11 +145,7 @@ fn ctrl_r_starts_exactly_the_declared_contract() {
 #[test]
 fn a_refused_declaration_is_not_sent_and_the_refusal_is_shown() {
     let mut s = state();
-    clear_allowed(&mut s);
-    focus(&mut s, "blocked domains");
-    update(&mut s, key(KeyCode::Enter));
-    typed(&mut s, "pinterest.com");
-    update(&mut s, key(KeyCode::Enter));
+    block_only(&mut s, "pinterest.com");
     assert_eq!(s.form.blocked, ["pinterest.com"]);
     focus(&mut s, "provider");
     update(&mut s, key(KeyCode::Enter)); // anthropic → openai
@@ -390,11 +395,7 @@ fn snapshot_declare() {
 #[test]
 fn snapshot_side_by_side_shows_who_refuses() {
     let mut s = state();
-    clear_allowed(&mut s);
-    focus(&mut s, "blocked domains");
-    update(&mut s, key(KeyCode::Enter));
-    typed(&mut s, "pinterest.com");
-    update(&mut s, key(KeyCode::Enter));
+    block_only(&mut s, "pinterest.com");
     insta::assert_snapshot!("declare_blocked_anthropic_80x24", screen(&s, 80, 24));
     focus(&mut s, "provider");
     update(&mut s, key(KeyCode::Enter));
