@@ -6,6 +6,7 @@
 pub mod app;
 pub mod effects;
 pub mod form;
+mod input;
 pub mod keys;
 pub mod runview;
 pub mod setup;
