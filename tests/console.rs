@@ -876,3 +876,40 @@ async fn loading_a_runs_sources_reads_its_childrens_from_the_store() {
         ]
     );
 }
+
+#[test]
+fn the_total_row_stays_on_screen_however_many_requests() {
+    let mut s = state();
+    update(&mut s, ctrl('r'));
+    for step in 1..=30 {
+        let e = io_harness::Event {
+            run_id: io_harness::RunId(1),
+            step,
+            elapsed_ms: 0,
+            kind: io_harness::EventKind::ProviderCalled {
+                provider: "anthropic".into(),
+                model: "claude-sonnet-4-5".into(),
+                usage: Some(io_harness::Usage {
+                    input_tokens: 100,
+                    output_tokens: 10,
+                    server_tool_requests: 1,
+                }),
+                stop_reason: "tool_use".into(),
+                latency_ms: 1,
+                cost: io_harness::Cost::default(),
+                text: String::new(),
+            },
+        };
+        update(&mut s, Msg::Run(Box::new(e)));
+    }
+    let text = screen(&s, 80, 24);
+    assert!(text.contains("Σ   3000"), "{text}");
+    assert!(
+        text.contains("30  100"),
+        "the latest request is shown: {text}"
+    );
+    // The wheel scrolls the help overlay, not the list under it.
+    update(&mut s, key(KeyCode::F(1)));
+    update(&mut s, Msg::Scroll(false));
+    assert_eq!((s.help, s.help_scroll, s.run_scroll), (true, 1, 0));
+}

@@ -269,6 +269,14 @@ pub fn update(state: &mut State, msg: Msg) -> Vec<Effect> {
     state.dirty = true;
     match msg {
         Msg::Key(key) => super::input::on_key(state, key),
+        Msg::Scroll(up) if state.help => {
+            state.help_scroll = if up {
+                state.help_scroll.saturating_sub(1)
+            } else {
+                state.help_scroll.saturating_add(1)
+            };
+            Vec::new()
+        }
         Msg::Scroll(up) => {
             super::input::on_action(state, if up { Action::Up } else { Action::Down })
         }

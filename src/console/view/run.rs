@@ -117,17 +117,23 @@ pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
     );
 
     let money = |c: Option<f64>| c.map_or("—".to_string(), |c| format!("${c:.4}"));
-    let rows = r.calls.iter().map(|c| {
-        Row::new(vec![
-            c.step.to_string(),
-            c.input.to_string(),
-            c.output.to_string(),
-            c.searches.to_string(),
-            money(c.cost),
-            c.stop.clone(),
-        ])
-        .style(Style::default().fg(t.text))
-    });
+    // The latest requests that fit, so the Σ row is always on screen.
+    let fit = calls.height.saturating_sub(4) as usize;
+    let rows = r
+        .calls
+        .iter()
+        .skip(r.calls.len().saturating_sub(fit))
+        .map(|c| {
+            Row::new(vec![
+                c.step.to_string(),
+                c.input.to_string(),
+                c.output.to_string(),
+                c.searches.to_string(),
+                money(c.cost),
+                c.stop.clone(),
+            ])
+            .style(Style::default().fg(t.text))
+        });
     let total = Row::new(vec![
         "Σ".to_string(),
         r.calls.iter().map(|c| c.input).sum::<u64>().to_string(),
