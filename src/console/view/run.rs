@@ -87,34 +87,49 @@ pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
 
     // One entry per call: what ran and how it went (the vendor's own code when it
     // failed), then the query or URL, wrapped rather than cut.
-    let mut lines: Vec<Line<'_>> = Vec::new();
+    let mut entries: Vec<(String, Style)> = Vec::new();
     for s in &r.server {
         let (verdict, style) = match &s.error {
             Some(code) => (format!("FAILED ({code})"), Style::default().fg(t.error)),
             None => ("ok".to_string(), Style::default().fg(t.ok)),
         };
-        lines.push(Line::styled(
-            format!("{} {} {verdict}", s.step, s.tool),
-            style,
-        ));
+        entries.push((format!("{} {} {verdict}", s.step, s.tool), style));
         if let Some(input) = &s.input {
-            lines.push(Line::styled(
-                format!("  {input}"),
-                Style::default().fg(t.muted),
-            ));
+            entries.push((format!("  {input}"), Style::default().fg(t.muted)));
         }
     }
-    if lines.is_empty() {
-        lines.push(Line::styled("none yet", Style::default().fg(t.muted)));
+    if entries.is_empty() {
+        entries.push(("none yet".to_string(), Style::default().fg(t.muted)));
     }
+    // Wrapped here and anchored at the bottom, like the log: the latest call shows.
+    let width = server.width.saturating_sub(2).max(1) as usize;
+    let rows: Vec<Line<'_>> = entries
+        .iter()
+        .flat_map(|(text, style)| {
+            wrap(text, width)
+                .into_iter()
+                .map(|l| Line::styled(l, *style))
+        })
+        .collect();
+    let fit = server.height.saturating_sub(2) as usize;
+    // Short of room, the verdicts matter more than the queries.
+    let rows = if rows.len() > fit {
+        entries
+            .iter()
+            .filter(|(text, _)| !text.starts_with("  "))
+            .flat_map(|(text, style)| {
+                wrap(text, width)
+                    .into_iter()
+                    .map(|l| Line::styled(l, *style))
+            })
+            .collect()
+    } else {
+        rows
+    };
+    let rows: Vec<Line<'_>> = rows.into_iter().rev().take(fit).rev().collect();
     let failed = r.server.iter().filter(|s| s.error.is_some()).count();
     let title = format!("server-tool calls · {} · {failed} failed", r.server.len());
-    frame.render_widget(
-        Paragraph::new(lines)
-            .wrap(Wrap { trim: false })
-            .block(block(t, &title, false)),
-        server,
-    );
+    frame.render_widget(Paragraph::new(rows).block(block(t, &title, false)), server);
 
     let money = |c: Option<f64>| c.map_or("—".to_string(), |c| format!("${c:.4}"));
     // The latest requests that fit, so the Σ row is always on screen.
@@ -254,11 +269,43 @@ pub(super) fn draw_approval(frame: &mut Frame<'_>, area: Rect, state: &State) {
     );
 }
 
-/// Split `text` into rows of at most `width` characters.
+/// Split `text` into rows of at most `width` characters, at spaces where it can
+/// and inside a word only when the word alone is wider than a row. A leading
+/// indent is kept on every row.
 fn wrap(text: &str, width: usize) -> Vec<String> {
-    let chars: Vec<char> = text.chars().collect();
-    if chars.is_empty() {
-        return vec![String::new()];
+    let body = text.trim_start_matches(' ');
+    let indent = &text[..text.len() - body.len()];
+    if indent.is_empty() || indent.len() >= width {
+        return wrap_words(body, width);
     }
-    chars.chunks(width).map(|c| c.iter().collect()).collect()
+    wrap_words(body, width - indent.len())
+        .into_iter()
+        .map(|row| format!("{indent}{row}"))
+        .collect()
+}
+
+fn wrap_words(text: &str, width: usize) -> Vec<String> {
+    let mut rows = Vec::new();
+    let mut row = String::new();
+    let mut len = 0;
+    for word in text.split(' ') {
+        let mut word: Vec<char> = word.chars().collect();
+        let gap = usize::from(len > 0);
+        if len + gap + word.len() > width && len > 0 {
+            rows.push(std::mem::take(&mut row));
+            len = 0;
+        } else if len > 0 {
+            row.push(' ');
+            len += 1;
+        }
+        while word.len() > width {
+            let rest = word.split_off(width);
+            rows.push(word.iter().collect());
+            word = rest;
+        }
+        len += word.len();
+        row.extend(word);
+    }
+    rows.push(row);
+    rows
 }
