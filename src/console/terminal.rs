@@ -1,6 +1,7 @@
 //! The real terminal: raw mode, the alternate screen and mouse capture on the way
 //! in; all three undone on every way out — a normal quit, an error (the guard's
-//! `Drop`) and a panic (the hook) — so the shell is never left in raw mode.
+//! `Drop`) and a panic on any thread (the hook, which then exits) — so the shell
+//! is never left in raw mode.
 
 use std::io::{Stdout, stdout};
 
@@ -21,9 +22,14 @@ pub struct Guard {
 /// Take the terminal over.
 pub fn enter() -> std::io::Result<Guard> {
     let previous = std::panic::take_hook();
+    // A panic on any thread (the UI's, a run task's) gives the terminal back,
+    // reports, and ends the process: a console drawing on a restored terminal, or
+    // a UI waiting on a task that died, is worse than an exit. Runs in flight stay
+    // in the store as unfinished, resumable from their last checkpoint.
     std::panic::set_hook(Box::new(move |info| {
         restore();
         previous(info);
+        std::process::exit(101);
     }));
     enable_raw_mode()?;
     // From here on a failure must undo what was done, which the guard does.
