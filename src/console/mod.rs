@@ -51,7 +51,9 @@ pub async fn open(config: Option<PathBuf>, store: Option<PathBuf>, demo: bool) -
     );
     executor.agents = loaded.config.agents.clone();
     if !loaded.config.mcp.is_empty() {
-        // Started before the terminal is taken, so a failure prints plainly.
+        // Started before the terminal is taken, so progress and a failure print plainly.
+        let names: Vec<&str> = loaded.config.mcp.iter().map(|m| m.name.as_str()).collect();
+        eprintln!("starting MCP servers: {} …", names.join(", "));
         let servers =
             crate::mcp::McpServers::start(&loaded.config.mcp, crate::mcp::DEFAULT_TIMEOUT).await?;
         executor.mcp = Some(std::sync::Arc::new(servers));
