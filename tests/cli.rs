@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use io_harness::core::tools::local_tool_specs;
+use io_harness::core::tools::offered_tools;
 use io_harness::core::vendor::{self, Vendor};
 use io_harness::stub::{Script, StubVendor};
 use io_harness::{Config, Turn};
@@ -46,7 +46,8 @@ fn preview_body_only_prints_the_exact_encoded_bytes() {
             max_tokens: config.max_tokens(v),
             goal: contract.goal.clone(),
             observations: vec![],
-            tools: local_tool_specs(),
+            // The example has a roster, so the run (and its preview) offers spawn_agent.
+            tools: offered_tools(&["researcher".to_string()], &[]),
             web: contract.web.clone(),
         };
         let want = vendor::encode(&config.endpoint(v), &turn).unwrap().body;
@@ -63,6 +64,11 @@ fn preview_body_only_prints_the_exact_encoded_bytes() {
             .unwrap();
         assert_eq!(out.status.code(), Some(0));
         assert_eq!(out.stdout, want, "{v}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("a run also offers the tools of MCP servers everything once they start"),
+            "{err}"
+        );
     }
 }
 

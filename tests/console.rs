@@ -782,6 +782,9 @@ fn snapshot_declare_shows_the_roster_and_mcp_boundaries() {
     let mut s = initial_state(&loaded(&text), &connection(), false).unwrap();
     focus(&mut s, "verify contains");
     insta::assert_snapshot!("declare_roster_100x30", screen(&s, 100, 30));
+    // The preview carries what the run will offer: spawn_agent with the roster.
+    let body = s.previews[0].request.as_ref().unwrap().join("\n");
+    assert!(body.contains("\"name\": \"spawn_agent\""), "{body}");
 }
 
 #[test]

@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use io_harness::core::tools::local_tool_specs;
+use io_harness::core::tools::offered_tools;
 use io_harness::core::vendor;
 use io_harness::{Config, Error, HeaderValue, Result, Turn};
 
@@ -25,16 +25,24 @@ pub fn preview(
     if let Some(goal) = goal {
         contract.goal = goal;
     }
+    let agents: Vec<String> = config.agents.iter().map(|a| a.name.clone()).collect();
     let turn = Turn {
         model: model.unwrap_or_else(|| config.model(vendor)),
         max_tokens: config.max_tokens(vendor),
         goal: contract.goal.clone(),
         observations: Vec::new(),
-        tools: local_tool_specs(),
+        tools: offered_tools(&agents, &[]),
         web: contract.web.clone(),
     };
     let request = vendor::encode(&config.endpoint(vendor), &turn)?;
-    let cautions = vendor::cautions(vendor, contract.web.as_ref());
+    let mut cautions = vendor::cautions(vendor, contract.web.as_ref());
+    if !config.mcp.is_empty() {
+        let names: Vec<&str> = config.mcp.iter().map(|m| m.name.as_str()).collect();
+        cautions.push(format!(
+            "note: a run also offers the tools of MCP servers {} once they start; preview starts no process, so they are not in this body",
+            names.join(", ")
+        ));
+    }
     let mut out = std::io::stdout().lock();
     let io = |e: std::io::Error| Error::io("stdout", e);
     if body_only {

@@ -8,7 +8,8 @@ use std::path::PathBuf;
 use ratatui_textarea::TextArea;
 
 use crate::core::contract::{Budget, TaskContract, Verification};
-use crate::core::tools::local_tool_specs;
+use crate::core::tools::offered_tools;
+use crate::core::turn::ToolSpec;
 use crate::core::turn::Turn;
 use crate::core::vendor::{self, Endpoint, Vendor};
 use crate::core::web::WebAccess;
@@ -115,6 +116,8 @@ pub struct Form {
     pub agents: Vec<(String, String)>,
     /// The `[[mcp]]` servers: name and the hosts each states it may reach.
     pub mcp: Vec<(String, Vec<String>)>,
+    /// Tools beyond the built-ins the run will offer (the MCP servers').
+    pub extra_tools: Vec<ToolSpec>,
 }
 
 /// One vendor's preview.
@@ -173,7 +176,12 @@ impl Form {
             error: None,
             agents: Vec::new(),
             mcp: Vec::new(),
+            extra_tools: Vec::new(),
         }
+    }
+
+    fn agent_names(&self) -> Vec<String> {
+        self.agents.iter().map(|(n, _)| n.clone()).collect()
     }
 
     /// The declaration as the form states it.
@@ -290,7 +298,7 @@ impl Form {
                     max_tokens: self.max_tokens.get(&v).copied().unwrap_or(4096),
                     goal: self.goal_text(),
                     observations: Vec::new(),
-                    tools: local_tool_specs(),
+                    tools: offered_tools(&self.agent_names(), &self.extra_tools),
                     web: Some(web.clone()),
                 };
                 let request = vendor::encode(&endpoint, &turn).map(|r| {

@@ -36,7 +36,7 @@ pub async fn open(config: Option<PathBuf>, store: Option<PathBuf>, demo: bool) -
     let store = Store::open(&store_path)?;
     log_to_file(&store_path);
     let connection = setup::connect(&loaded, demo).await?;
-    let state = setup::initial_state(&loaded, &connection, connection.stub.is_some())?;
+    let mut state = setup::initial_state(&loaded, &connection, connection.stub.is_some())?;
     let (tx, rx) = mpsc::unbounded_channel();
     let (approver, approvals) = ChannelApprover::new();
     let mut executor = Executor::new(
@@ -56,6 +56,9 @@ pub async fn open(config: Option<PathBuf>, store: Option<PathBuf>, demo: bool) -
         eprintln!("starting MCP servers: {} …", names.join(", "));
         let servers =
             crate::mcp::McpServers::start(&loaded.config.mcp, crate::mcp::DEFAULT_TIMEOUT).await?;
+        // The preview shows the tools the run will offer, the servers' included.
+        state.form.extra_tools = servers.specs();
+        state.refresh_preview();
         executor.mcp = Some(std::sync::Arc::new(servers));
     }
     let mut guard = terminal::enter()

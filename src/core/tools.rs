@@ -37,6 +37,18 @@ pub fn local_tool_specs() -> Vec<ToolSpec> {
     ]
 }
 
+/// Everything a root run offers: the built-in tools, `spawn_agent` when there is
+/// a roster, then `extra` (an MCP server's tools). The loop and every preview use
+/// this one list, so a preview shows the tools the request will carry.
+pub fn offered_tools(agent_names: &[String], extra: &[ToolSpec]) -> Vec<ToolSpec> {
+    let mut tools = local_tool_specs();
+    if !agent_names.is_empty() {
+        tools.push(spawn_agent_spec(agent_names));
+    }
+    tools.extend(extra.iter().cloned());
+    tools
+}
+
 /// The spec of `spawn_agent`, offered when the config defines agents.
 pub fn spawn_agent_spec(agent_names: &[String]) -> ToolSpec {
     spec(

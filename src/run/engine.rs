@@ -20,7 +20,7 @@ use crate::core::event::{BudgetKind, EventKind, RunId, RunOutcome};
 use crate::core::policy::Act;
 use crate::core::policy::Policy;
 use crate::core::price::PriceTable;
-use crate::core::tools::{local_tool_specs, spawn_agent_spec};
+use crate::core::tools::offered_tools;
 use crate::core::turn::Turn;
 use crate::error::{Error, Result};
 use crate::mcp::McpServers;
@@ -412,19 +412,17 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
     /// The local tools offered: the agent's subset, and `spawn_agent` while a
     /// roster exists and nesting is allowed.
     fn offered_tools(&self) -> Vec<crate::core::turn::ToolSpec> {
-        let mut tools: Vec<_> = local_tool_specs()
+        let o = self.options;
+        let names: Vec<String> = if o.depth < o.max_depth {
+            o.agents.iter().map(|a| a.name.clone()).collect()
+        } else {
+            Vec::new()
+        };
+        let extra = o.mcp.as_ref().map(|m| m.specs()).unwrap_or_default();
+        offered_tools(&names, &extra)
             .into_iter()
             .filter(|t| self.allowed(&t.name))
-            .collect();
-        let o = self.options;
-        if !o.agents.is_empty() && o.depth < o.max_depth && self.allowed("spawn_agent") {
-            let names: Vec<String> = o.agents.iter().map(|a| a.name.clone()).collect();
-            tools.push(spawn_agent_spec(&names));
-        }
-        if let Some(mcp) = &o.mcp {
-            tools.extend(mcp.specs().into_iter().filter(|t| self.allowed(&t.name)));
-        }
-        tools
+            .collect()
     }
 
     fn allowed(&self, tool: &str) -> bool {
