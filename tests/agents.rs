@@ -45,23 +45,12 @@ fn web_entries(body: &serde_json::Value) -> Vec<String> {
 
 async fn spawn_run(h: &Harness, web: Option<WebAccess>) -> io_harness::RunResult {
     let mut c = contract("get the release via the researcher");
-    c.workspace = h.workspace.path().to_path_buf();
     c.web = web;
     let options = RunOptions {
-        observer: h.events.clone(),
         agents: roster(),
         ..RunOptions::default()
     };
-    run_with_options(
-        &c,
-        &h.provider,
-        &h.store,
-        &Policy::workspace_default(),
-        &ApproveAll,
-        options,
-    )
-    .await
-    .unwrap()
+    h.run_with(c, options).await
 }
 
 #[tokio::test]
@@ -129,23 +118,12 @@ async fn nesting_is_bounded() {
         ok(ANSWER),
     ])
     .await;
-    let mut c = contract("nest");
-    c.workspace = h.workspace.path().to_path_buf();
     let options = RunOptions {
         agents: roster(),
         max_depth: 1,
         ..RunOptions::default()
     };
-    let r = run_with_options(
-        &c,
-        &h.provider,
-        &h.store,
-        &Policy::workspace_default(),
-        &ApproveAll,
-        options,
-    )
-    .await
-    .unwrap();
+    let r = h.run_with(contract("nest"), options).await;
     assert_eq!(r.outcome, RunOutcome::Passed);
     let bodies = h.bodies();
     // The child (depth 1) is not offered spawn_agent, and its call is refused.
@@ -349,19 +327,15 @@ async fn a_childs_requests_count_toward_the_roots_step_budget() {
     // Root step 1 spawns; the child gets the 2 steps left and spends them; the
     // root then has none, so it makes no further request.
     let h = Harness::new(vec![ok(SPAWN_GREEDY), ok(&list), ok(&list), ok(ANSWER)]).await;
-    let mut c = contract("bounded").with_budget(io_harness::Budget {
+    let c = contract("bounded").with_budget(io_harness::Budget {
         steps: 3,
         ..io_harness::Budget::default()
     });
-    c.workspace = h.workspace.path().to_path_buf();
     let options = RunOptions {
         agents: roster(),
         ..RunOptions::default()
     };
-    let policy = Policy::workspace_default();
-    let r = run_with_options(&c, &h.provider, &h.store, &policy, &ApproveAll, options)
-        .await
-        .unwrap();
+    let r = h.run_with(c, options).await;
     assert_eq!(
         r.outcome,
         RunOutcome::BudgetExhausted {

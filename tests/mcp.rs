@@ -14,10 +14,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use common::*;
+use io_harness::RunOutcome;
 use io_harness::config::McpDef;
 use io_harness::mcp::McpServers;
-use io_harness::run::{RunOptions, run_with_options};
-use io_harness::{ApproveAll, Policy, RunOutcome};
+use io_harness::run::RunOptions;
 
 /// The pinned server, installed once per target directory.
 fn everything() -> PathBuf {
@@ -52,18 +52,14 @@ fn def() -> McpDef {
 const ECHO: &str = r#"{"type":"message","model":"m","content":[{"type":"tool_use","id":"toolu_e","name":"mcp__everything__echo","input":{"message":"hello from io-harness"}}],"stop_reason":"tool_use","usage":{"input_tokens":10,"output_tokens":3}}"#;
 
 async fn run(h: &Harness, mcp: Arc<McpServers>) -> io_harness::RunResult {
-    let mut c = contract("echo something");
-    c.workspace = h.workspace.path().to_path_buf();
     let options = RunOptions {
         mcp: Some(mcp),
         ..RunOptions::default()
     };
-    let policy = Policy::workspace_default();
-    let run = run_with_options(&c, &h.provider, &h.store, &policy, &ApproveAll, options);
+    let run = h.run_with(contract("echo something"), options);
     tokio::time::timeout(Duration::from_secs(60), run)
         .await
         .expect("the run hung")
-        .unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

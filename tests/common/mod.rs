@@ -163,6 +163,25 @@ impl Harness {
         c
     }
 
+    /// A run in the harness workspace under the default policy, approving
+    /// everything, with `options` (their observer replaced by the harness's).
+    pub async fn run_with(&self, c: TaskContract, options: RunOptions) -> RunResult {
+        let options = RunOptions {
+            observer: self.events.clone(),
+            ..options
+        };
+        run_with_options(
+            &self.place(c),
+            &self.provider,
+            &self.store,
+            &Policy::workspace_default(),
+            &ApproveAll,
+            options,
+        )
+        .await
+        .unwrap()
+    }
+
     pub async fn try_run(&self, c: TaskContract) -> io_harness::Result<RunResult> {
         run_with_options(
             &self.place(c),
