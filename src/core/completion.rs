@@ -136,6 +136,13 @@ pub struct Usage {
 }
 
 impl Usage {
+    /// Add another completion's counts to these.
+    pub fn add(&mut self, other: &Usage) {
+        self.input_tokens += other.input_tokens;
+        self.output_tokens += other.output_tokens;
+        self.server_tool_requests += other.server_tool_requests;
+    }
+
     /// Input plus output tokens.
     pub fn total_tokens(&self) -> u64 {
         self.input_tokens + self.output_tokens

@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::approve::Approver;
 use crate::config::AgentDef;
-use crate::core::completion::{Completion, StopReason, Usage};
+use crate::core::completion::{Completion, StopReason, ToolCall, Usage};
 use crate::core::contract::{Budget, TaskContract, Verification};
 use crate::core::event::{BudgetKind, EventKind, RunId, RunOutcome};
 use crate::core::policy::Act;
@@ -155,10 +155,7 @@ where
             let run_id = store.begin_run(&NewRun {
                 goal: contract.goal.clone(),
                 provider: provider.name().to_string(),
-                model: options
-                    .model
-                    .clone()
-                    .unwrap_or_else(|| provider.model().to_string()),
+                model: model_of(&options, provider),
                 web_json: contract
                     .web
                     .as_ref()
@@ -218,6 +215,21 @@ where
     })
 }
 
+/// What a spawned child spent, charged to its parent.
+#[derive(Default)]
+struct ChildSpend {
+    usage: Usage,
+    steps: u32,
+}
+
+/// The model a run asks for: an agent's own, else the provider's.
+fn model_of<P: Provider + ?Sized>(options: &RunOptions, provider: &P) -> String {
+    options
+        .model
+        .clone()
+        .unwrap_or_else(|| provider.model().to_string())
+}
+
 struct Loop<'a, P: ?Sized, A: ?Sized> {
     provider: &'a P,
     store: &'a Store,
@@ -263,11 +275,7 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
                 observations: state.observations.len(),
             });
             let turn = Turn {
-                model: self
-                    .options
-                    .model
-                    .clone()
-                    .unwrap_or_else(|| self.provider.model().to_string()),
+                model: model_of(self.options, self.provider),
                 max_tokens: self.provider.max_tokens(),
                 goal: state.contract.goal.clone(),
                 observations: state.observations.clone(),
@@ -306,66 +314,11 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
                 state.continuations = 0;
             }
             for call in &completion.tool_calls {
-                let emit = |k: EventKind| self.emitter.emit(k);
-                let env = ToolEnv {
-                    workspace: &state.contract.workspace,
-                    policy: self.policy,
-                    approver: &self.approver,
-                    emit: &emit,
-                    http: &self.http,
-                };
-                let result = if !self.allowed(&call.name) {
-                    ToolResult {
-                        ok: false,
-                        output: format!("{} is not among this agent's tools", call.name),
-                    }
-                } else if call.name == "spawn_agent" {
-                    let parent = Parent {
-                        provider: self.provider,
-                        store: self.store,
-                        policy: self.policy,
-                        approver: self.approver,
-                        options: self.options,
-                        run_id: self.run_id,
-                        contract: &state.contract,
-                        remaining: Budget {
-                            steps: budget.steps.saturating_sub(state.step + self.child_steps),
-                            seconds: deadline
-                                .saturating_duration_since(std::time::Instant::now())
-                                .as_secs(),
-                            tokens: budget.tokens.saturating_sub(state.tokens_used),
-                        },
-                    };
-                    let (result, used, steps) = spawn_agent(&parent, &env, call).await;
-                    self.child_steps += steps;
-                    // The child's tokens count toward this run's budget and totals.
-                    state.tokens_used += used.total_tokens();
-                    self.usage.input_tokens += used.input_tokens;
-                    self.usage.output_tokens += used.output_tokens;
-                    self.usage.server_tool_requests += used.server_tool_requests;
-                    result
-                } else if let Some(mcp) = self.options.mcp.as_ref().filter(|m| m.offers(&call.name))
-                {
-                    // Like any local tool: the policy decides, the approver answers `Ask`.
-                    match gate(&env, Act::Exec, &call.name, &call.name).await {
-                        Err(why) => ToolResult {
-                            ok: false,
-                            output: why,
-                        },
-                        Ok(()) => match mcp.call(&call.name, &call.input).await {
-                            Ok(out) => ToolResult {
-                                ok: true,
-                                output: shorten(out, 8_000),
-                            },
-                            Err(e) => ToolResult {
-                                ok: false,
-                                output: e,
-                            },
-                        },
-                    }
-                } else {
-                    execute(&env, call).await
-                };
+                let (result, child) = self.run_tool(state, call, deadline).await;
+                // A child's requests and tokens count toward this run's budget and totals.
+                self.child_steps += child.steps;
+                state.tokens_used += child.usage.total_tokens();
+                self.usage.add(&child.usage);
                 let input = shorten(call.input.to_string(), 200);
                 self.emitter.emit(EventKind::ToolCalled {
                     name: call.name.clone(),
@@ -409,8 +362,64 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
         }
     }
 
-    /// The local tools offered: the agent's subset, and `spawn_agent` while a
-    /// roster exists and nesting is allowed.
+    /// Run one tool the model asked for: refused when outside the agent's subset;
+    /// `spawn_agent` as a child run charged to this one; an MCP tool through the
+    /// policy (as an `Exec` of its full name) and the approver; else a built-in.
+    async fn run_tool(
+        &self,
+        state: &Checkpoint,
+        call: &ToolCall,
+        deadline: std::time::Instant,
+    ) -> (ToolResult, ChildSpend) {
+        let none = ChildSpend::default();
+        if !self.allowed(&call.name) {
+            let refusal = format!("{} is not among this agent's tools", call.name);
+            return (ToolResult::err(refusal), none);
+        }
+        let emit = |k: EventKind| self.emitter.emit(k);
+        let env = &ToolEnv {
+            workspace: &state.contract.workspace,
+            policy: self.policy,
+            approver: &self.approver,
+            emit: &emit,
+            http: &self.http,
+        };
+        if call.name == "spawn_agent" {
+            let budget = state.contract.budget;
+            let parent = Parent {
+                provider: self.provider,
+                store: self.store,
+                policy: self.policy,
+                approver: self.approver,
+                options: self.options,
+                run_id: self.run_id,
+                contract: &state.contract,
+                remaining: Budget {
+                    steps: budget.steps.saturating_sub(state.step + self.child_steps),
+                    seconds: deadline
+                        .saturating_duration_since(std::time::Instant::now())
+                        .as_secs(),
+                    tokens: budget.tokens.saturating_sub(state.tokens_used),
+                },
+            };
+            let (result, usage, steps) = spawn_agent(&parent, env, call).await;
+            return (result, ChildSpend { usage, steps });
+        }
+        if let Some(mcp) = self.options.mcp.as_ref().filter(|m| m.offers(&call.name)) {
+            let result = match gate(env, Act::Exec, &call.name, &call.name).await {
+                Err(why) => ToolResult::err(why),
+                Ok(()) => match mcp.call(&call.name, &call.input).await {
+                    Ok(out) => ToolResult::ok(out),
+                    Err(e) => ToolResult::err(e),
+                },
+            };
+            return (result, none);
+        }
+        (execute(env, call).await, none)
+    }
+
+    /// The tools offered: the built-ins, `spawn_agent` while a roster exists and
+    /// nesting is allowed, and the MCP servers' tools, within the agent's subset.
     fn offered_tools(&self) -> Vec<crate::core::turn::ToolSpec> {
         let o = self.options;
         let names: Vec<String> = if o.depth < o.max_depth {
@@ -438,9 +447,7 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
         let c: &Completion = &reply.completion;
         self.answer = c.text.clone();
         if let Some(u) = c.usage {
-            self.usage.input_tokens += u.input_tokens;
-            self.usage.output_tokens += u.output_tokens;
-            self.usage.server_tool_requests += u.server_tool_requests;
+            self.usage.add(&u);
         }
         self.store.record_provider_call(
             self.run_id,

@@ -59,16 +59,7 @@ where
     P: Provider + ?Sized,
     A: Approver + ?Sized,
 {
-    let refuse = |text: String| {
-        (
-            ToolResult {
-                ok: false,
-                output: text,
-            },
-            Usage::default(),
-            0,
-        )
-    };
+    let refuse = |text: String| (ToolResult::err(text), Usage::default(), 0);
     let o = parent.options;
     // Only these two arguments are read.
     let arg = |k: &str| {

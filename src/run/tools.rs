@@ -34,13 +34,15 @@ pub struct ToolResult {
 }
 
 impl ToolResult {
-    fn ok(output: impl Into<String>) -> Self {
+    /// It ran; its output, shortened to `MAX_OUTPUT`.
+    pub(crate) fn ok(output: impl Into<String>) -> Self {
         ToolResult {
             ok: true,
             output: shorten(output.into(), MAX_OUTPUT),
         }
     }
-    fn err(output: impl Into<String>) -> Self {
+    /// It did not run, and why.
+    pub(crate) fn err(output: impl Into<String>) -> Self {
         ToolResult {
             ok: false,
             output: output.into(),
