@@ -114,13 +114,7 @@ impl Executor {
                 vendor,
                 model,
             } => self.start(*contract, vendor, model),
-            Effect::CancelRun => {
-                if let Some(c) = &self.cancel {
-                    c.cancel();
-                }
-                // A question left unanswered is a "no".
-                self.pending = None;
-            }
+            Effect::CancelRun => self.cancel_run(),
             Effect::Answer(yes) => {
                 if let Some(p) = self.pending.take() {
                     let _ = p.send(yes);
@@ -229,12 +223,17 @@ impl Executor {
         });
     }
 
-    /// Cancel a run in progress and wait (briefly) for it to record its outcome.
-    pub async fn finish(&mut self) {
+    fn cancel_run(&mut self) {
         if let Some(c) = &self.cancel {
             c.cancel();
         }
+        // A question left unanswered is a "no".
         self.pending = None;
+    }
+
+    /// Cancel a run in progress and wait (briefly) for it to record its outcome.
+    pub async fn finish(&mut self) {
+        self.cancel_run();
         if let Some(task) = self.task.take() {
             let _ = tokio::time::timeout(std::time::Duration::from_secs(5), task).await;
         }

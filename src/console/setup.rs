@@ -92,14 +92,13 @@ pub fn initial_state(loaded: &Loaded, connection: &Connection, demo: bool) -> Re
         .iter()
         .map(|&v| (v, config.max_tokens(v)))
         .collect();
-    let form = Form::new(
+    let mut form = Form::new(
         &contract,
         config.provider,
         connection.endpoints.clone(),
         models,
         max_tokens,
     );
-    let mut form = form;
     form.agents = config
         .agents
         .iter()
