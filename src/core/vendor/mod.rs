@@ -9,6 +9,7 @@ pub mod anthropic;
 mod common;
 pub mod openai;
 pub mod openrouter;
+pub mod stream;
 
 use std::fmt;
 use std::str::FromStr;
@@ -116,6 +117,11 @@ pub struct Endpoint {
     pub base_url: String,
     /// The variable that holds the API key (never the key).
     pub api_key_env: String,
+    /// Ask for the answer as server-sent events (`"stream": true` in the body).
+    /// Off for `Endpoint::public`, so the spec's golden bodies stay the
+    /// non-streamed ones; `io.toml` endpoints stream unless `stream = false`.
+    #[serde(default)]
+    pub stream: bool,
 }
 
 impl Endpoint {
@@ -125,7 +131,14 @@ impl Endpoint {
             vendor,
             base_url: vendor.default_base_url().to_string(),
             api_key_env: vendor.default_api_key_env().to_string(),
+            stream: false,
         }
+    }
+
+    /// The same endpoint, streaming or not.
+    pub fn streaming(mut self, stream: bool) -> Self {
+        self.stream = stream;
+        self
     }
 
     /// The full request URL.
