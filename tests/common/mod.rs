@@ -130,6 +130,7 @@ impl Harness {
             .unwrap();
         let endpoint = Endpoint {
             vendor,
+            wire: io_harness::Wire::spec(vendor),
             base_url: stub.base_url(vendor),
             api_key_env: "IO_HARNESS_TEST_KEY".into(),
         };
