@@ -11,6 +11,7 @@
 
 use io_harness::core::vendor::stream::render::render;
 use io_harness::core::vendor::stream::{Delta, assembler_for};
+use io_harness::core::vendor::wire::Wire;
 use io_harness::core::vendor::{self, Vendor};
 use io_harness::stub::Script;
 use io_harness::{Completion, Error, ServerToolCall, StopReason, Usage, WireResponse};
@@ -30,7 +31,7 @@ fn assemble(
     stream: &[u8],
     cuts: &[usize],
 ) -> (Vec<Delta>, io_harness::Result<Completion>) {
-    let mut a = assembler_for(vendor, head());
+    let mut a = assembler_for(Wire::spec(vendor), head()).unwrap();
     let mut deltas = Vec::new();
     let mut at = 0;
     for &cut in cuts.iter().chain(std::iter::once(&stream.len())) {

@@ -187,13 +187,16 @@ impl HttpProvider {
             headers: head,
             body: Vec::new(),
         };
-        if self.endpoint.stream && super::stream::is_event_stream(&head) {
+        let streamed = (self.endpoint.stream && super::stream::is_event_stream(&head))
+            .then(|| vendor::stream::assembler_for(self.endpoint.wire, head.clone()))
+            .flatten();
+        if let Some(assembler) = streamed {
             return Ok(Answer::Streamed(
                 super::stream::read(
+                    assembler,
                     self.endpoint.vendor,
                     &request.url,
                     response,
-                    head,
                     self.idle_timeout,
                     sink,
                 )
@@ -262,7 +265,7 @@ impl Provider for HttpProvider {
     }
 
     fn check(&self, web: Option<&WebAccess>) -> Result<()> {
-        vendor::check(self.endpoint.vendor, web)
+        vendor::check_wire(self.endpoint.wire, web)
     }
 
     async fn complete(&self, turn: &Turn, sink: &dyn AttemptSink) -> Result<Reply> {
@@ -279,7 +282,8 @@ impl Provider for HttpProvider {
                     let should_retry = response
                         .header("x-should-retry")
                         .map(|v| v.eq_ignore_ascii_case("true"));
-                    vendor::decode(self.endpoint.vendor, &response).map_err(|e| (e, should_retry))
+                    vendor::decode_wire(self.endpoint.wire, &response)
+                        .map_err(|e| (e, should_retry))
                 }
                 Err(e) => Err((e, None)),
             };

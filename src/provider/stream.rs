@@ -11,7 +11,7 @@ use crate::core::completion::Completion;
 use crate::core::event::EventKind;
 use crate::core::turn::WireResponse;
 use crate::core::vendor::Vendor;
-use crate::core::vendor::stream::{Delta, assembler_for};
+use crate::core::vendor::stream::{Assembler, Delta};
 use crate::error::{Error, Result};
 
 /// How long a stream may stay silent before the attempt is a timeout.
@@ -39,15 +39,14 @@ pub(super) fn is_event_stream(head: &WireResponse) -> bool {
 
 /// Read one streamed answer to its end.
 pub(super) async fn read(
+    mut assembler: Assembler,
     vendor: Vendor,
     url: &str,
     mut response: reqwest::Response,
-    head: WireResponse,
     idle: Duration,
     sink: &dyn AttemptSink,
 ) -> Result<Completion> {
     let provider = vendor.as_str();
-    let mut assembler = assembler_for(vendor, head);
     loop {
         let chunk = match tokio::time::timeout(idle, response.chunk()).await {
             Err(_) => {

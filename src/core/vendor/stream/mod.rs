@@ -7,7 +7,7 @@
 //! the events say, reports `Delta`s as they become known, and at the end rebuilds
 //! the non-streamed body and runs that wire's own decoder over it, so the two
 //! paths cannot drift apart. A new wire adds one `WireAssembler` and one arm in
-//! `assembler_for`.
+//! `assembler_for` (and `streams`); until then its encoder asks for no stream.
 //!
 //! A stream is complete only on its wire's final event (`message_stop`; a
 //! `finish_reason` and then `[DONE]`); `finish` on anything less is a retryable
@@ -28,6 +28,7 @@ use sse_stream::{Sse, SseByteStream};
 use crate::core::completion::{Citation, Completion, ServerToolCall, ToolCall};
 use crate::core::turn::WireResponse;
 use crate::core::vendor::Vendor;
+use crate::core::vendor::wire::Wire;
 use crate::error::{Error, Result};
 
 /// Something a stream made known before it ended, in the order it arrived.
@@ -68,14 +69,24 @@ pub trait WireAssembler: Send {
     fn finish(self: Box<Self>) -> Result<Completion>;
 }
 
-/// The assembler for a vendor's streamed answer. `head` is the response's status
-/// and headers (the request id comes from them); its body is not read.
-pub fn assembler_for(vendor: Vendor, head: WireResponse) -> Assembler {
-    let wire: Box<dyn WireAssembler> = match vendor {
-        Vendor::Anthropic => Box::new(anthropic::Messages::new(head)),
-        Vendor::OpenAi | Vendor::OpenRouter => Box::new(chat::Chat::new(vendor, head)),
+/// The assembler for a streamed answer on `wire`, or `None` for a wire this
+/// crate does not stream (its encoder then never asks for a stream). `head` is
+/// the response's status and headers (the request id comes from them).
+pub fn assembler_for(wire: Wire, head: WireResponse) -> Option<Assembler> {
+    let vendor = wire.vendor();
+    let part: Box<dyn WireAssembler> = match wire {
+        Wire::Anthropic2025 | Wire::Anthropic2026 => Box::new(anthropic::Messages::new(head)),
+        Wire::OpenAiChat | Wire::OpenRouterPlugin | Wire::OpenRouterServerTools => {
+            Box::new(chat::Chat::new(vendor, head))
+        }
+        Wire::OpenAiResponses => return None,
     };
-    Assembler::new(vendor, wire)
+    Some(Assembler::new(vendor, part))
+}
+
+/// Whether answers on `wire` can be streamed (its encoder adds `"stream": true`).
+pub fn streams(wire: Wire) -> bool {
+    !matches!(wire, Wire::OpenAiResponses)
 }
 
 /// The byte chunks handed to the SSE parser: the sender is the assembler's, the
