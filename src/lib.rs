@@ -23,7 +23,7 @@ pub mod stub;
 pub use crate::approve::{
     ApprovalRequest, ApproveAll, Approver, ChannelApprover, DenyAll, NobodyToAsk,
 };
-pub use crate::config::{AgentDef, Config, Loaded, McpDef, write_web};
+pub use crate::config::{AgentDef, Config, Loaded, McpDef, USER_CONFIG_ENV, write_web};
 pub use crate::core::completion::{
     Citation, Completion, ServerToolCall, StopReason, ToolCall, Usage,
 };

@@ -36,6 +36,7 @@ pub fn preview(
     };
     let request = vendor::encode(&config.endpoint(vendor), &turn)?;
     let mut cautions = vendor::cautions(vendor, contract.web.as_ref());
+    cautions.extend(config.web_provenance());
     if !config.mcp.is_empty() {
         let names: Vec<&str> = config.mcp.iter().map(|m| m.name.as_str()).collect();
         cautions.push(format!(
