@@ -92,7 +92,7 @@ impl Rule {
     pub fn describe(&self) -> String {
         if self.fallback {
             return format!(
-                "the built-in fallback {}({:?}) (no rule of yours matches)",
+                "the built-in fallback {}({:?})",
                 self.effect_word(),
                 self.pattern
             );
