@@ -55,6 +55,7 @@ pub async fn open(config: Option<PathBuf>, store: Option<PathBuf>, demo: bool) -
         .iter()
         .map(|&v| (v, loaded.config.idle_timeout(v)))
         .collect();
+    executor.policy = loaded.config.policy();
     if !loaded.config.mcp.is_empty() {
         // Started before the terminal is taken, so progress and a failure print plainly.
         let names: Vec<&str> = loaded.config.mcp.iter().map(|m| m.name.as_str()).collect();
