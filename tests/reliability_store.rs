@@ -264,4 +264,3 @@ async fn a_truncated_answer_is_its_own_outcome_not_a_pass() {
         )
     );
 }
-
