@@ -122,21 +122,25 @@ fn run_and_kill(cfg: &Path, db: &Path, step: u32, point: Point) -> i64 {
         .spawn()
         .unwrap();
     let lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let mut run_id = None;
+    let (mut run_id, mut killed) = (None, false);
     for line in lines {
         let event: serde_json::Value = serde_json::from_str(&line.unwrap()).unwrap();
         run_id = event["run_id"].as_i64();
         if event["kind"]["event"] == point.event() && event["step"] == step {
             child.kill().unwrap();
-            child.wait().unwrap();
-            return run_id.unwrap();
+            killed = true;
+            break;
         }
-        assert_ne!(
-            event["kind"]["event"], "finished",
-            "{point:?} {step}: ran to its end"
-        );
+        if event["kind"]["event"] == "finished" {
+            break;
+        }
     }
-    panic!("{point:?} {step}: the run ended without reporting it (run {run_id:?})");
+    let status = child.wait().unwrap();
+    assert!(
+        killed,
+        "{point:?} {step}: the run ended ({status}) without reporting it (run {run_id:?})"
+    );
+    run_id.unwrap()
 }
 
 fn outcome_listed(cfg: &Path, db: &Path, run_id: i64) -> String {
