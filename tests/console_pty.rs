@@ -130,6 +130,11 @@ type Spawned = (
 
 /// `sh -c script` in a fresh 100×30 pseudo-terminal, its output parsed as it comes.
 fn spawn(dir: &std::path::Path, script: &str) -> Spawned {
+    spawn_with(dir, script, &[])
+}
+
+/// `spawn` with extra environment variables.
+fn spawn_with(dir: &std::path::Path, script: &str, env: &[(&str, &str)]) -> Spawned {
     let pty = native_pty_system()
         .openpty(PtySize {
             rows: 30,
@@ -143,6 +148,9 @@ fn spawn(dir: &std::path::Path, script: &str) -> Spawned {
     cmd.cwd(dir);
     cmd.env("TERM", "xterm-256color");
     cmd.env_remove("ANTHROPIC_API_KEY");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
     let child = pty.slave.spawn_command(cmd).unwrap();
     drop(pty.slave);
     let mut reader = pty.master.try_clone_reader().unwrap();
@@ -210,4 +218,98 @@ fn a_bad_io_toml_is_named_before_the_terminal_is_touched() {
         "the alternate screen was entered"
     );
     assert_sane(&out);
+}
+
+/// A streamed search on screen before its stream ends: the stub (in this
+/// process, over loopback HTTP) streams an Anthropic answer and holds the rest
+/// of it for two seconds right after the search's query is complete; the real
+/// binary, live against it, shows the query with a running timer while the rest
+/// has not arrived (no answer text, no outcome), then finishes the run.
+#[test]
+fn a_streamed_search_query_is_on_screen_before_the_stream_ends() {
+    use io_harness::core::vendor::stream::render::render;
+    use io_harness::core::vendor::stream::{Delta, assembler_for};
+    use io_harness::stub::{Script, ScriptedResponse, StreamScript, StubVendor};
+    use io_harness::{Vendor, Wire, WireResponse};
+
+    const BODY: &str = r#"{"type":"message","id":"msg_p","role":"assistant","model":"claude-sonnet-4-5","content":[
+      {"type":"text","text":"Searching now."},
+      {"type":"server_tool_use","id":"srvtoolu_p","name":"web_search","input":{"query":"streamed query 4f2a"}},
+      {"type":"web_search_tool_result","tool_use_id":"srvtoolu_p","content":[]},
+      {"type":"text","text":"Nothing came back; all done after the pause."}],
+      "stop_reason":"end_turn","usage":{"input_tokens":20,"output_tokens":12}}"#;
+    // The pause goes right after the event that completes the search's input.
+    let frames = render(Vendor::Anthropic, BODY.as_bytes()).unwrap();
+    let mut a = assembler_for(Wire::spec(Vendor::Anthropic), WireResponse::default()).unwrap();
+    let mut after = 0;
+    for (i, frame) in frames.iter().enumerate() {
+        let mut deltas = Vec::new();
+        a.feed(frame.as_bytes(), &mut deltas).unwrap();
+        if deltas
+            .iter()
+            .any(|d| matches!(d, Delta::ServerToolStarted { .. }))
+        {
+            after = i + 1;
+            break;
+        }
+    }
+    assert!(after > 0);
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let stub = runtime
+        .block_on(StubVendor::start(
+            "127.0.0.1:0".parse().unwrap(),
+            Script {
+                responses: vec![ScriptedResponse {
+                    body: BODY.as_bytes().to_vec(),
+                    stream: StreamScript {
+                        pause_after: Some(after),
+                        pause_ms: Some(2_000),
+                        ..StreamScript::default()
+                    },
+                    ..ScriptedResponse::default()
+                }],
+                repeat: true,
+            },
+        ))
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("io.toml"),
+        format!(
+            "[providers.anthropic]\nbase_url = \"{}\"\n[task]\ngoal = \"find it\"\n[web]\nsearch = true\n",
+            stub.base_url(Vendor::Anthropic)
+        ),
+    )
+    .unwrap();
+    let (screen, mut child, mut writer, reading) = spawn_with(
+        dir.path(),
+        &format!(
+            "{:?} --config io.toml --store runs.db; echo \"exit=$?\"",
+            env!("CARGO_BIN_EXE_io-harness")
+        ),
+        &[("ANTHROPIC_API_KEY", "sk-loopback-test")],
+    );
+    let mut press = |bytes: &[u8]| {
+        writer.write_all(bytes).unwrap();
+        writer.flush().unwrap();
+    };
+    screen.wait_for(&["live: anthropic at http://127.0.0.1:"]);
+    press(b"\x12");
+    let mid = screen.wait_for(&[
+        "streamed query 4f2a",
+        "web_search running",
+        "model: Searching now.",
+    ]);
+    assert!(!mid.contains("all done after the pause"), "{mid}");
+    assert!(!mid.contains("finished"), "{mid}");
+    assert!(mid.contains("streaming"), "the in-flight row: {mid}");
+    // Then the rest arrives and the run ends.
+    let end = screen.wait_for(&["finished: passed", "all done after the pause"]);
+    assert!(end.contains("web_search ok"), "{end}");
+    press(b"\x11");
+    assert!(child.wait().unwrap().success());
+    drop(writer);
+    reading.join().unwrap();
+    assert!(screen.raw_text().contains("exit=0"));
+    stub.shutdown();
 }

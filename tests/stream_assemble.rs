@@ -433,3 +433,28 @@ fn an_openrouter_error_chunk_is_a_vendor_error_of_its_code() {
     );
     assert!(e.is_retryable());
 }
+
+#[test]
+fn the_demo_holds_its_streams_right_after_a_search_query_is_complete() {
+    let demo = Script::demo();
+    let paused: Vec<_> = demo
+        .responses
+        .iter()
+        .filter(|r| r.stream.pause_after.is_some())
+        .collect();
+    assert!(!paused.is_empty());
+    for r in paused {
+        let vendor = r.vendor.unwrap_or(Vendor::Anthropic);
+        let frames = render(vendor, &r.body).unwrap();
+        let n = r.stream.pause_after.unwrap();
+        let (deltas, _) = assemble(vendor, frames[..n].concat().as_bytes(), &[]);
+        let started_at = (1..=frames.len()).find(|&k| {
+            let (d, _) = assemble(vendor, frames[..k].concat().as_bytes(), &[]);
+            matches!(d.last(), Some(Delta::ServerToolStarted { .. }))
+        });
+        assert!(
+            matches!(deltas.last(), Some(Delta::ServerToolStarted { .. })),
+            "pause_after = {n}, but the search starts after {started_at:?} events"
+        );
+    }
+}

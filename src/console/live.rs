@@ -1,11 +1,12 @@
 //! The Run panes' live half: a streamed answer folded in as it arrives. Text
-//! grows in its own log lines (a new line after a server tool or a tool call
-//! cuts in); a server-side tool appears the moment it starts, with its query and
-//! a running timer, and turns ok or FAILED when its result arrives; the request
-//! in flight shows its output tokens so far. A stream cut off keeps what arrived,
-//! marked interrupted, and the retry starts a fresh block. The summary events
-//! that follow a complete response (`ProviderCalled`, `ServerToolUsed`) confirm
-//! these lines rather than adding them twice.
+//! grows in one `model:` log line per attempt (the line a whole answer gets); a
+//! server-side tool appears the moment it starts, with its query and a running
+//! timer, and turns ok or FAILED when its result arrives; the request in flight
+//! shows its output tokens so far. A stream cut off keeps what arrived, marked
+//! interrupted, and the retry starts a fresh line. The summary events that
+//! follow a complete response (`ProviderCalled`, `ServerToolUsed`) confirm these
+//! lines rather than adding them twice, so a finished run reads as it would have
+//! without streaming (and as it reads from the store).
 
 use super::runview::{RunView, ServerLine, Tone};
 use crate::core::event::{Event, EventKind};
@@ -13,11 +14,9 @@ use crate::core::event::{Event, EventKind};
 /// What the request in flight has streamed so far.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Live {
-    /// Log lines this attempt streamed text into, in order.
-    pub lines: Vec<usize>,
-    /// The last of them is still growing (no other event has cut in).
-    pub open: bool,
-    /// The text of the growing line so far.
+    /// The log line this attempt streams its text into.
+    pub line: Option<usize>,
+    /// The attempt's text so far.
     pub text: String,
     /// Characters of text streamed by this attempt.
     pub chars: u64,
@@ -49,25 +48,20 @@ impl RunView {
             EventKind::TextDelta { text } => {
                 self.live.active = true;
                 self.live.chars += text.chars().count() as u64;
-                if !self.live.open {
+                let i = *self.live.line.get_or_insert_with(|| {
                     self.log.push((step, String::new(), Tone::Plain));
-                    self.live.lines.push(self.log.len() - 1);
-                    self.live.open = true;
-                    self.live.text.clear();
-                }
+                    self.log.len() - 1
+                });
                 self.live.text.push_str(text);
                 let line = format!("model: {}", super::runview::one_line(&self.live.text));
-                if let Some(&i) = self.live.lines.last() {
-                    if let Some(entry) = self.log.get_mut(i) {
-                        entry.1 = line;
-                    }
+                if let Some(entry) = self.log.get_mut(i) {
+                    entry.1 = line;
                 }
             }
             EventKind::ServerToolStarted {
                 tool, id, input, ..
             } => {
                 self.live.active = true;
-                self.live.open = false;
                 self.server.push(ServerLine {
                     step,
                     tool: tool.clone(),
@@ -87,7 +81,6 @@ impl RunView {
                 ..
             } => {
                 self.live.active = true;
-                self.live.open = false;
                 let found =
                     self.server.iter_mut().rev().find(|s| {
                         s.running && s.step == step && s.id.as_deref() == Some(id.as_str())
@@ -109,13 +102,10 @@ impl RunView {
                     }),
                 }
             }
-            EventKind::ToolCallRequested { name, input, .. } => {
+            // The tool's own line comes when it runs, after the response is complete.
+            EventKind::ToolCallRequested { .. } | EventKind::CitationReceived { .. } => {
                 self.live.active = true;
-                self.live.open = false;
-                self.log
-                    .push((step, format!("asks for {name} {input}"), Tone::Muted));
             }
-            EventKind::CitationReceived { .. } => self.live.active = true,
             EventKind::OutputTokens { output_tokens } => {
                 self.live.active = true;
                 self.live.reported_tokens = *output_tokens;
@@ -128,7 +118,7 @@ impl RunView {
     /// The attempt in flight ended without a completion (a retry follows, or the
     /// run ends): what it streamed stays, marked interrupted.
     pub(super) fn interrupt_live(&mut self) {
-        if let Some(&i) = self.live.lines.last() {
+        if let Some(i) = self.live.line {
             if let Some(entry) = self.log.get_mut(i) {
                 entry.1.push_str(" ⋯ interrupted");
                 entry.2 = Tone::Muted;
@@ -145,9 +135,21 @@ impl RunView {
         self.live = Live::default();
     }
 
-    /// A complete response arrived: `true` when its text was already streamed.
-    pub(super) fn settle_live(&mut self) -> bool {
-        let streamed = !self.live.lines.is_empty();
+    /// A complete response arrived with `text`: the streamed line becomes exactly
+    /// the text the response carries (`true`), or there was none (`false`). A
+    /// server tool still running is dropped: the response ended before its result
+    /// (a paused turn), so nothing records it and the continuation runs it again.
+    pub(super) fn settle_live(&mut self, text: &str) -> bool {
+        let streamed = match self.live.line {
+            Some(i) => {
+                if let Some(entry) = self.log.get_mut(i) {
+                    entry.1 = format!("model: {}", super::runview::one_line(text));
+                }
+                true
+            }
+            None => false,
+        };
+        self.server.retain(|s| !(s.running && s.id.is_some()));
         self.live = Live::default();
         streamed
     }

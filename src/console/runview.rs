@@ -205,7 +205,7 @@ impl RunView {
                 ..
             } => {
                 self.in_flight = false;
-                let streamed = self.settle_live();
+                let streamed = self.settle_live(text);
                 if !streamed && !text.trim().is_empty() {
                     self.log
                         .push((step, format!("model: {}", one_line(text)), Tone::Plain));

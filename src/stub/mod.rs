@@ -4,6 +4,7 @@
 //! demo use it; `io-harness stub-vendor` runs it standalone.
 
 mod script;
+mod stream;
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -20,7 +21,7 @@ use tokio::sync::oneshot;
 
 use crate::core::vendor::{Vendor, Wire};
 use crate::error::{Error, Result};
-pub use script::{Script, ScriptedResponse};
+pub use script::{Script, ScriptedResponse, StreamScript};
 
 /// One request the stub received.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -216,6 +217,16 @@ async fn answer(
     };
     if let Some(ms) = r.delay_ms {
         tokio::time::sleep(Duration::from_millis(ms)).await;
+    }
+    if stream::asked(&body) || r.stream.raw {
+        if let Some(frames) = stream::frames(&r, route.0, route.1) {
+            return stream::respond(&r, frames).unwrap_or_else(|e| {
+                json_error(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    &format!("bad scripted response: {e}"),
+                )
+            });
+        }
     }
     let mut builder = Response::builder()
         .status(r.status)

@@ -11,6 +11,13 @@
 //! body = '''{"type": "message", ...}'''   # or body_file = "relative/to/script.json"
 //! delay_ms = 0                   # wait before answering
 //! truncate_after = 20            # send a full Content-Length, then close after N bytes
+//! # When the request asks for a stream (a 2xx answer is then sent as SSE):
+//! stream = { event_delay_ms = 30, pause_after = 10, pause_ms = 2000 }
+//! #   raw = true          the body is SSE already (sent event by event as written)
+//! #   event_delay_ms      wait before each event after the first
+//! #   pause_after, pause_ms   wait once, before event N+1 (a search running)
+//! #   end_after = N       end the body cleanly after N events (a stream cut short)
+//! #   reset_after = N     reset the connection after N events
 //! ```
 
 use std::collections::BTreeMap;
@@ -39,6 +46,27 @@ pub struct ScriptedResponse {
     pub delay_ms: Option<u64>,
     /// Close the connection after this many body bytes.
     pub truncate_after: Option<usize>,
+    /// How it streams when the request asks for a stream.
+    pub stream: StreamScript,
+}
+
+/// How a scripted answer streams (`stream = { … }` in the script).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StreamScript {
+    /// The body is SSE already: sent as written, one event at a time.
+    #[serde(default)]
+    pub raw: bool,
+    /// Wait this long before each event after the first.
+    pub event_delay_ms: Option<u64>,
+    /// Pause once after this many events…
+    pub pause_after: Option<usize>,
+    /// …for this long.
+    pub pause_ms: Option<u64>,
+    /// End the body cleanly after this many events.
+    pub end_after: Option<usize>,
+    /// Reset the connection after this many events.
+    pub reset_after: Option<usize>,
 }
 
 impl Default for ScriptedResponse {
@@ -51,6 +79,7 @@ impl Default for ScriptedResponse {
             body: Vec::new(),
             delay_ms: None,
             truncate_after: None,
+            stream: StreamScript::default(),
         }
     }
 }
@@ -85,6 +114,8 @@ struct Entry {
     body_file: Option<String>,
     delay_ms: Option<u64>,
     truncate_after: Option<usize>,
+    #[serde(default)]
+    stream: StreamScript,
 }
 
 const DEMO: &str = include_str!("../../demo/stub-demo.toml");
@@ -145,6 +176,7 @@ impl Script {
                 body,
                 delay_ms: entry.delay_ms,
                 truncate_after: entry.truncate_after,
+                stream: entry.stream,
             });
         }
         Ok(Script {

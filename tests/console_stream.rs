@@ -1,0 +1,192 @@
+//! The Run panes while an answer streams, drawn into a `TestBackend`: text grows
+//! as it arrives, a server-side search appears the moment it starts with its
+//! query and a running timer, and turns FAILED with the vendor's code when its
+//! result arrives; the request in flight shows its output tokens so far; a cut
+//! stream keeps what arrived, marked interrupted, and the retry starts afresh;
+//! the summary events of the complete response add nothing twice.
+
+#![allow(clippy::unwrap_used)]
+
+use io_harness::config::{Config, Loaded};
+use io_harness::console::app::{Msg, Screen, State, update};
+use io_harness::console::setup::{Connection, initial_state};
+use io_harness::console::view;
+use io_harness::core::vendor::Endpoint;
+use io_harness::{Cost, Event, EventKind, RunId, Usage, Vendor};
+use pretty_assertions::assert_eq;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+
+fn state() -> State {
+    let loaded = Loaded {
+        config: Config::parse("[task]\ngoal = \"Find the release.\"\n", "io.toml").unwrap(),
+        path: None,
+    };
+    let connection = Connection {
+        endpoints: Vendor::ALL
+            .iter()
+            .map(|&v| (v, Endpoint::public(v)))
+            .collect(),
+        stub: None,
+        mode: "offline demo: built-in stub vendor".into(),
+    };
+    let mut s = initial_state(&loaded, &connection, false).unwrap();
+    s.screen = Screen::Run;
+    s
+}
+
+fn screen(state: &State) -> String {
+    let mut t = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    t.draw(|f| view::draw(f, state)).unwrap();
+    t.backend().to_string()
+}
+
+fn at(s: &mut State, elapsed_ms: u64, kind: EventKind) {
+    update(
+        s,
+        Msg::Run(Box::new(Event {
+            run_id: RunId(1),
+            step: 1,
+            elapsed_ms,
+            kind,
+        })),
+    );
+}
+
+fn text(s: &mut State, ms: u64, t: &str) {
+    at(s, ms, EventKind::TextDelta { text: t.into() });
+}
+
+fn search_started(s: &mut State, ms: u64) {
+    at(
+        s,
+        ms,
+        EventKind::ServerToolStarted {
+            provider: "anthropic".into(),
+            tool: "web_search".into(),
+            id: "srvtoolu_1".into(),
+            input: Some("io-harness latest release".into()),
+        },
+    );
+}
+
+fn started(s: &mut State) {
+    at(
+        s,
+        0,
+        EventKind::RunStarted {
+            goal: "Find the release.".into(),
+            provider: "anthropic".into(),
+            model: "claude-sonnet-4-5".into(),
+            resumed: false,
+        },
+    );
+    at(s, 1, EventKind::StepStarted { observations: 0 });
+    at(s, 2, EventKind::RequestSent { attempt: 1 });
+}
+
+#[test]
+fn a_search_shows_with_its_query_and_a_timer_then_its_verdict() {
+    let mut s = state();
+    started(&mut s);
+    text(&mut s, 300, "I'll look up ");
+    text(&mut s, 350, "the current release first.");
+    search_started(&mut s, 1_000);
+    update(&mut s, Msg::Tick(Some(3_400)));
+    assert_eq!(s.run.server.len(), 1);
+    assert!(s.run.server[0].running);
+    insta::assert_snapshot!("stream_search_running_80x24", screen(&s));
+
+    at(
+        &mut s,
+        4_000,
+        EventKind::ServerToolReturned {
+            provider: "anthropic".into(),
+            tool: "web_search".into(),
+            id: "srvtoolu_1".into(),
+            ok: false,
+            error: Some("max_uses_exceeded".into()),
+            input: Some("io-harness latest release".into()),
+        },
+    );
+    text(&mut s, 4_200, " The cap was reached; ");
+    text(&mut s, 4_300, "the answer is 0.22.0.");
+    at(&mut s, 4_400, EventKind::OutputTokens { output_tokens: 48 });
+    insta::assert_snapshot!("stream_search_failed_80x24", screen(&s));
+
+    // The complete response: its summary adds no second text line, no second call.
+    at(
+        &mut s,
+        4_500,
+        EventKind::ProviderCalled {
+            provider: "anthropic".into(),
+            model: "claude-sonnet-4-5".into(),
+            usage: Some(Usage {
+                input_tokens: 2841,
+                output_tokens: 48,
+                server_tool_requests: 0,
+            }),
+            stop_reason: "end_turn".into(),
+            latency_ms: 4_500,
+            cost: Cost::default(),
+            text:
+                "I'll look up the current release first. The cap was reached; the answer is 0.22.0."
+                    .into(),
+        },
+    );
+    at(
+        &mut s,
+        4_500,
+        EventKind::ServerToolUsed {
+            provider: "anthropic".into(),
+            tool: "web_search".into(),
+            ok: false,
+            error: Some("max_uses_exceeded".into()),
+            input: Some("io-harness latest release".into()),
+        },
+    );
+    let model_lines: Vec<&str> = s
+        .run
+        .log
+        .iter()
+        .map(|(_, t, _)| t.as_str())
+        .filter(|t| t.starts_with("model: "))
+        .collect();
+    assert_eq!(
+        model_lines,
+        [
+            "model: I'll look up the current release first. The cap was reached; the answer is 0.22.0."
+        ]
+    );
+    assert_eq!(s.run.server.len(), 1);
+    assert!(s.run.server[0].recorded);
+    assert_eq!(s.run.calls.len(), 1);
+    assert!(!s.run.live.active);
+}
+
+#[test]
+fn a_cut_stream_is_marked_interrupted_and_the_retry_starts_afresh() {
+    let mut s = state();
+    started(&mut s);
+    text(&mut s, 300, "Half an ans");
+    search_started(&mut s, 400);
+    at(
+        &mut s,
+        900,
+        EventKind::Retrying {
+            attempt: 1,
+            status: Some(529),
+            wait_ms: 500,
+            reason: "anthropic answered HTTP 529 overloaded_error: Overloaded".into(),
+        },
+    );
+    at(&mut s, 1_400, EventKind::RequestSent { attempt: 2 });
+    text(&mut s, 1_600, "A whole answer.");
+    insta::assert_snapshot!("stream_interrupted_80x24", screen(&s));
+    let log: Vec<&str> = s.run.log.iter().map(|(_, t, _)| t.as_str()).collect();
+    assert!(log.contains(&"model: Half an ans ⋯ interrupted"), "{log:?}");
+    assert_eq!(log.last(), Some(&"model: A whole answer."));
+    assert!(s.run.server[0].interrupted && !s.run.server[0].running);
+    // The in-flight row counts only this attempt's text (15 characters: ~4 tokens).
+    assert_eq!(s.run.live.output_tokens(), (4, true));
+}
