@@ -189,6 +189,29 @@ async fn run_json_then_runs_then_citations_against_the_stub() {
                 && e["kind"]["ok"] == false
                 && e["kind"]["error"] == "max_uses_exceeded")
     );
+    // It streamed (io.toml's default): each step's live events come before its
+    // summary, the search with its query first of all.
+    let at = |kind: &str, step: i64| {
+        events
+            .iter()
+            .position(|e| e["kind"]["event"] == kind && e["step"] == step)
+            .unwrap_or_else(|| panic!("no {kind} in step {step}: {out}"))
+    };
+    for step in [1, 3] {
+        assert!(at("server_tool_started", step) < at("server_tool_returned", step));
+        assert!(at("server_tool_returned", step) < at("provider_called", step));
+        assert!(at("provider_called", step) < at("server_tool_used", step));
+    }
+    assert!(at("text_delta", 1) < at("provider_called", 1));
+    assert_eq!(
+        events[at("server_tool_started", 1)]["kind"]["input"],
+        "io-harness latest release crates.io"
+    );
+    assert!(
+        stub.requests()
+            .iter()
+            .all(|r| r.body.ends_with(b",\"stream\":true}"))
+    );
     assert!(!out.contains("sk-test-SECRET") && !err.contains("sk-test-SECRET"));
     // The stub saw the key; its record of it is redacted.
     assert!(stub.requests().iter().all(|r| {
