@@ -7,7 +7,9 @@ use std::time::{Duration, Instant};
 use async_trait::async_trait;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue as ReqHeaderValue};
 
+use super::body::{self, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_REQUEST_TIMEOUT};
 use super::retry::{Next, RetryPolicy};
+use super::scrub::Secrets;
 use super::{AttemptSink, Provider, Reply};
 use crate::core::event::EventKind;
 use crate::core::turn::{HeaderValue, Turn, WireRequest, WireResponse};
@@ -41,6 +43,10 @@ pub struct HttpProvider {
     key: Option<ApiKey>,
     retry: RetryPolicy,
     client: reqwest::Client,
+    /// The key and any URL credentials, scrubbed from whatever leaves `complete`.
+    secrets: Secrets,
+    max_response_bytes: u64,
+    request_timeout: Duration,
 }
 
 fn client(connect: Duration, read: Duration) -> reqwest::Client {
@@ -56,12 +62,15 @@ impl HttpProvider {
     /// A provider with no key yet (see `with_api_key`, `from_env`).
     pub fn new(endpoint: Endpoint, model: impl Into<String>, max_tokens: u32) -> Self {
         HttpProvider {
+            secrets: Secrets::new(None, &endpoint.base_url),
             endpoint,
             model: model.into(),
             max_tokens,
             key: None,
             retry: RetryPolicy::default(),
             client: client(Duration::from_secs(10), Duration::from_secs(300)),
+            max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
+            request_timeout: DEFAULT_REQUEST_TIMEOUT,
         }
     }
 
@@ -79,7 +88,20 @@ impl HttpProvider {
 
     /// Use this key.
     pub fn with_api_key(mut self, key: ApiKey) -> Self {
+        self.secrets = Secrets::new(Some(&key.0), &self.endpoint.base_url);
         self.key = Some(key);
+        self
+    }
+
+    /// Refuse response bodies larger than this many bytes.
+    pub fn with_max_response_bytes(mut self, max: u64) -> Self {
+        self.max_response_bytes = max;
+        self
+    }
+
+    /// Abandon an attempt with no complete response after this long.
+    pub fn with_request_timeout(mut self, limit: Duration) -> Self {
+        self.request_timeout = limit;
         self
     }
 
@@ -162,25 +184,16 @@ impl HttpProvider {
             })
             .collect();
         let expected = response.content_length();
-        let mut body = Vec::new();
-        loop {
-            match response.chunk().await {
-                Ok(Some(chunk)) => body.extend_from_slice(&chunk),
-                Ok(None) => break,
-                Err(e) => {
-                    return Err(Error::Transport {
-                        provider: vendor.to_string(),
-                        message: format!(
-                            "the response body was cut short after {} of {} bytes (HTTP {status}): {}",
-                            body.len(),
-                            expected.map_or("?".to_string(), |n| n.to_string()),
-                            without_url(&e)
-                        ),
-                        retryable: true,
-                    });
-                }
-            }
-        }
+        let cut = |read: usize, e: &reqwest::Error| Error::Transport {
+            provider: vendor.to_string(),
+            message: format!(
+                "the response body was cut short after {read} of {} bytes (HTTP {status}): {}",
+                expected.map_or("?".to_string(), |n| n.to_string()),
+                without_url(e)
+            ),
+            retryable: true,
+        };
+        let body = body::read_capped(&mut response, vendor, self.max_response_bytes, cut).await?;
         Ok(WireResponse {
             status,
             headers: head,
@@ -238,8 +251,20 @@ impl Provider for HttpProvider {
         let mut attempt = 1;
         loop {
             sink.emit(EventKind::RequestSent { attempt });
-            let outcome = match self.attempt(&request, headers.clone()).await {
-                Ok(response) => {
+            let attempt_once = self.attempt(&request, headers.clone());
+            let sent = body::within(
+                self.request_timeout,
+                self.name(),
+                &request.url,
+                attempt_once,
+            );
+            let outcome = match sent.await {
+                Ok(mut response) => {
+                    // Whatever the vendor echoed, no secret is decoded into anything.
+                    response.body = self.secrets.bytes(std::mem::take(&mut response.body));
+                    for (_, v) in &mut response.headers {
+                        *v = self.secrets.text(v);
+                    }
                     let should_retry = response
                         .header("x-should-retry")
                         .map(|v| v.eq_ignore_ascii_case("true"));
@@ -258,6 +283,7 @@ impl Provider for HttpProvider {
                     });
                 }
                 Err((error, should_retry)) => {
+                    let error = self.secrets.error(error);
                     match self.retry.next(attempt, &error, should_retry, waited) {
                         Next::GiveUp => return Err(error),
                         Next::RetryAfter(wait) => {
