@@ -406,3 +406,28 @@ async fn a_slow_drip_ends_at_the_request_deadline() {
     };
     assert!(message.contains("request_timeout_secs"), "{message}");
 }
+
+// Defect 14: a store that cannot be opened is an error before any request.
+
+#[test]
+fn a_store_that_cannot_be_opened_exits_2_naming_the_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    // A directory is not a SQLite file.
+    for args in [
+        vec!["runs"],
+        vec!["citations", "1"],
+        vec!["run", "--goal", "g"],
+    ] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_io-harness"))
+            .args(&args)
+            .args(["--store", dir.path().to_str().unwrap()])
+            .args(["--config", "/dev/null"])
+            .env("ANTHROPIC_API_KEY", "sk-test-SECRET")
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("--store"), "{args:?}: {err}");
+        assert!(err.contains(dir.path().to_str().unwrap()), "{err}");
+    }
+}
