@@ -30,7 +30,7 @@ fn every_broken_file_gets_its_exact_message() {
     for toml in files {
         let text = std::fs::read_to_string(&toml).unwrap();
         let got = match Config::parse(&text, "io.toml") {
-            Ok(_) => format!("(accepted)"),
+            Ok(_) => "(accepted)".to_string(),
             Err(e) => {
                 assert!(e.is_config());
                 e.to_string()
