@@ -30,7 +30,7 @@ pub use crate::core::event::{BudgetKind, Cost, Event, EventKind, RunId, RunOutco
 pub use crate::core::policy::{Act, Decision, Effect, Policy, Rule};
 pub use crate::core::price::{Price, PriceTable};
 pub use crate::core::turn::{HeaderValue, ToolSpec, Turn, WireRequest, WireResponse};
-pub use crate::core::vendor::{Endpoint, Vendor};
+pub use crate::core::vendor::{Endpoint, Vendor, Wire};
 pub use crate::core::web::WebAccess;
 pub use crate::error::{Error, Result, VendorError};
 pub use crate::provider::{
