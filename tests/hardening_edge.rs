@@ -34,13 +34,11 @@ async fn tool(dir: &std::path::Path, c: ToolCall) -> io_harness::run::tools::Too
         .allow(Act::Read, "**")
         .allow(Act::Write, "**");
     let emit = |_: EventKind| {};
-    let http = reqwest::Client::new();
     let env = ToolEnv {
         workspace: dir,
         policy: &policy,
         approver: &ApproveAll,
         emit: &emit,
-        http: &http,
     };
     execute(&env, &c).await
 }

@@ -201,7 +201,7 @@ pub(crate) fn check(config: &Config) -> Vec<Problem> {
         c.whole(&at("seconds"), seconds);
         c.whole(&at("tokens"), tokens);
     }
-    if let Some(web) = &config.web {
+    if let Some(web) = config.web_table.as_ref().map(|t| t.stated()) {
         let at = |key: &str| p(&[k("web"), k(key)]);
         c.whole(&at("max_uses"), web.max_uses.map(u64::from));
         for (list, hosts) in [
