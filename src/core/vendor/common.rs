@@ -148,6 +148,15 @@ pub(crate) fn chat_body(turn: &Turn, max_tokens_key: &str) -> Map<String, Value>
     body
 }
 
+/// Chat Completions streaming: `stream` and, so the last chunk carries the token
+/// counts, `stream_options.include_usage`. Added last, after every other field.
+pub(crate) fn chat_stream(endpoint: &Endpoint, body: &mut Map<String, Value>) {
+    if endpoint.stream {
+        body.insert("stream".into(), json!(true));
+        body.insert("stream_options".into(), json!({"include_usage": true}));
+    }
+}
+
 /// Finish a request: compact JSON bytes exactly as sent.
 pub(crate) fn request(
     endpoint: &Endpoint,
@@ -280,7 +289,7 @@ fn chat_tool_call(call: &Value) -> Option<ToolCall> {
     })
 }
 
-fn url_citation(annotation: &Value) -> Option<Citation> {
+pub(crate) fn url_citation(annotation: &Value) -> Option<Citation> {
     if annotation.get("type").and_then(Value::as_str) != Some("url_citation") {
         return None;
     }
