@@ -331,6 +331,7 @@ async fn a_password_in_the_base_url_reaches_no_record() {
         base_url: "http://operator:hunter2-pw@127.0.0.1:9".into(),
         api_key_env: "IO_HARNESS_TEST_KEY".into(),
         wire: io_harness::core::vendor::Wire::spec(Vendor::Anthropic),
+        stream: false,
     };
     h.provider = io_harness::HttpProvider::new(endpoint, "m", 16)
         .with_api_key(io_harness::ApiKey::new(KEY))

@@ -64,7 +64,8 @@ async fn go(
         config.max_tokens(vendor),
     )?
     .with_max_response_bytes(config.max_response_bytes(vendor))
-    .with_request_timeout(config.request_timeout(vendor));
+    .with_request_timeout(config.request_timeout(vendor))
+    .with_idle_timeout(config.idle_timeout(vendor));
     let path = store_path.unwrap_or_else(|| config.store_path(loaded.path.as_deref()));
     let store = Store::open(&path).map_err(|e| io_harness::Error::store_unusable(&path, &e))?;
     let cancel = CancellationToken::new();
@@ -215,9 +216,23 @@ fn describe(kind: &EventKind) -> Option<String> {
             Some(why) => format!("finished: {} — {why}", outcome.label()),
             None => format!("finished: {}", outcome.label()),
         },
+        EventKind::ServerToolStarted { tool, input, .. } => format!(
+            "{tool} started{}",
+            input
+                .as_deref()
+                .map(|i| format!(": {i}"))
+                .unwrap_or_default()
+        ),
+        EventKind::ToolCallRequested { name, input, .. } => format!("asks for {name} {input}"),
+        EventKind::RequestSent { attempt } if *attempt > 1 => format!("attempt {attempt}"),
+        // Text and results are in the summary events that follow.
         EventKind::StepStarted { .. }
         | EventKind::RequestSent { .. }
-        | EventKind::Observation { .. } => return None,
+        | EventKind::Observation { .. }
+        | EventKind::TextDelta { .. }
+        | EventKind::ServerToolReturned { .. }
+        | EventKind::CitationReceived { .. }
+        | EventKind::OutputTokens { .. } => return None,
     })
 }
 

@@ -189,6 +189,7 @@ pub(crate) fn check(config: &Config) -> Vec<Problem> {
         c.whole(&at("max_tokens"), s.max_tokens.map(u64::from));
         c.whole(&at("max_response_bytes"), s.max_response_bytes);
         c.whole(&at("request_timeout_secs"), s.request_timeout_secs);
+        c.whole(&at("idle_timeout_secs"), s.idle_timeout_secs);
     }
     if let Some(BudgetConfig {
         steps,

@@ -1,6 +1,8 @@
 //! `HttpProvider`: one vendor over HTTPS with reqwest (rustls). The API key is read
 //! from the variable the config names, held in an `ApiKey` that never prints, and
-//! put into a header only at send time. Each attempt and retry is an event.
+//! put into a header only at send time. Each attempt and retry is an event. A
+//! streamed answer (`Endpoint::stream`) is read by `provider::stream`, its deltas
+//! reported as they arrive; anything else is read whole and decoded.
 
 use std::time::{Duration, Instant};
 
@@ -47,6 +49,13 @@ pub struct HttpProvider {
     secrets: Secrets,
     max_response_bytes: u64,
     request_timeout: Duration,
+    idle_timeout: Duration,
+}
+
+/// What one attempt got: a whole body to decode, or a stream already assembled.
+enum Answer {
+    Whole(WireResponse),
+    Streamed(Result<crate::core::completion::Completion>),
 }
 
 fn client(connect: Duration, read: Duration) -> reqwest::Client {
@@ -71,6 +80,7 @@ impl HttpProvider {
             client: client(Duration::from_secs(10), Duration::from_secs(300)),
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
             request_timeout: DEFAULT_REQUEST_TIMEOUT,
+            idle_timeout: super::stream::DEFAULT_IDLE_TIMEOUT,
         }
     }
 
@@ -117,6 +127,12 @@ impl HttpProvider {
         self
     }
 
+    /// How long a stream may stay silent before the attempt is a timeout.
+    pub fn with_idle_timeout(mut self, idle: Duration) -> Self {
+        self.idle_timeout = idle;
+        self
+    }
+
     /// The endpoint this provider calls.
     pub fn endpoint(&self) -> &Endpoint {
         &self.endpoint
@@ -148,7 +164,12 @@ impl HttpProvider {
         Ok(map)
     }
 
-    async fn attempt(&self, request: &WireRequest, headers: HeaderMap) -> Result<WireResponse> {
+    async fn attempt(
+        &self,
+        request: &WireRequest,
+        headers: HeaderMap,
+        sink: &dyn AttemptSink,
+    ) -> Result<Answer> {
         let vendor = self.endpoint.vendor.as_str();
         let transport = |what: &str, e: reqwest::Error| Error::Transport {
             provider: vendor.to_string(),
@@ -183,6 +204,27 @@ impl HttpProvider {
                 )
             })
             .collect();
+        let head = WireResponse {
+            status,
+            headers: head,
+            body: Vec::new(),
+        };
+        let streamed = (self.endpoint.stream && super::stream::is_event_stream(&head))
+            .then(|| vendor::stream::assembler_for(self.endpoint.wire, head.clone()))
+            .flatten();
+        if let Some(assembler) = streamed {
+            return Ok(Answer::Streamed(
+                super::stream::read(
+                    assembler,
+                    self.endpoint.vendor,
+                    &request.url,
+                    response,
+                    self.idle_timeout,
+                    sink,
+                )
+                .await,
+            ));
+        }
         let expected = response.content_length();
         let cut = |read: usize, e: &reqwest::Error| Error::Transport {
             provider: vendor.to_string(),
@@ -194,11 +236,7 @@ impl HttpProvider {
             retryable: true,
         };
         let body = body::read_capped(&mut response, vendor, self.max_response_bytes, cut).await?;
-        Ok(WireResponse {
-            status,
-            headers: head,
-            body,
-        })
+        Ok(Answer::Whole(WireResponse { body, ..head }))
     }
 }
 
@@ -210,8 +248,20 @@ fn value_kind(request: &WireRequest, name: &str) -> Option<bool> {
         .map(|(_, v)| matches!(v, HeaderValue::Secret { .. }))
 }
 
+/// Hands a stream's events on with every secret scrubbed from them.
+struct ScrubbingSink<'a> {
+    inner: &'a dyn AttemptSink,
+    secrets: &'a Secrets,
+}
+
+impl AttemptSink for ScrubbingSink<'_> {
+    fn emit(&self, kind: EventKind) {
+        self.inner.emit(self.secrets.event(kind));
+    }
+}
+
 /// reqwest's message without its URL suffix (the caller names the URL once).
-fn without_url(e: &reqwest::Error) -> String {
+pub(super) fn without_url(e: &reqwest::Error) -> String {
     let mut text = e.to_string();
     if let Some(url) = e.url() {
         text = text.replace(&format!(" for url ({url})"), "");
@@ -251,7 +301,13 @@ impl Provider for HttpProvider {
         let mut attempt = 1;
         loop {
             sink.emit(EventKind::RequestSent { attempt });
-            let attempt_once = self.attempt(&request, headers.clone());
+            // The whole attempt, streamed or not, runs under the request deadline, and
+            // whatever the vendor echoed is scrubbed before anything is decoded or shown.
+            let scrubbing = ScrubbingSink {
+                inner: sink,
+                secrets: &self.secrets,
+            };
+            let attempt_once = self.attempt(&request, headers.clone(), &scrubbing);
             let sent = body::within(
                 self.request_timeout,
                 self.name(),
@@ -259,8 +315,10 @@ impl Provider for HttpProvider {
                 attempt_once,
             );
             let outcome = match sent.await {
-                Ok(mut response) => {
-                    // Whatever the vendor echoed, no secret is decoded into anything.
+                Ok(Answer::Streamed(result)) => result
+                    .map(|c| self.secrets.completion(c))
+                    .map_err(|e| (e, None)),
+                Ok(Answer::Whole(mut response)) => {
                     response.body = self.secrets.bytes(std::mem::take(&mut response.body));
                     for (_, v) in &mut response.headers {
                         *v = self.secrets.text(v);

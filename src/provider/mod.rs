@@ -9,6 +9,7 @@ mod fallback;
 mod http;
 pub mod retry;
 pub mod scrub;
+pub mod stream;
 
 use async_trait::async_trait;
 
@@ -22,6 +23,7 @@ pub use body::{DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_REQUEST_TIMEOUT};
 pub use fallback::Fallback;
 pub use http::{ApiKey, HttpProvider};
 pub use retry::RetryPolicy;
+pub use stream::DEFAULT_IDLE_TIMEOUT;
 
 /// One completion, with what it took to get it.
 #[derive(Debug, Clone, PartialEq)]
@@ -40,7 +42,7 @@ pub struct Reply {
 
 /// Where a provider reports each attempt and retry.
 pub trait AttemptSink: Send + Sync {
-    /// One event (`RequestSent`, `Retrying`).
+    /// One event (`RequestSent`, `Retrying`, and a streamed answer's deltas).
     fn emit(&self, kind: EventKind);
 }
 

@@ -4,6 +4,8 @@
 //! secrets are replaced before a body is decoded and before an error or a retry
 //! reason is handed on, so none reaches the store, an event, the console or a log.
 
+use crate::core::completion::Completion;
+use crate::core::event::EventKind;
 use crate::error::Error;
 
 /// What a secret is replaced with.
@@ -109,6 +111,45 @@ impl Secrets {
             },
             Error::Cancelled => Error::Cancelled,
         }
+    }
+}
+
+impl Secrets {
+    /// A value with every secret scrubbed from every string in it, through its
+    /// JSON form (a stream's completion and events are assembled, not decoded
+    /// from scrubbed bytes). A value whose scrubbed form does not read back is
+    /// returned as it was only when it held no secret.
+    fn value<T: serde::Serialize + serde::de::DeserializeOwned>(&self, v: T) -> Option<T> {
+        let json = serde_json::to_string(&v).ok()?;
+        let clean = self.text(&json);
+        if clean == json {
+            return Some(v);
+        }
+        serde_json::from_str(&clean).ok()
+    }
+
+    /// A completion with every secret scrubbed.
+    pub fn completion(&self, c: Completion) -> Completion {
+        if self.0.is_empty() {
+            return c;
+        }
+        self.value(c.clone()).unwrap_or_else(|| Completion {
+            text: REDACTED.to_string(),
+            tool_calls: Vec::new(),
+            citations: Vec::new(),
+            server_tools: Vec::new(),
+            ..c
+        })
+    }
+
+    /// An event with every secret scrubbed.
+    pub fn event(&self, kind: EventKind) -> EventKind {
+        if self.0.is_empty() {
+            return kind;
+        }
+        self.value(kind).unwrap_or(EventKind::TextDelta {
+            text: REDACTED.to_string(),
+        })
     }
 }
 
