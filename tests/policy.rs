@@ -358,3 +358,27 @@ fn saving_web_under_from_policy_writes_no_lists() {
     let c = Config::load(&path).unwrap();
     assert_eq!(c.web.unwrap().allowed_domains, ["docs.rs"]);
 }
+
+#[test]
+fn preview_says_where_the_projected_lists_came_from() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("io.toml");
+    std::fs::write(
+        &cfg,
+        "[policy]\nallow = [\"net:docs.rs:443\"]\ndeny = [\"net:*.example.com\"]\n[web]\nsearch = true\nfrom_policy = true\n",
+    )
+    .unwrap();
+    let (code, stdout, stderr) = out(bin().args(["preview", "--config", cfg.to_str().unwrap()]));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains(r#""allowed_domains":["docs.rs"]"#),
+        "{stdout}"
+    );
+    let at = cfg.display();
+    assert!(
+        stdout.contains(&format!(
+            "[web] from_policy: allowed_domains docs.rs ← allow \"net:docs.rs:443\" in layer \"project\" ({at}:2)\n[web] from_policy: blocked_domains *.example.com ← deny \"net:*.example.com\" in layer \"project\" ({at}:3)"
+        )),
+        "{stdout}"
+    );
+}
