@@ -148,6 +148,8 @@ fn spawn_with(dir: &std::path::Path, script: &str, env: &[(&str, &str)]) -> Spaw
     cmd.cwd(dir);
     cmd.env("TERM", "xterm-256color");
     cmd.env_remove("ANTHROPIC_API_KEY");
+    // Never the real user config directory.
+    cmd.env(io_harness::USER_CONFIG_ENV, "");
     for (k, v) in env {
         cmd.env(k, v);
     }

@@ -43,7 +43,9 @@ pub async fn connect(loaded: &Loaded, demo: bool) -> Result<Connection> {
     if !demo && key_set {
         let mode = format!(
             "live: {} at {} · key from {}",
-            config.provider, chosen.base_url, chosen.api_key_env
+            config.provider,
+            crate::provider::scrub::display_url(&chosen.base_url),
+            chosen.api_key_env
         );
         return Ok(Connection {
             endpoints,
@@ -109,6 +111,10 @@ pub fn initial_state(loaded: &Loaded, connection: &Connection, demo: bool) -> Re
         .iter()
         .map(|m| (m.name.clone(), m.net.clone()))
         .collect();
+    form.rules = config.rules.clone();
+    form.from_policy = config.web_from_policy();
+    form.provenance = config.web_provenance();
+    form.web_error = config.web_error.clone();
     let keys = Keymap::new(&config.console.keys)?;
     let name = config
         .console

@@ -11,6 +11,8 @@
 //! body = '''{"type": "message", ...}'''   # or body_file = "relative/to/script.json"
 //! delay_ms = 0                   # wait before answering
 //! truncate_after = 20            # send a full Content-Length, then close after N bytes
+//! drip_ms = 100                  # send the body one byte per interval
+//! pad_bytes = 1048576            # follow the body with this many spaces (made as sent)
 //! # When the request asks for a stream (a 2xx answer is then sent as SSE):
 //! stream = { event_delay_ms = 30, pause_after = 10, pause_ms = 2000 }
 //! #   raw = true          the body is SSE already (sent event by event as written)
@@ -46,6 +48,10 @@ pub struct ScriptedResponse {
     pub delay_ms: Option<u64>,
     /// Close the connection after this many body bytes.
     pub truncate_after: Option<usize>,
+    /// Send the body one byte per this many milliseconds.
+    pub drip_ms: Option<u64>,
+    /// Follow the body with this many spaces, generated as they are sent.
+    pub pad_bytes: Option<usize>,
     /// How it streams when the request asks for a stream.
     pub stream: StreamScript,
 }
@@ -79,6 +85,8 @@ impl Default for ScriptedResponse {
             body: Vec::new(),
             delay_ms: None,
             truncate_after: None,
+            drip_ms: None,
+            pad_bytes: None,
             stream: StreamScript::default(),
         }
     }
@@ -114,6 +122,8 @@ struct Entry {
     body_file: Option<String>,
     delay_ms: Option<u64>,
     truncate_after: Option<usize>,
+    drip_ms: Option<u64>,
+    pad_bytes: Option<usize>,
     #[serde(default)]
     stream: StreamScript,
 }
@@ -176,6 +186,8 @@ impl Script {
                 body,
                 delay_ms: entry.delay_ms,
                 truncate_after: entry.truncate_after,
+                drip_ms: entry.drip_ms,
+                pad_bytes: entry.pad_bytes,
                 stream: entry.stream,
             });
         }

@@ -228,7 +228,14 @@ pub(crate) fn chat_completion(
             snippet: snippet(&response.body),
         })?;
     let message = choice.get("message").cloned().unwrap_or(Value::Null);
-    let text = str_field(&message, "content").unwrap_or_default();
+    // `message.refusal`: the model declined, in its own words.
+    let refusal = str_field(&message, "refusal").filter(|r| !r.trim().is_empty());
+    let mut text = str_field(&message, "content").unwrap_or_default();
+    if let Some(words) = &refusal {
+        if text.trim().is_empty() {
+            text = words.clone();
+        }
+    }
     let tool_calls = message
         .get("tool_calls")
         .and_then(Value::as_array)
@@ -240,6 +247,7 @@ pub(crate) fn chat_completion(
         .map(|a| a.iter().filter_map(url_citation).collect())
         .unwrap_or_default();
     let stop = match choice.get("finish_reason").and_then(Value::as_str) {
+        _ if refusal.is_some() => StopReason::Refusal,
         Some("stop") => StopReason::EndTurn,
         Some("tool_calls") | Some("function_call") => StopReason::ToolUse,
         Some("length") => StopReason::MaxTokens,
