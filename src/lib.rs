@@ -20,8 +20,10 @@ pub mod run;
 pub mod store;
 pub mod stub;
 
-pub use crate::approve::{ApprovalRequest, ApproveAll, Approver, ChannelApprover, DenyAll};
-pub use crate::config::{AgentDef, Config, Loaded, McpDef, write_web};
+pub use crate::approve::{
+    ApprovalRequest, ApproveAll, Approver, ChannelApprover, DenyAll, NobodyToAsk,
+};
+pub use crate::config::{AgentDef, Config, Loaded, McpDef, USER_CONFIG_ENV, write_web};
 pub use crate::core::completion::{
     Citation, Completion, ServerToolCall, StopReason, ToolCall, Usage,
 };
@@ -30,7 +32,7 @@ pub use crate::core::event::{BudgetKind, Cost, Event, EventKind, RunId, RunOutco
 pub use crate::core::policy::{Act, Decision, Effect, Policy, Rule};
 pub use crate::core::price::{Price, PriceTable};
 pub use crate::core::turn::{HeaderValue, ToolSpec, Turn, WireRequest, WireResponse};
-pub use crate::core::vendor::{Endpoint, Vendor};
+pub use crate::core::vendor::{Endpoint, Vendor, Wire};
 pub use crate::core::web::WebAccess;
 pub use crate::error::{Error, Result, VendorError};
 pub use crate::provider::{

@@ -101,7 +101,7 @@ fn refusals_exit_2_with_the_text_and_nothing_on_stdout() {
     assert_eq!((code, out.as_str()), (2, ""));
     assert_eq!(
         err.trim_end(),
-        "provider \"openrouter\" cannot restrict search to individual domains — its web plugin takes no domain filter; remove the allowed domains (docs.rs, crates.io) or use provider \"anthropic\". No request was sent."
+        "provider \"openrouter\" cannot restrict search to individual domains — its web plugin takes no domain filter; remove the allowed domains (docs.rs, crates.io) or use provider \"anthropic\". OpenRouter's server tools can carry this declaration: use `api = \"server-tools\"` in [providers.openrouter]. No request was sent."
     );
     let dir = tempfile::tempdir().unwrap();
     let cfg = dir.path().join("io.toml");
@@ -134,7 +134,7 @@ fn a_config_error_names_file_line_and_key() {
     assert_eq!(
         err.trim_end(),
         format!(
-            "{}:3: unknown key `blocked_domain` in [web]; expected one of: search, fetch, max_uses, allowed_domains, blocked_domains",
+            "{}:3: unknown key `blocked_domain` in [web]; expected one of: search, fetch, max_uses, allowed_domains, blocked_domains, from_policy",
             cfg.display()
         )
     );

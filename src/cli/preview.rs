@@ -50,7 +50,8 @@ pub async fn preview(
     if contract.goal.trim().is_empty() {
         return Err(Error::config(super::NO_GOAL));
     }
-    let mut cautions = vendor::cautions(vendor, contract.web.as_ref());
+    let mut cautions = vendor::cautions_wire(endpoint.wire, contract.web.as_ref());
+    cautions.extend(config.web_provenance());
     if !config.mcp.is_empty() {
         let names: Vec<String> = config.mcp.iter().map(|m| format!("`{}`", m.name)).collect();
         let (servers, start) = if names.len() == 1 {
