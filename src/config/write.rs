@@ -47,16 +47,23 @@ pub fn with_web(text: &str, web: &WebAccess) -> std::result::Result<String, toml
                 table.remove("max_uses");
             }
         }
-        set(
-            table,
-            "allowed_domains",
-            Value::Array(array(&web.allowed_domains)),
-        );
-        set(
-            table,
-            "blocked_domains",
-            Value::Array(array(&web.blocked_domains)),
-        );
+        // Under `from_policy` the lists are the policy's projection: writing them
+        // back would state them twice (an error on the next read).
+        if table.get("from_policy").and_then(Item::as_bool) == Some(true) {
+            table.remove("allowed_domains");
+            table.remove("blocked_domains");
+        } else {
+            set(
+                table,
+                "allowed_domains",
+                Value::Array(array(&web.allowed_domains)),
+            );
+            set(
+                table,
+                "blocked_domains",
+                Value::Array(array(&web.blocked_domains)),
+            );
+        }
     }
     Ok(doc.to_string())
 }
