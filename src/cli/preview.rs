@@ -74,7 +74,13 @@ pub async fn preview(
         }
         return Ok(());
     }
-    writeln!(out, "{} {}", request.method, request.url).map_err(io)?;
+    writeln!(
+        out,
+        "{} {}",
+        request.method,
+        io_harness::provider::scrub::display_url(&request.url)
+    )
+    .map_err(io)?;
     for (name, value) in &request.headers {
         let shown = match value {
             HeaderValue::Secret { .. } if demo => "(none: the stub vendor checks no key)".into(),

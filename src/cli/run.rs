@@ -70,17 +70,18 @@ async fn go(
         // The stub checks no key; this one is not a secret.
         HttpProvider::new(endpoint, config.model(vendor), config.max_tokens(vendor))
             .with_api_key(io_harness::ApiKey::new("demo"))
-            .with_idle_timeout(config.idle_timeout(vendor))
     } else {
         HttpProvider::from_env(
             config.endpoint(vendor),
             config.model(vendor),
             config.max_tokens(vendor),
         )?
-        .with_idle_timeout(config.idle_timeout(vendor))
-    };
+    }
+    .with_max_response_bytes(config.max_response_bytes(vendor))
+    .with_request_timeout(config.request_timeout(vendor))
+    .with_idle_timeout(config.idle_timeout(vendor));
     let path = store_path.unwrap_or_else(|| config.store_path(loaded.path.as_deref()));
-    let store = Store::open(&path)?;
+    let store = Store::open(&path).map_err(|e| io_harness::Error::store_unusable(&path, &e))?;
     let cancel = CancellationToken::new();
     let on_ctrl_c = cancel.clone();
     tokio::spawn(async move {
