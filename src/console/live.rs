@@ -135,12 +135,18 @@ impl RunView {
         self.live = Live::default();
     }
 
-    /// A complete response arrived with `text`: the streamed line becomes exactly
-    /// the text the response carries (`true`), or there was none (`false`). A
+    /// A complete response arrived with `text`: `true` when the streamed line took
+    /// that text in place, `false` when the caller logs it as a whole answer. A
     /// server tool still running is dropped: the response ended before its result
     /// (a paused turn), so nothing records it and the continuation runs it again.
     pub(super) fn settle_live(&mut self, text: &str) -> bool {
+        // The streamed line, when it is still the last, gives way to the lines a
+        // whole answer gets; otherwise it takes the complete text in place.
         let streamed = match self.live.line {
+            Some(i) if i + 1 == self.log.len() => {
+                self.log.pop();
+                false
+            }
             Some(i) => {
                 if let Some(entry) = self.log.get_mut(i) {
                     entry.1 = format!("model: {}", super::runview::one_line(text));
