@@ -27,6 +27,8 @@ pub enum Action {
     Save,
     /// One vendor or all three side by side.
     SideBySide,
+    /// Fold or unfold the local tool schemas in the preview.
+    FoldTools,
     /// Next theme.
     CycleTheme,
     /// Cancel the run, close a dialog, stop editing.
@@ -95,7 +97,7 @@ pub struct Binding {
     pub scope: Scope,
 }
 
-const DEFAULTS: [(Action, &str, &str, &str, Scope); 26] = [
+const DEFAULTS: [(Action, &str, &str, &str, Scope); 27] = [
     (
         Action::Help,
         "help",
@@ -158,6 +160,13 @@ const DEFAULTS: [(Action, &str, &str, &str, Scope); 26] = [
         "side_by_side",
         "ctrl-v",
         "one vendor / all three side by side",
+        Scope::Declare,
+    ),
+    (
+        Action::FoldTools,
+        "fold_tools",
+        "ctrl-o",
+        "fold / unfold tool schemas in preview",
         Scope::Declare,
     ),
     (

@@ -8,6 +8,7 @@ pub mod effects;
 pub mod form;
 mod input;
 pub mod keys;
+pub mod preview;
 pub mod runview;
 pub mod setup;
 pub mod terminal;
