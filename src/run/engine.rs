@@ -194,10 +194,6 @@ where
         usage: Usage::default(),
         answer: String::new(),
         child_steps: 0,
-        http: reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .build()
-            .map_err(|e| Error::config(format!("could not build the HTTP client: {e}")))?,
     };
     let outcome = looper.steps(&mut state).await;
     if let Err(e) = store.finish_run(run_id, &outcome) {
@@ -240,7 +236,6 @@ struct Loop<'a, P: ?Sized, A: ?Sized> {
     run_id: RunId,
     usage: Usage,
     answer: String,
-    http: reqwest::Client,
     /// Requests spawned children made; they count toward this run's step budget.
     child_steps: u32,
 }
@@ -382,7 +377,6 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
             policy: self.policy,
             approver: &self.approver,
             emit: &emit,
-            http: &self.http,
         };
         if call.name == "spawn_agent" {
             let budget = state.contract.budget;
