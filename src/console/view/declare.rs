@@ -195,40 +195,47 @@ fn preview_pane(
         frame.render_widget(para.block(block(t, &title, chosen)), area);
         return;
     };
-    // (text, style, added): the request line, the cautions under it where they are
-    // seen without scrolling, then headers and body with a gutter marking what the
-    // declaration added.
+    // The request line and the cautions are pinned above the scrolling part, so
+    // where the request goes and what to beware of stay seen; below them the
+    // headers and body, with a gutter marking what the declaration added.
+    let mut pinned: Vec<(String, Style, bool)> = Vec::new();
     let mut rows: Vec<(String, Style, bool)> = Vec::new();
     for (i, l) in lines.iter().enumerate() {
-        let style = if i == 0 {
-            Style::default().fg(t.accent).add_modifier(Modifier::BOLD)
-        } else if l.added {
+        if i == 0 {
+            let style = Style::default().fg(t.accent).add_modifier(Modifier::BOLD);
+            pinned.push((l.text.clone(), style, false));
+            for c in &p.cautions {
+                pinned.push((c.clone(), Style::default().fg(t.warning), false));
+            }
+            continue;
+        }
+        let style = if l.added {
             Style::default().fg(t.ok).add_modifier(Modifier::BOLD)
         } else {
             Style::default().fg(t.text)
         };
         let gutter = if l.added { "+ " } else { "  " };
         rows.push((format!("{gutter}{}", l.text), style, l.added));
-        if i == 0 {
-            for c in &p.cautions {
-                rows.push((c.clone(), Style::default().fg(t.warning), false));
-            }
-        }
     }
-    let inner = Rect {
-        width: area.width.saturating_sub(2),
-        height: area.height.saturating_sub(2),
-        ..area
-    };
-    let wrapped = hard_wrap(&rows, inner.width as usize);
+    let title = format!("{}{wire} ✓ carried · + = [web] · {fold} folds", p.vendor);
+    let outer = block(t, &title, chosen);
+    let inner = outer.inner(area);
+    frame.render_widget(outer, area);
+    let width = inner.width as usize;
+    let pinned = hard_wrap(&pinned, width);
+    // Pinned rows never take more than half the pane.
+    let pinned_h = (pinned.len() as u16).min(inner.height / 2);
+    let [top, body] =
+        Layout::vertical([Constraint::Length(pinned_h), Constraint::Min(0)]).areas(inner);
+    frame.render_widget(Paragraph::new(to_lines(pinned)), top);
+    let wrapped = hard_wrap(&rows, width);
     let first_added = wrapped.iter().position(|(_, _, added)| *added);
     let last_added = wrapped.iter().rposition(|(_, _, added)| *added);
-    let height = inner.height as usize;
+    let height = body.height as usize;
     let max_start = wrapped.len().saturating_sub(height);
     // Anchor so that what the declaration adds is in view on every edit: as much
-    // of the top (request line, cautions) as still lets the added block end on
-    // screen, and never below one row of context above its first line. The
-    // operator scrolls from there.
+    // of the top as still lets the added block end on screen, and never below one
+    // row of context above its first line. The operator scrolls from there.
     let anchor = match (first_added, last_added) {
         (Some(first), Some(last)) => (last + 2)
             .saturating_sub(height)
@@ -237,13 +244,13 @@ fn preview_pane(
         _ => 0,
     };
     let start = (anchor as i64 + i64::from(scroll)).clamp(0, max_start as i64) as u16;
-    let shown: Vec<Line<'_>> = wrapped
-        .into_iter()
+    frame.render_widget(Paragraph::new(to_lines(wrapped)).scroll((start, 0)), body);
+}
+
+fn to_lines(rows: Vec<(String, Style, bool)>) -> Vec<Line<'static>> {
+    rows.into_iter()
         .map(|(text, style, _)| Line::styled(text, style))
-        .collect();
-    let title = format!("{}{wire} ✓ carried · + = [web] · {fold} folds", p.vendor);
-    let para = Paragraph::new(shown).scroll((start, 0));
-    frame.render_widget(para.block(block(t, &title, chosen)), area);
+        .collect()
 }
 
 /// Split rows to `width` columns by characters, so the scroll offset counts
