@@ -268,12 +268,12 @@ fn data_survives_reopen_and_an_older_schema_upgrades() {
         .unwrap();
     }
     let store = Store::open(&path).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 3);
+    assert_eq!(store.schema_version().unwrap(), 4);
     let runs = store.runs(None).unwrap();
     assert_eq!(runs[0].goal, "recorded before 0.22.0");
     assert!(store.citations(runs[0].run_id).unwrap().is_empty());
     drop(store);
-    assert_eq!(Store::open(&path).unwrap().schema_version().unwrap(), 3);
+    assert_eq!(Store::open(&path).unwrap().schema_version().unwrap(), 4);
 }
 
 #[test]

@@ -1,9 +1,12 @@
 //! `io-harness runs` and `io-harness citations`: reading the store back, as a
 //! table for people or JSON for scripts.
 
+use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use io_harness::{Config, Result, RunId, Store};
+
+use super::out;
 
 fn open(config: Option<PathBuf>, store: Option<PathBuf>) -> Result<(Config, Store)> {
     let loaded = Config::discover(config.as_deref())?;
@@ -17,19 +20,14 @@ pub fn runs(config: Option<PathBuf>, store: Option<PathBuf>, json: bool, limit: 
     let (config, store) = open(config, store)?;
     let runs = store.runs(Some(limit))?;
     if json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&runs).unwrap_or_default()
-        );
-        return Ok(());
+        return out::line(&serde_json::to_string_pretty(&runs).unwrap_or_default());
     }
     if runs.is_empty() {
-        println!("no runs recorded yet; `io-harness run --goal TEXT` starts one");
-        return Ok(());
+        return out::line("no runs recorded yet; `io-harness run --goal TEXT` starts one");
     }
     let prices = config.price_table();
-    println!(
-        "{:>5}  {:<20}  {:<10}  {:<16}  {:>7}  {:>9}  {:>8}  goal",
+    let mut text = format!(
+        "{:>5}  {:<20}  {:<10}  {:<16}  {:>7}  {:>9}  {:>8}  goal\n",
         "run", "started", "provider", "outcome", "sources", "tokens", "cost"
     );
     for r in runs {
@@ -43,19 +41,20 @@ pub fn runs(config: Option<PathBuf>, store: Option<PathBuf>, json: bool, limit: 
             .total_usd()
             .map(|c| format!("${c:.4}"))
             .unwrap_or_else(|| "-".into());
-        println!(
+        let _ = writeln!(
+            text,
             "{:>5}  {:<20}  {:<10}  {:<16}  {:>7}  {:>9}  {:>8}  {}",
             r.run_id,
             r.started_at.chars().take(19).collect::<String>(),
             r.provider,
             r.outcome.as_deref().unwrap_or("running"),
             r.citation_count,
-            r.input_tokens + r.output_tokens,
+            r.input_tokens.saturating_add(r.output_tokens),
             cost,
             r.goal.lines().next().unwrap_or("")
         );
     }
-    Ok(())
+    out::print(&text)
 }
 
 /// The sources one run drew on, and its failed server-tool calls.
@@ -76,14 +75,15 @@ pub fn citations(
     let calls = store.server_tool_calls(id)?;
     if json {
         let doc = serde_json::json!({"run_id": run_id, "citations": citations, "server_tool_calls": calls});
-        println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
-        return Ok(());
+        return out::line(&serde_json::to_string_pretty(&doc).unwrap_or_default());
     }
+    let mut text = String::new();
     if citations.is_empty() {
-        println!("run {run_id} recorded no citations");
+        let _ = writeln!(text, "run {run_id} recorded no citations");
     }
     for c in &citations {
-        println!(
+        let _ = writeln!(
+            text,
             "step {:>3}  {}  {}",
             c.step,
             c.url,
@@ -91,7 +91,8 @@ pub fn citations(
         );
     }
     for call in calls.iter().filter(|c| c.error.is_some()) {
-        println!(
+        let _ = writeln!(
+            text,
             "step {:>3}  {} {} failed ({})",
             call.step,
             call.provider,
@@ -99,5 +100,5 @@ pub fn citations(
             call.error.as_deref().unwrap_or_default()
         );
     }
-    Ok(())
+    out::print(&text)
 }

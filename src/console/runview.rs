@@ -102,6 +102,11 @@ pub struct RunView {
     pub past: bool,
 }
 
+/// A sum that stops at `u64::MAX` instead of overflowing.
+pub fn saturating_sum(values: impl Iterator<Item = u64>) -> u64 {
+    values.fold(0, u64::saturating_add)
+}
+
 impl RunView {
     /// Token plus search cost over every call that was priced; `None` when nothing was.
     pub fn total_cost(&self) -> Option<f64> {
@@ -114,14 +119,14 @@ impl RunView {
         (!parts.is_empty()).then(|| parts.iter().sum())
     }
 
-    /// Tokens over every call.
+    /// Tokens over every call (saturating: one absurd count never panics a frame).
     pub fn total_tokens(&self) -> u64 {
-        self.calls.iter().map(|c| c.input + c.output).sum()
+        saturating_sum(self.calls.iter().map(|c| c.input.saturating_add(c.output)))
     }
 
     /// Provider-executed requests over every call.
     pub fn total_searches(&self) -> u64 {
-        self.calls.iter().map(|c| c.searches).sum()
+        saturating_sum(self.calls.iter().map(|c| c.searches))
     }
 
     /// Fold one live event in.
@@ -238,6 +243,12 @@ impl RunView {
                     }
                     crate::core::event::RunOutcome::Error { message } => {
                         format!("error: {message}")
+                    }
+                    crate::core::event::RunOutcome::Refused { text } => {
+                        format!("refused: {}", one_line(text))
+                    }
+                    crate::core::event::RunOutcome::Truncated { max_tokens } => {
+                        format!("truncated at max_tokens ({max_tokens})")
                     }
                     other => other.label().to_string(),
                 });

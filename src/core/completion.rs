@@ -136,16 +136,34 @@ pub struct Usage {
 }
 
 impl Usage {
-    /// Add another completion's counts to these.
+    /// The largest count a decoder reports (what the store can hold). A vendor's
+    /// larger, negative-looking or fractional-overflowing count is clamped to it,
+    /// and `clamped()` lets the loop say so.
+    pub const MAX_COUNT: u64 = i64::MAX as u64;
+
+    /// Add another completion's counts to these, saturating (never wrapping).
     pub fn add(&mut self, other: &Usage) {
-        self.input_tokens += other.input_tokens;
-        self.output_tokens += other.output_tokens;
-        self.server_tool_requests += other.server_tool_requests;
+        self.input_tokens = self.input_tokens.saturating_add(other.input_tokens);
+        self.output_tokens = self.output_tokens.saturating_add(other.output_tokens);
+        self.server_tool_requests = self
+            .server_tool_requests
+            .saturating_add(other.server_tool_requests);
     }
 
-    /// Input plus output tokens.
+    /// Input plus output tokens, saturating.
     pub fn total_tokens(&self) -> u64 {
-        self.input_tokens + self.output_tokens
+        self.input_tokens.saturating_add(self.output_tokens)
+    }
+
+    /// Whether a decoder clamped one of these counts (the vendor reported more
+    /// than `MAX_COUNT`).
+    pub fn clamped(&self) -> bool {
+        [
+            self.input_tokens,
+            self.output_tokens,
+            self.server_tool_requests,
+        ]
+        .contains(&Usage::MAX_COUNT)
     }
 }
 

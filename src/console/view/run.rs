@@ -10,7 +10,7 @@ use ratatui::widgets::{Clear, Paragraph, Row, Sparkline, Table, Wrap};
 
 use super::{block, centered};
 use crate::console::app::State;
-use crate::console::runview::Tone;
+use crate::console::runview::{Tone, saturating_sum};
 
 pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
     let t = &state.theme.1;
@@ -151,8 +151,8 @@ pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
         });
     let total = Row::new(vec![
         "Σ".to_string(),
-        r.calls.iter().map(|c| c.input).sum::<u64>().to_string(),
-        r.calls.iter().map(|c| c.output).sum::<u64>().to_string(),
+        saturating_sum(r.calls.iter().map(|c| c.input)).to_string(),
+        saturating_sum(r.calls.iter().map(|c| c.output)).to_string(),
         r.total_searches().to_string(),
         money(r.total_cost()),
         r.outcome.clone().unwrap_or_else(|| {
@@ -202,7 +202,7 @@ pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
             if priced {
                 (c.cost.unwrap_or(0.0) * 1e6) as u64
             } else {
-                c.input + c.output
+                c.input.saturating_add(c.output)
             }
         })
         .collect();

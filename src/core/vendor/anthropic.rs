@@ -254,7 +254,9 @@ pub fn decode(response: &WireResponse) -> Result<Completion> {
             input_tokens: u64_field(u, "input_tokens"),
             output_tokens: u64_field(u, "output_tokens"),
             server_tool_requests: server.map_or(0, |s| {
-                u64_field(s, "web_search_requests") + u64_field(s, "web_fetch_requests")
+                u64_field(s, "web_search_requests")
+                    .saturating_add(u64_field(s, "web_fetch_requests"))
+                    .min(Usage::MAX_COUNT)
             }),
         }
     });
