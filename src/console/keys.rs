@@ -63,6 +63,8 @@ pub enum Action {
     Approve,
     /// Deny the pending request.
     Deny,
+    /// Approve it, and the same act on the same target for the rest of the run.
+    ApproveForRun,
     /// Next citation / run panel.
     SwitchPane,
 }
@@ -97,7 +99,7 @@ pub struct Binding {
     pub scope: Scope,
 }
 
-const DEFAULTS: [(Action, &str, &str, &str, Scope); 27] = [
+const DEFAULTS: [(Action, &str, &str, &str, Scope); 28] = [
     (
         Action::Help,
         "help",
@@ -263,6 +265,13 @@ const DEFAULTS: [(Action, &str, &str, &str, Scope); 27] = [
     ),
     (Action::Approve, "approve", "y", "approve", Scope::Approval),
     (Action::Deny, "deny", "n", "deny", Scope::Approval),
+    (
+        Action::ApproveForRun,
+        "approve_for_run",
+        "a",
+        "allow for this run",
+        Scope::Approval,
+    ),
 ];
 
 /// The table in force.
