@@ -69,7 +69,9 @@ fn tool_name(tool: &Value) -> String {
 }
 
 fn render(request: &WireRequest, local_tools: &[Value], folded: bool) -> Vec<String> {
-    let mut lines = vec![format!("{} {}", request.method, request.url)];
+    // The URL as the operator may see it (credentials in it scrubbed).
+    let url = crate::provider::scrub::display_url(&request.url);
+    let mut lines = vec![format!("{} {url}", request.method)];
     lines.extend(
         request
             .headers
