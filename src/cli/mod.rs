@@ -57,6 +57,10 @@ pub enum Command {
         /// Print only the body bytes.
         #[arg(long)]
         body_only: bool,
+        /// The request the built-in stub vendor would get (as `run --demo`): no key
+        /// needed, the demo's goal and declaration where io.toml gives none.
+        #[arg(long)]
+        demo: bool,
     },
     /// Run a task to its end, recording everything in the store.
     Run {
@@ -84,6 +88,10 @@ pub enum Command {
         /// Approve every `Ask` effect (default: refuse them; there is no one to ask).
         #[arg(long)]
         approve_all: bool,
+        /// Run against the built-in loopback stub vendor and its demo script: no
+        /// key, nothing leaves this machine.
+        #[arg(long)]
+        demo: bool,
     },
     /// Past runs, newest first.
     Runs {
@@ -132,7 +140,8 @@ pub async fn main(cli: Cli) -> ExitCode {
             model,
             goal,
             body_only,
-        }) => preview::preview(cli.config, provider, model, goal, body_only),
+            demo,
+        }) => preview::preview(cli.config, provider, model, goal, body_only, demo).await,
         Some(Command::Run {
             provider,
             goal,
@@ -142,6 +151,7 @@ pub async fn main(cli: Cli) -> ExitCode {
             json,
             resume,
             approve_all,
+            demo,
         }) => {
             let args = run::RunArgs {
                 provider,
@@ -152,6 +162,7 @@ pub async fn main(cli: Cli) -> ExitCode {
                 json,
                 resume,
                 approve_all,
+                demo,
             };
             return run::run(cli.config, cli.store, args).await;
         }
@@ -167,6 +178,9 @@ pub async fn main(cli: Cli) -> ExitCode {
         Err(e) => fail(&e),
     }
 }
+
+/// What `run` and `preview` say when there is nothing to ask.
+pub(crate) const NO_GOAL: &str = "no goal: pass --goal TEXT or set `goal` under [task] in io.toml";
 
 /// Print an error and pick its exit code.
 pub(crate) fn fail(e: &Error) -> ExitCode {

@@ -299,6 +299,13 @@ impl Form {
                 .collect::<Vec<_>>()
         };
         match field {
+            Field::Model if text.trim().is_empty() => {
+                return Err(format!(
+                    "the model cannot be empty: type the model {} should use, or Esc to keep {}",
+                    self.vendor,
+                    self.model()
+                ));
+            }
             Field::Model => {
                 self.models.insert(self.vendor, text.trim().to_string());
             }
@@ -331,8 +338,16 @@ impl Form {
     /// Each vendor's exact request for this form (no observations yet, the local
     /// tools offered), or its refusal: what `io-harness preview` prints. Lines the
     /// declaration adds are marked (the same turn declaring nothing is encoded too);
-    /// with `folded`, local tool schemas are one line each.
+    /// with `folded`, local tool schemas are one line each. A line being edited
+    /// shows in it while it is valid, though only Enter commits it.
     pub fn previews(&self, folded: bool) -> Vec<VendorPreview> {
+        if let Some((buf, _)) = &self.editing {
+            let mut draft = self.clone();
+            draft.editing = None;
+            if draft.set(self.focus, buf).is_ok() {
+                return draft.previews(folded);
+            }
+        }
         let web = self.web();
         Vendor::ALL
             .iter()

@@ -16,6 +16,17 @@ pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
     let t = &state.theme.1;
     let r = &state.run;
     if r.run_id.is_none() && !r.running {
+        // A run that never started: its reason, where the operator looks.
+        if let Some((_, why, _)) = r.log.last() {
+            frame.render_widget(
+                Paragraph::new(why.clone())
+                    .style(Style::default().fg(t.error))
+                    .wrap(Wrap { trim: true })
+                    .block(block(t, "Run · could not start", true)),
+                area,
+            );
+            return;
+        }
         let hint = format!(
             "No run yet. {} runs the declaration; a past run opens from Sources ({}).",
             state.keys.key_for(crate::console::keys::Action::StartRun),
@@ -195,14 +206,14 @@ pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
     .style(Style::default().fg(t.accent).add_modifier(Modifier::BOLD));
     let searches_priced = r.calls.iter().any(|c| c.search_cost.is_some());
     let title = format!(
-        "requests · total {}{} · {} sources",
+        "requests · total {}{} · {}",
         money(r.total_cost()),
         match (r.total_cost(), searches_priced) {
             (None, _) if !r.calls.is_empty() => " (no [prices] for this model)",
             (Some(_), true) => " incl. searches",
             _ => "",
         },
-        r.citations
+        super::count(r.citations, "source")
     );
     let table = Table::new(
         rows.chain(live).chain(std::iter::once(total)),
