@@ -6,6 +6,7 @@
 //! the provider answered because a bookkeeping row could not be written would trade
 //! a real answer for an entry. No secret ever reaches this module.
 
+mod ledger;
 mod read;
 pub mod types;
 mod write;
@@ -17,13 +18,15 @@ use std::time::Duration;
 use rusqlite::Connection;
 
 use crate::error::{Error, Result};
+pub use ledger::{Ledger, LedgerLine, sum as ledger_sum};
 pub use types::*;
 
 /// Ordered migrations; index + 1 is the `user_version` after applying it.
-pub(crate) const MIGRATIONS: [&str; 3] = [
+pub(crate) const MIGRATIONS: [&str; 4] = [
     include_str!("migrations/0001_init.sql"),
     include_str!("migrations/0002_web.sql"),
     include_str!("migrations/0003_mcp.sql"),
+    include_str!("migrations/0004_cost.sql"),
 ];
 
 /// A handle on one store file. Cheap to clone; clones share the connection.

@@ -34,6 +34,39 @@ fn run_row(r: &Row<'_>) -> rusqlite::Result<RunRow> {
         input_tokens: r.get::<_, i64>(11)? as u64,
         output_tokens: r.get::<_, i64>(12)? as u64,
         server_tool_requests: r.get::<_, i64>(13)? as u64,
+        cost: None,
+    })
+}
+
+/// The columns `call_row` reads, in its order.
+pub(super) const CALL_COLUMNS: &str = "run_id, step, provider, model, input_tokens, output_tokens,
+    server_tool_requests, has_usage, stop_reason, latency_ms, request_id, cache_write_tokens,
+    cache_read_tokens, web_fetch_requests, reported_cost_micro_usd";
+
+pub(super) fn call_row(r: &Row<'_>) -> rusqlite::Result<ProviderCallRow> {
+    let n = |i: usize| -> rusqlite::Result<u64> { Ok(r.get::<_, i64>(i)?.max(0) as u64) };
+    let usage = if r.get::<_, bool>(7)? {
+        Some(Usage {
+            input_tokens: n(4)?,
+            output_tokens: n(5)?,
+            server_tool_requests: n(6)?,
+            cache_write_tokens: n(11)?,
+            cache_read_tokens: n(12)?,
+            web_fetch_requests: n(13)?,
+            reported_cost_micro_usd: r.get::<_, Option<i64>>(14)?.map(|c| c.max(0) as u64),
+        })
+    } else {
+        None
+    };
+    Ok(ProviderCallRow {
+        run_id: RunId(r.get(0)?),
+        step: r.get(1)?,
+        provider: r.get(2)?,
+        model: r.get(3)?,
+        usage,
+        stop_reason: r.get(8)?,
+        latency_ms: n(9)?,
+        request_id: r.get(10)?,
     })
 }
 
@@ -112,29 +145,12 @@ impl Store {
     pub fn provider_calls(&self, run_id: RunId) -> Result<Vec<ProviderCallRow>> {
         let conn = self.lock()?;
         let mut stmt = conn
-            .prepare("SELECT step, provider, model, input_tokens, output_tokens, server_tool_requests, has_usage,
-                        stop_reason, latency_ms, request_id FROM provider_calls WHERE run_id = ?1 ORDER BY id")
+            .prepare(&format!(
+                "SELECT {CALL_COLUMNS} FROM provider_calls WHERE run_id = ?1 ORDER BY id"
+            ))
             .map_err(db_err("reading provider calls"))?;
         let rows = stmt
-            .query_map([run_id.0], |r| {
-                let usage = r.get::<_, bool>(6)?.then(|| -> rusqlite::Result<Usage> {
-                    Ok(Usage {
-                        input_tokens: r.get::<_, i64>(3)? as u64,
-                        output_tokens: r.get::<_, i64>(4)? as u64,
-                        server_tool_requests: r.get::<_, i64>(5)? as u64,
-                    })
-                });
-                Ok(ProviderCallRow {
-                    run_id,
-                    step: r.get(0)?,
-                    provider: r.get(1)?,
-                    model: r.get(2)?,
-                    usage: usage.transpose()?,
-                    stop_reason: r.get(7)?,
-                    latency_ms: r.get::<_, i64>(8)? as u64,
-                    request_id: r.get(9)?,
-                })
-            })
+            .query_map([run_id.0], call_row)
             .map_err(db_err("reading provider calls"))?;
         rows.collect::<rusqlite::Result<_>>()
             .map_err(db_err("reading provider calls"))

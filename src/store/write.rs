@@ -58,11 +58,14 @@ impl Store {
         let result = self.lock().and_then(|conn| {
             conn.execute(
                 "INSERT INTO provider_calls (run_id, step, provider, model, input_tokens, output_tokens,
-                   server_tool_requests, has_usage, stop_reason, latency_ms, request_id, created_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                   server_tool_requests, has_usage, stop_reason, latency_ms, request_id, created_at,
+                   cache_write_tokens, cache_read_tokens, web_fetch_requests, reported_cost_micro_usd)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
                 params![run_id.0, step, call.provider, call.model, u.input_tokens as i64, u.output_tokens as i64,
                         u.server_tool_requests as i64, call.usage.is_some(), call.stop_reason,
-                        call.latency_ms as i64, call.request_id, now()],
+                        call.latency_ms as i64, call.request_id, now(),
+                        u.cache_write_tokens as i64, u.cache_read_tokens as i64, u.web_fetch_requests as i64,
+                        u.reported_cost_micro_usd.map(|c| c as i64)],
             )
             .map_err(db_err("recording a provider call"))
         });
