@@ -36,6 +36,7 @@ fn loop_steps(c: &mut Criterion) {
         .unwrap_or_else(|e| panic!("{e}"));
     let endpoint = Endpoint {
         vendor: Vendor::Anthropic,
+        wire: io_harness::Wire::Anthropic2025,
         base_url: stub.base_url(Vendor::Anthropic),
         api_key_env: "UNUSED".into(),
     };

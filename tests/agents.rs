@@ -191,6 +191,7 @@ async fn a_session_turn_never_carries_web_and_a_bounded_turn_does() {
 fn member(h: &Harness, vendor: Vendor, model: &str) -> Box<dyn Provider> {
     let endpoint = Endpoint {
         vendor,
+        wire: io_harness::Wire::spec(vendor),
         base_url: h.stub.base_url(vendor),
         api_key_env: "IO_HARNESS_TEST_KEY".into(),
     };

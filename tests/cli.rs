@@ -106,7 +106,7 @@ fn refusals_exit_2_with_the_text_and_nothing_on_stdout() {
     assert_eq!((code, out.as_str()), (2, ""));
     assert_eq!(
         err.trim_end(),
-        "provider \"openrouter\" cannot restrict search to individual domains — its web plugin takes no domain filter; remove the allowed domains (docs.rs, crates.io) or use provider \"anthropic\". No request was sent."
+        "provider \"openrouter\" cannot restrict search to individual domains — its web plugin takes no domain filter; remove the allowed domains (docs.rs, crates.io) or use provider \"anthropic\". OpenRouter's server tools can carry this declaration: use `api = \"server-tools\"` in [providers.openrouter]. No request was sent."
     );
     let dir = tempfile::tempdir().unwrap();
     let cfg = dir.path().join("io.toml");

@@ -63,7 +63,8 @@ fn openrouter(plugin: Value) -> Value {
 
 const OPENAI_BLOCK: &str = "provider \"openai\" cannot block individual domains — its web search filter is allow-list only; state the hosts to allow instead of the ones to block. No request was sent.";
 const OPENAI_FETCH: &str = "provider \"openai\" cannot fetch pages — its Chat Completions API has no provider-executed fetch tool; turn fetch off, or use provider \"anthropic\" to fetch. No request was sent.";
-const OPENROUTER_FETCH: &str = "provider \"openrouter\" cannot fetch pages — its web plugin runs searches only; turn fetch off, or use provider \"anthropic\" to fetch. No request was sent.";
+// The spec's text on the spec's wire, then the wire of the same vendor that carries it.
+const OPENROUTER_FETCH: &str = "provider \"openrouter\" cannot fetch pages — its web plugin runs searches only; turn fetch off, or use provider \"anthropic\" to fetch. OpenRouter's server tools can carry this declaration: use `api = \"server-tools\"` in [providers.openrouter]. No request was sent.";
 
 // ---- no web: byte for byte the body without the feature -------------------------
 
@@ -235,7 +236,7 @@ fn allow() {
     );
     assert_eq!(
         refusal(Vendor::OpenRouter, web),
-        "provider \"openrouter\" cannot restrict search to individual domains — its web plugin takes no domain filter; remove the allowed domains (docs.rs, crates.io) or use provider \"anthropic\". No request was sent."
+        "provider \"openrouter\" cannot restrict search to individual domains — its web plugin takes no domain filter; remove the allowed domains (docs.rs, crates.io) or use provider \"anthropic\". OpenRouter's server tools can carry this declaration: use `api = \"server-tools\"` in [providers.openrouter]. No request was sent."
     );
 }
 
@@ -251,7 +252,7 @@ fn block() {
     assert_eq!(refusal(Vendor::OpenAi, web.clone()), OPENAI_BLOCK);
     assert_eq!(
         refusal(Vendor::OpenRouter, web),
-        "provider \"openrouter\" cannot block individual domains — its web plugin takes no domain filter; remove the blocked domains (evil.test) or use provider \"anthropic\". No request was sent."
+        "provider \"openrouter\" cannot block individual domains — its web plugin takes no domain filter; remove the blocked domains (evil.test) or use provider \"anthropic\". OpenRouter's server tools can carry this declaration: use `api = \"server-tools\"` in [providers.openrouter]. No request was sent."
     );
 }
 
@@ -275,7 +276,7 @@ fn allow_and_block() {
     );
     assert_eq!(
         refusal(Vendor::OpenRouter, web),
-        "provider \"openrouter\" cannot restrict search to individual domains — its web plugin takes no domain filter; remove the allowed domains (docs.rs) or use provider \"anthropic\". No request was sent."
+        "provider \"openrouter\" cannot restrict search to individual domains — its web plugin takes no domain filter; remove the allowed domains (docs.rs) or use provider \"anthropic\". OpenRouter's server tools can carry this declaration: use `api = \"server-tools\"` in [providers.openrouter]. No request was sent."
     );
 }
 
@@ -351,7 +352,7 @@ fn cautions_where_docs_and_spec_disagree() {
     assert_eq!(
         openai,
         [
-            "caution: OpenAI documents domain filters for its Responses API only; Chat Completions may reject or ignore web_search_options.filters"
+            "caution: OpenAI documents domain filters for its Responses API only; Chat Completions may reject or ignore web_search_options.filters — `api = \"responses\"` in [providers.openai] sends the allow-list where OpenAI documents it"
         ]
     );
     assert!(vendor::cautions(Vendor::OpenAi, Some(&WebAccess::search())).is_empty());

@@ -34,8 +34,9 @@ pub fn preview(
         tools: offered_tools(&agents, &[]),
         web: contract.web.clone(),
     };
-    let request = vendor::encode(&config.endpoint(vendor), &turn)?;
-    let mut cautions = vendor::cautions(vendor, contract.web.as_ref());
+    let endpoint = config.endpoint(vendor);
+    let request = vendor::encode(&endpoint, &turn)?;
+    let mut cautions = vendor::cautions_wire(endpoint.wire, contract.web.as_ref());
     if !config.mcp.is_empty() {
         let names: Vec<&str> = config.mcp.iter().map(|m| m.name.as_str()).collect();
         cautions.push(format!(

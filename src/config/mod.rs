@@ -16,7 +16,7 @@ use serde::Deserialize;
 
 use crate::core::contract::{Budget, TaskContract, Verification};
 use crate::core::price::{PriceOverride, PriceTable};
-use crate::core::vendor::{Endpoint, Vendor};
+use crate::core::vendor::{Endpoint, Vendor, Wire};
 use crate::core::web::WebAccess;
 use crate::error::{Error, Result};
 pub use write::write_web;
@@ -65,6 +65,38 @@ pub struct ProviderConfig {
     pub api_key_env: Option<String>,
     /// Output token cap per request.
     pub max_tokens: Option<u32>,
+    /// `[providers.openai]` `"chat"` (default) | `"responses"`;
+    /// `[providers.openrouter]` `"plugin"` (default) | `"server-tools"`.
+    pub api: Option<String>,
+    /// `[providers.anthropic]` `"2025"` (default) | `"2026"`: the web tool versions.
+    pub web_tools: Option<String>,
+}
+
+impl ProviderConfig {
+    /// The wire `api` / `web_tools` names for this vendor (the spec's when unset), or
+    /// an error naming the key and its accepted values; the key of another vendor is
+    /// an error naming the table it belongs in.
+    pub fn wire(&self, vendor: Vendor) -> std::result::Result<Wire, String> {
+        let key = Wire::key(vendor);
+        let (mine, other, other_key) = match vendor {
+            Vendor::Anthropic => (&self.web_tools, &self.api, "api"),
+            Vendor::OpenAi | Vendor::OpenRouter => (&self.api, &self.web_tools, "web_tools"),
+        };
+        if other.is_some() {
+            let owners = match other_key {
+                "api" => "[providers.openai] and [providers.openrouter]",
+                _ => "[providers.anthropic]",
+            };
+            return Err(format!(
+                "[providers.{vendor}] has no key {other_key} (it belongs in {owners}); this \
+                 table picks its wire with {key}"
+            ));
+        }
+        match mine {
+            Some(value) => Wire::parse(vendor, value),
+            None => Ok(Wire::spec(vendor)),
+        }
+    }
 }
 
 /// `[task]`.
@@ -192,6 +224,11 @@ impl Config {
                 )));
             }
         }
+        for (vendor, settings) in &config.providers {
+            settings
+                .wire(*vendor)
+                .map_err(|e| Error::config(format!("{origin}: {e}")))?;
+        }
         Ok(config)
     }
 
@@ -238,6 +275,8 @@ impl Config {
         let s = self.settings(vendor);
         Endpoint {
             vendor,
+            // `parse` has already refused an unknown wire name.
+            wire: s.wire(vendor).unwrap_or(Wire::spec(vendor)),
             base_url: s
                 .base_url
                 .unwrap_or_else(|| vendor.default_base_url().to_string()),

@@ -319,7 +319,7 @@ impl Form {
                 VendorPreview {
                     vendor: v,
                     request: request.map_err(|e| e.to_string()),
-                    cautions: vendor::cautions(v, Some(&web)),
+                    cautions: vendor::cautions_wire(endpoint.wire, Some(&web)),
                 }
             })
             .collect()

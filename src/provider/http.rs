@@ -227,7 +227,7 @@ impl Provider for HttpProvider {
     }
 
     fn check(&self, web: Option<&WebAccess>) -> Result<()> {
-        vendor::check(self.endpoint.vendor, web)
+        vendor::check_wire(self.endpoint.wire, web)
     }
 
     async fn complete(&self, turn: &Turn, sink: &dyn AttemptSink) -> Result<Reply> {
@@ -243,7 +243,8 @@ impl Provider for HttpProvider {
                     let should_retry = response
                         .header("x-should-retry")
                         .map(|v| v.eq_ignore_ascii_case("true"));
-                    vendor::decode(self.endpoint.vendor, &response).map_err(|e| (e, should_retry))
+                    vendor::decode_wire(self.endpoint.wire, &response)
+                        .map_err(|e| (e, should_retry))
                 }
                 Err(e) => Err((e, None)),
             };

@@ -18,7 +18,7 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use tokio::sync::oneshot;
 
-use crate::core::vendor::Vendor;
+use crate::core::vendor::{Vendor, Wire};
 use crate::error::{Error, Result};
 pub use script::{Script, ScriptedResponse};
 
@@ -43,7 +43,7 @@ fn lossy<S: serde::Serializer>(body: &[u8], s: S) -> std::result::Result<S::Ok, 
 #[derive(Default)]
 struct Inner {
     script: Script,
-    cursor: HashMap<Option<Vendor>, usize>,
+    cursor: HashMap<Option<Route>, usize>,
     requests: Vec<RecordedRequest>,
 }
 
@@ -146,11 +146,17 @@ async fn requests(State(shared): State<Shared>) -> Response {
     axum::Json(list).into_response()
 }
 
-fn vendor_of(path: &str) -> Option<Vendor> {
+/// Which vendor a path belongs to, and whether it is OpenAI's Responses path (the
+/// one wire with a path of its own; the other wires share their vendor's path and
+/// response shape).
+type Route = (Vendor, bool);
+
+fn route_of(path: &str) -> Option<Route> {
     match path {
-        "/v1/messages" => Some(Vendor::Anthropic),
-        "/v1/chat/completions" => Some(Vendor::OpenAi),
-        "/api/v1/chat/completions" => Some(Vendor::OpenRouter),
+        "/v1/messages" => Some((Vendor::Anthropic, false)),
+        "/v1/chat/completions" => Some((Vendor::OpenAi, false)),
+        "/v1/responses" => Some((Vendor::OpenAi, true)),
+        "/api/v1/chat/completions" => Some((Vendor::OpenRouter, false)),
         _ => None,
     }
 }
@@ -171,11 +177,11 @@ async fn answer(
     body: Bytes,
 ) -> Response {
     let path = uri.path().to_string();
-    let Some(vendor) = vendor_of(&path) else {
+    let Some(route) = route_of(&path) else {
         return json_error(
             StatusCode::NOT_FOUND,
             &format!(
-                "the stub serves /v1/messages, /v1/chat/completions and /api/v1/chat/completions, not {path}"
+                "the stub serves /v1/messages, /v1/chat/completions, /v1/responses and /api/v1/chat/completions, not {path}"
             ),
         );
     };
@@ -200,7 +206,7 @@ async fn answer(
             headers: recorded,
             body: body.to_vec(),
         });
-        pick(&mut inner, vendor)
+        pick(&mut inner, route)
     };
     let Some(r) = next else {
         return json_error(
@@ -237,19 +243,30 @@ async fn answer(
     })
 }
 
-/// The next response for this vendor: entries naming it or naming none, in order.
-fn pick(inner: &mut Inner, vendor: Vendor) -> Option<ScriptedResponse> {
+/// Whether a scripted response answers a request on this route: an entry naming a
+/// wire answers that wire's path; one naming only a vendor answers the vendor's
+/// spec path; one naming neither answers anything.
+fn answers(r: &ScriptedResponse, (vendor, responses): Route) -> bool {
+    match (r.wire, r.vendor) {
+        (Some(w), _) => w.vendor() == vendor && (w == Wire::OpenAiResponses) == responses,
+        (None, Some(v)) => v == vendor && !responses,
+        (None, None) => true,
+    }
+}
+
+/// The next response for this route: entries answering it, in order.
+fn pick(inner: &mut Inner, route: Route) -> Option<ScriptedResponse> {
     let eligible: Vec<&ScriptedResponse> = inner
         .script
         .responses
         .iter()
-        .filter(|r| r.vendor.is_none_or(|v| v == vendor))
+        .filter(|r| answers(r, route))
         .collect();
     if eligible.is_empty() {
         return None;
     }
     let any_tagged = inner.script.responses.iter().any(|r| r.vendor.is_some());
-    let key = if any_tagged { Some(vendor) } else { None };
+    let key = if any_tagged { Some(route) } else { None };
     let cursor = inner.cursor.entry(key).or_insert(0);
     let index = if *cursor >= eligible.len() {
         if !inner.script.repeat {

@@ -5,6 +5,7 @@
 //! repeat = false                 # cycle when the end is reached
 //! [[response]]
 //! vendor = "anthropic"           # optional: only requests to this vendor's path
+//! wire = "openai-responses"      # optional: only requests on this wire (its path)
 //! status = 200                   # default 200
 //! headers = { "retry-after" = "1" }
 //! body = '''{"type": "message", ...}'''   # or body_file = "relative/to/script.json"
@@ -17,7 +18,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use crate::core::vendor::Vendor;
+use crate::core::vendor::{Vendor, Wire};
 use crate::error::{Error, Result};
 
 /// One scripted answer.
@@ -25,6 +26,9 @@ use crate::error::{Error, Result};
 pub struct ScriptedResponse {
     /// Which vendor's path it answers; any when `None`.
     pub vendor: Option<Vendor>,
+    /// Which wire's requests it answers, where the vendor has a wire with its own
+    /// path (`openai-responses`); `None` answers the vendor's spec path.
+    pub wire: Option<Wire>,
     /// HTTP status.
     pub status: u16,
     /// Extra headers.
@@ -41,6 +45,7 @@ impl Default for ScriptedResponse {
     fn default() -> Self {
         ScriptedResponse {
             vendor: None,
+            wire: None,
             status: 200,
             headers: Vec::new(),
             body: Vec::new(),
@@ -72,6 +77,7 @@ struct File {
 #[serde(deny_unknown_fields)]
 struct Entry {
     vendor: Option<Vendor>,
+    wire: Option<Wire>,
     status: Option<u16>,
     #[serde(default)]
     headers: BTreeMap<String, String>,
@@ -132,7 +138,8 @@ impl Script {
                 }
             };
             responses.push(ScriptedResponse {
-                vendor: entry.vendor,
+                vendor: entry.vendor.or(entry.wire.map(Wire::vendor)),
+                wire: entry.wire,
                 status: entry.status.unwrap_or(200),
                 headers: entry.headers.into_iter().collect(),
                 body,
@@ -163,7 +170,8 @@ mod tests {
                 headers: vec![],
                 body: r.body.clone(),
             };
-            crate::core::vendor::decode(vendor, &response).unwrap();
+            let wire = r.wire.unwrap_or(Wire::spec(vendor));
+            crate::core::vendor::decode_wire(wire, &response).unwrap();
         }
     }
 

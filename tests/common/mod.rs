@@ -121,6 +121,11 @@ impl Harness {
     }
 
     pub async fn vendor(vendor: Vendor, responses: Vec<ScriptedResponse>) -> Harness {
+        Harness::wire(io_harness::Wire::spec(vendor), responses).await
+    }
+
+    pub async fn wire(wire: io_harness::Wire, responses: Vec<ScriptedResponse>) -> Harness {
+        let vendor = wire.vendor();
         let script = Script {
             responses,
             repeat: false,
@@ -130,6 +135,7 @@ impl Harness {
             .unwrap();
         let endpoint = Endpoint {
             vendor,
+            wire,
             base_url: stub.base_url(vendor),
             api_key_env: "IO_HARNESS_TEST_KEY".into(),
         };

@@ -3,6 +3,11 @@
 //! Web access becomes dated server-tool entries in `tools` (`web_search_20250305`,
 //! `web_fetch_20250910`), each with its own `max_uses` and whichever domain list
 //! survived `vendor_filter`; fetch adds `anthropic-beta: web-fetch-2025-09-10`.
+//! With `web_tools = "2026"` the entries are the newest documented versions
+//! (`web_search_20260318`, `web_fetch_20260318`) with `allowed_callers: ["direct"]`
+//! (from `_20260209` on the default is code execution, which a model without
+//! programmatic tool calling answers with a 400) and no beta header: fetch is GA.
+//! Calls made from code execution carry a `caller`; they are decoded like any other.
 //! Decoding pairs each result with its `server_tool_use` by id, reads a search
 //! result that is a list (possibly empty: it ran and found nothing) or an error
 //! object, both spellings of fetch errors, and sums `usage.server_tool_use`.
@@ -17,7 +22,7 @@ use super::common::{
 };
 use crate::core::completion::{Citation, Completion, ServerToolCall, StopReason, ToolCall, Usage};
 use crate::core::turn::{HeaderValue, Turn, WireRequest, WireResponse};
-use crate::core::vendor::Endpoint;
+use crate::core::vendor::{Endpoint, Wire};
 use crate::core::web::WebAccess;
 use crate::error::{Error, Result, VendorError};
 
@@ -26,6 +31,11 @@ const PROVIDER: &str = "anthropic";
 pub const API_VERSION: &str = "2023-06-01";
 /// The beta a fetch-declaring request carries.
 pub const FETCH_BETA: &str = "web-fetch-2025-09-10";
+/// The tool versions of `web_tools = "2026"`: the newest the docs and the SDK name
+/// (`../shared/vendor/WIRE.md` §1.2 and §8; `anthropic-sdk-python` 2.16.0).
+pub const SEARCH_2026: &str = "web_search_20260318";
+/// See `SEARCH_2026`.
+pub const FETCH_2026: &str = "web_fetch_20260318";
 
 /// Encode one turn. Anthropic carries every part of a declaration, so nothing is
 /// refused here beyond the declaration's own checks.
@@ -59,16 +69,29 @@ pub fn encode(endpoint: &Endpoint, turn: &Turn) -> Result<WireRequest> {
         .iter()
         .map(|t| json!({"name": t.name, "description": t.description, "input_schema": t.input_schema}))
         .collect();
+    let current = endpoint.wire == Wire::Anthropic2026;
     if let Some(web) = turn.web_enabled() {
         if web.search {
-            tools.push(server_tool(web, "web_search_20250305", "web_search"));
+            let kind = if current {
+                SEARCH_2026
+            } else {
+                "web_search_20250305"
+            };
+            tools.push(server_tool(web, kind, "web_search", current));
         }
         if web.fetch {
-            tools.push(server_tool(web, "web_fetch_20250910", "web_fetch"));
-            headers.push((
-                "anthropic-beta".to_string(),
-                HeaderValue::Plain(FETCH_BETA.to_string()),
-            ));
+            let kind = if current {
+                FETCH_2026
+            } else {
+                "web_fetch_20250910"
+            };
+            tools.push(server_tool(web, kind, "web_fetch", current));
+            if !current {
+                headers.push((
+                    "anthropic-beta".to_string(),
+                    HeaderValue::Plain(FETCH_BETA.to_string()),
+                ));
+            }
         }
     }
     if !tools.is_empty() {
@@ -77,10 +100,13 @@ pub fn encode(endpoint: &Endpoint, turn: &Turn) -> Result<WireRequest> {
     request(endpoint, headers, body)
 }
 
-fn server_tool(web: &WebAccess, kind: &str, name: &str) -> Value {
+fn server_tool(web: &WebAccess, kind: &str, name: &str, direct: bool) -> Value {
     let mut tool = Map::new();
     tool.insert("type".into(), json!(kind));
     tool.insert("name".into(), json!(name));
+    if direct {
+        tool.insert("allowed_callers".into(), json!(["direct"]));
+    }
     if let Some(n) = web.max_uses {
         tool.insert("max_uses".into(), json!(n));
     }
@@ -94,7 +120,7 @@ fn server_tool(web: &WebAccess, kind: &str, name: &str) -> Value {
 }
 
 /// Where Anthropic's documentation and this crate's behaviour differ.
-pub fn cautions(web: &WebAccess) -> Vec<String> {
+pub fn cautions(wire: Wire, web: &WebAccess) -> Vec<String> {
     let mut out = Vec::new();
     let (allowed, blocked) = web.vendor_filter();
     let wild: Vec<&String> = allowed
@@ -112,10 +138,11 @@ pub fn cautions(web: &WebAccess) -> Vec<String> {
                 .join(", ")
         ));
     }
-    if web.fetch {
+    if web.fetch && wire == Wire::Anthropic2025 {
         out.push(format!(
             "note: anthropic now documents web fetch as generally available; the \
-             `anthropic-beta: {FETCH_BETA}` header is sent as this crate specifies and is harmless"
+             `anthropic-beta: {FETCH_BETA}` header is sent as this crate specifies and is harmless; \
+             `web_tools = \"2026\"` in [providers.anthropic] sends the current versions without it"
         ));
     }
     out

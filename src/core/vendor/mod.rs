@@ -9,6 +9,9 @@ pub mod anthropic;
 mod common;
 pub mod openai;
 pub mod openrouter;
+pub mod openrouter_tools;
+pub mod responses;
+pub mod wire;
 
 use std::fmt;
 use std::str::FromStr;
@@ -19,6 +22,7 @@ use crate::core::completion::Completion;
 use crate::core::turn::{Turn, WireRequest, WireResponse};
 use crate::core::web::WebAccess;
 use crate::error::{Error, Result};
+pub use wire::{CAPABILITIES, Cap, Capabilities, Feature, Verdict, Wire, portability};
 
 /// The vendors this crate speaks to.
 #[derive(
@@ -110,8 +114,11 @@ impl FromStr for Vendor {
 /// Where and how to reach one vendor: everything `encode` needs besides the turn.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Endpoint {
-    /// Which vendor's wire format.
+    /// Which vendor.
     pub vendor: Vendor,
+    /// Which of the vendor's wires (`api` / `web_tools` in `io.toml`); the spec's by default.
+    #[serde(default)]
+    pub wire: Wire,
     /// Base URL, without the vendor's fixed path; a loopback stub in tests.
     pub base_url: String,
     /// The variable that holds the API key (never the key).
@@ -123,51 +130,85 @@ impl Endpoint {
     pub fn public(vendor: Vendor) -> Self {
         Endpoint {
             vendor,
+            wire: Wire::spec(vendor),
             base_url: vendor.default_base_url().to_string(),
             api_key_env: vendor.default_api_key_env().to_string(),
         }
     }
 
-    /// The full request URL.
+    /// The same endpoint on another of the vendor's wires.
+    pub fn with_wire(mut self, wire: Wire) -> Self {
+        self.wire = wire;
+        self
+    }
+
+    /// The full request URL. A base URL written the way the vendors' SDKs write it,
+    /// ending in `/v1` (`https://api.openai.com/v1`, `https://openrouter.ai/api/v1`),
+    /// reaches the same URL as the form without it: never `/v1/v1/`.
     pub fn url(&self) -> String {
-        format!(
-            "{}{}",
-            self.base_url.trim_end_matches('/'),
-            self.vendor.path()
-        )
+        let base = self.base_url.trim_end_matches('/');
+        let path = self.wire.path();
+        let base = match path.strip_prefix("/v1/") {
+            Some(_) => base.strip_suffix("/v1").unwrap_or(base),
+            None => base,
+        };
+        format!("{base}{path}")
     }
 }
 
 /// Encode one turn as the vendor's exact request, or refuse what it cannot carry.
 pub fn encode(endpoint: &Endpoint, turn: &Turn) -> Result<WireRequest> {
-    check(endpoint.vendor, turn.web.as_ref())?;
-    match endpoint.vendor {
-        Vendor::Anthropic => anthropic::encode(endpoint, turn),
-        Vendor::OpenAi => openai::encode(endpoint, turn),
-        Vendor::OpenRouter => openrouter::encode(endpoint, turn),
+    if endpoint.wire.vendor() != endpoint.vendor {
+        return Err(Error::config(format!(
+            "the endpoint for provider \"{}\" names the wire {}, which belongs to provider \"{}\". \
+             No request was sent.",
+            endpoint.vendor,
+            endpoint.wire.label(),
+            endpoint.wire.vendor()
+        )));
+    }
+    check_wire(endpoint.wire, turn.web.as_ref())?;
+    match endpoint.wire {
+        Wire::Anthropic2025 | Wire::Anthropic2026 => anthropic::encode(endpoint, turn),
+        Wire::OpenAiChat => openai::encode(endpoint, turn),
+        Wire::OpenAiResponses => responses::encode(endpoint, turn),
+        Wire::OpenRouterPlugin => openrouter::encode(endpoint, turn),
+        Wire::OpenRouterServerTools => openrouter_tools::encode(endpoint, turn),
     }
 }
 
-/// Decode the vendor's answer into one completion, or a typed error.
+/// Decode the answer on the vendor's spec wire (see `decode_wire`).
 pub fn decode(vendor: Vendor, response: &WireResponse) -> Result<Completion> {
-    match vendor {
-        Vendor::Anthropic => anthropic::decode(response),
-        Vendor::OpenAi => openai::decode(response),
-        Vendor::OpenRouter => openrouter::decode(response),
+    decode_wire(Wire::spec(vendor), response)
+}
+
+/// Decode the vendor's answer on one wire into one completion, or a typed error.
+pub fn decode_wire(wire: Wire, response: &WireResponse) -> Result<Completion> {
+    match wire {
+        Wire::Anthropic2025 | Wire::Anthropic2026 => anthropic::decode(response),
+        Wire::OpenAiChat => openai::decode(response),
+        Wire::OpenAiResponses => responses::decode(response),
+        // The server tools answer in the Chat Completions shape the plugin does.
+        Wire::OpenRouterPlugin | Wire::OpenRouterServerTools => openrouter::decode(response),
     }
 }
 
-/// Whether this vendor can carry the declaration; the refusal if not. `encode`
-/// calls it first; a `Fallback` calls it for every member before any request.
+/// Whether the vendor's spec wire can carry the declaration (see `check_wire`).
 pub fn check(vendor: Vendor, web: Option<&WebAccess>) -> Result<()> {
+    check_wire(Wire::spec(vendor), web)
+}
+
+/// Whether this wire can carry the declaration; the refusal if not, derived from
+/// the capability table. `encode` calls it first; a `Fallback` calls it for every
+/// member before any request.
+pub fn check_wire(wire: Wire, web: Option<&WebAccess>) -> Result<()> {
     let Some(web) = web.filter(|w| w.enabled()) else {
         return Ok(());
     };
     web.check_not_emptied()?;
-    match vendor {
-        Vendor::Anthropic => Ok(()),
-        Vendor::OpenAi => openai::check(web),
-        Vendor::OpenRouter => openrouter::check(web),
+    match wire::refusal(wire, web) {
+        Some(text) => Err(Error::config(text)),
+        None => Ok(()),
     }
 }
 
@@ -175,6 +216,11 @@ pub fn check(vendor: Vendor, web: Option<&WebAccess>) -> Result<()> {
 /// disagree, or where a declared value is not sent. Shown under a preview; they
 /// never change the body.
 pub fn cautions(vendor: Vendor, web: Option<&WebAccess>) -> Vec<String> {
+    cautions_wire(Wire::spec(vendor), web)
+}
+
+/// The cautions of one wire (see `cautions`).
+pub fn cautions_wire(wire: Wire, web: Option<&WebAccess>) -> Vec<String> {
     let Some(web) = web else {
         return Vec::new();
     };
@@ -186,9 +232,11 @@ pub fn cautions(vendor: Vendor, web: Option<&WebAccess>) -> Vec<String> {
             "caution: the declaration names domains but turns neither search nor fetch on, so nothing web-related is sent".to_string(),
         ];
     }
-    match vendor {
-        Vendor::Anthropic => anthropic::cautions(web),
-        Vendor::OpenAi => openai::cautions(web),
-        Vendor::OpenRouter => openrouter::cautions(web),
+    match wire {
+        Wire::Anthropic2025 | Wire::Anthropic2026 => anthropic::cautions(wire, web),
+        Wire::OpenAiChat => openai::cautions(web),
+        Wire::OpenAiResponses => responses::cautions(web),
+        Wire::OpenRouterPlugin => openrouter::cautions(web),
+        Wire::OpenRouterServerTools => openrouter_tools::cautions(web),
     }
 }

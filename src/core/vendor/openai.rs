@@ -1,7 +1,8 @@
 //! OpenAI Chat Completions: `POST {base}/v1/chat/completions`.
 //!
 //! Web search becomes `web_search_options`, with the allow-list as
-//! `filters.allowed_domains` and nothing else. Fetch and a block-list are refused;
+//! `filters.allowed_domains` and nothing else. Fetch and a block-list are refused
+//! (the capability table in `wire`);
 //! `max_uses` has no field in this body and is not sent. Citations are the nested
 //! `url_citation` annotations, with no quote (`cited_text` stays `None`).
 
@@ -17,27 +18,6 @@ use crate::core::web::WebAccess;
 use crate::error::{Error, Result};
 
 const PROVIDER: &str = "openai";
-
-/// Refuse what Chat Completions cannot carry: fetch, and any block-list that
-/// survives `vendor_filter`.
-pub fn check(web: &WebAccess) -> Result<()> {
-    if web.fetch {
-        return Err(Error::config(
-            "provider \"openai\" cannot fetch pages — its Chat Completions API has no \
-             provider-executed fetch tool; turn fetch off, or use provider \"anthropic\" to \
-             fetch. No request was sent.",
-        ));
-    }
-    let (_, blocked) = web.vendor_filter();
-    if !blocked.is_empty() {
-        return Err(Error::config(
-            "provider \"openai\" cannot block individual domains — its web search filter is \
-             allow-list only; state the hosts to allow instead of the ones to block. No request \
-             was sent.",
-        ));
-    }
-    Ok(())
-}
 
 /// Encode one turn (the declaration has already passed `check`).
 pub fn encode(endpoint: &Endpoint, turn: &Turn) -> Result<WireRequest> {
@@ -59,7 +39,8 @@ pub fn cautions(web: &WebAccess) -> Vec<String> {
     if !web.vendor_filter().0.is_empty() {
         out.push(
             "caution: OpenAI documents domain filters for its Responses API only; Chat \
-             Completions may reject or ignore web_search_options.filters"
+             Completions may reject or ignore web_search_options.filters — `api = \"responses\"` \
+             in [providers.openai] sends the allow-list where OpenAI documents it"
                 .to_string(),
         );
     }

@@ -1,7 +1,8 @@
 //! OpenRouter Chat Completions: `POST {base}/v1/chat/completions` (base ends `/api`).
 //!
 //! Web search becomes a `plugins` entry `{"id": "web", "max_results": n}`; the
-//! plugin takes no domain filter and no fetch, so both are refused. `max_uses`
+//! plugin takes no domain filter and no fetch, so both are refused (the capability
+//! table in `wire`; `api = "server-tools"` carries them, in `openrouter_tools`). `max_uses`
 //! lands on `max_results`, a cap on results rather than requests. Responses copy
 //! OpenAI's shapes, add the quoted passage as `url_citation.content`, may carry an
 //! `error` inside a 200, and report searches under `usage.server_tool_use_details`
@@ -20,34 +21,6 @@ use crate::core::web::WebAccess;
 use crate::error::{Error, Result};
 
 const PROVIDER: &str = "openrouter";
-
-/// Refuse what the web plugin cannot carry: fetch, and any domain filter.
-pub fn check(web: &WebAccess) -> Result<()> {
-    if web.fetch {
-        return Err(Error::config(
-            "provider \"openrouter\" cannot fetch pages — its web plugin runs searches only; \
-             turn fetch off, or use provider \"anthropic\" to fetch. No request was sent.",
-        ));
-    }
-    let (allowed, blocked) = web.vendor_filter();
-    if !allowed.is_empty() {
-        return Err(Error::config(format!(
-            "provider \"openrouter\" cannot restrict search to individual domains — its web \
-             plugin takes no domain filter; remove the allowed domains ({}) or use provider \
-             \"anthropic\". No request was sent.",
-            allowed.join(", ")
-        )));
-    }
-    if !blocked.is_empty() {
-        return Err(Error::config(format!(
-            "provider \"openrouter\" cannot block individual domains — its web plugin takes no \
-             domain filter; remove the blocked domains ({}) or use provider \"anthropic\". No \
-             request was sent.",
-            blocked.join(", ")
-        )));
-    }
-    Ok(())
-}
 
 /// Encode one turn (the declaration has already passed `check`).
 pub fn encode(endpoint: &Endpoint, turn: &Turn) -> Result<WireRequest> {

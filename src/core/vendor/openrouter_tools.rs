@@ -1,0 +1,123 @@
+//! OpenRouter server tools: `POST {base}/v1/chat/completions` with `tools` entries
+//! `openrouter:web_search` and `openrouter:web_fetch` (`[providers.openrouter] api =
+//! "server-tools"`), the replacement OpenRouter documents for its deprecated web plugin.
+//!
+//! Each entry carries `max_uses` (a real cap on requests, per tool) and whichever
+//! domain list survived `vendor_filter`: the allow-list as `allowed_domains` on both,
+//! the block-list as `excluded_domains` on search and `blocked_domains` on fetch (the
+//! vendor names it two ways). Restrictions OpenRouter documents for the search tool's
+//! `WebSearchServerToolConfig` (openrouter.ai/docs, SDK API reference) are checked
+//! before sending, because each would drop a boundary in silence:
+//! `excluded_domains` is "Not supported with OpenAI (silently ignored)", and neither
+//! list is supported with Perplexity. The default engine (`auto`) uses the model's
+//! native search, so the model's vendor prefix decides. Responses are the Chat
+//! Completions shape the plugin gets, decoded by `openrouter::decode`.
+
+use serde_json::{Map, Value, json};
+
+use super::common::{bearer_headers, chat_body, request};
+use crate::core::turn::{Turn, WireRequest};
+use crate::core::vendor::Endpoint;
+use crate::core::web::WebAccess;
+use crate::error::{Error, Result};
+
+/// Refuse what OpenRouter documents its search tool would silently ignore for this model.
+pub fn check_model(model: &str, web: &WebAccess) -> Result<()> {
+    let (allowed, blocked) = web.vendor_filter();
+    if web.search && !blocked.is_empty() && model.starts_with("openai/") {
+        return Err(Error::config(format!(
+            "provider \"openrouter\" with api = \"server-tools\" cannot block individual domains \
+             for model \"{model}\" — OpenRouter documents excluded_domains as silently ignored \
+             with OpenAI's native search; state the hosts to allow instead of the ones to block \
+             ({}), or use provider \"anthropic\". No request was sent.",
+            blocked.join(", ")
+        )));
+    }
+    if web.search
+        && (!allowed.is_empty() || !blocked.is_empty())
+        && model.starts_with("perplexity/")
+    {
+        return Err(Error::config(format!(
+            "provider \"openrouter\" with api = \"server-tools\" cannot filter domains for model \
+             \"{model}\" — OpenRouter documents neither allowed_domains nor excluded_domains as \
+             supported with Perplexity; remove the domain lists or choose another model. No \
+             request was sent."
+        )));
+    }
+    Ok(())
+}
+
+/// Encode one turn (the declaration has already passed `check_wire`).
+pub fn encode(endpoint: &Endpoint, turn: &Turn) -> Result<WireRequest> {
+    let mut body = chat_body(turn, "max_completion_tokens");
+    if let Some(web) = turn.web_enabled() {
+        check_model(&turn.model, web)?;
+        let (allowed, blocked) = web.vendor_filter();
+        let mut entries = Vec::new();
+        if web.search {
+            entries.push(entry(
+                web,
+                "openrouter:web_search",
+                &allowed,
+                &blocked,
+                "excluded_domains",
+            ));
+        }
+        if web.fetch {
+            entries.push(entry(
+                web,
+                "openrouter:web_fetch",
+                &allowed,
+                &blocked,
+                "blocked_domains",
+            ));
+        }
+        let tools = body
+            .entry("tools")
+            .or_insert_with(|| Value::Array(Vec::new()));
+        if let Value::Array(list) = tools {
+            list.extend(entries);
+        }
+    }
+    request(endpoint, bearer_headers(endpoint), body)
+}
+
+fn entry(
+    web: &WebAccess,
+    kind: &str,
+    allowed: &[String],
+    blocked: &[String],
+    block_key: &str,
+) -> Value {
+    let mut params = Map::new();
+    if let Some(n) = web.max_uses {
+        params.insert("max_uses".into(), json!(n));
+    }
+    if !allowed.is_empty() {
+        params.insert("allowed_domains".into(), json!(allowed));
+    } else if !blocked.is_empty() {
+        params.insert(block_key.into(), json!(blocked));
+    }
+    let mut tool = Map::new();
+    tool.insert("type".into(), json!(kind));
+    if !params.is_empty() {
+        tool.insert("parameters".into(), Value::Object(params));
+    }
+    Value::Object(tool)
+}
+
+/// What the operator should know about this wire.
+pub fn cautions(web: &WebAccess) -> Vec<String> {
+    let mut out = Vec::new();
+    if web.max_uses.is_some() {
+        out.push(
+            "note: OpenRouter forwards max_uses to a model's native search only for Anthropic \
+             models; its own engines honour it"
+                .to_string(),
+        );
+    }
+    if web.fetch {
+        out.push("note: OpenRouter documents openrouter:web_fetch as beta".to_string());
+    }
+    out
+}

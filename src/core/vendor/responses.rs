@@ -1,0 +1,224 @@
+//! OpenAI Responses: `POST {base}/v1/responses` (`[providers.openai] api = "responses"`).
+//!
+//! Web search is a `web_search` tool entry, with the allow-list as
+//! `filters.allowed_domains`, where OpenAI documents domain filtering. `max_uses`
+//! becomes `max_tool_calls`, a cap on all built-in tool calls of a response rather
+//! than on searches alone (said in a note). Local tools are Responses function tools
+//! with `strict: false`: their schemas have optional properties, which strict mode
+//! forbids. A block-list and a fetch are refused (the capability table in `wire`).
+//!
+//! Decoding reads `output[]`: `message` items' `output_text` with flat
+//! `url_citation` annotations (url, title, no quote), one server-tool call per
+//! `web_search_call` item (failed when its `status` is not `completed`, with that
+//! status as the code), `function_call` items as local tool calls, `usage`, and
+//! `status: "incomplete"` with `incomplete_details.reason` as the stop reason. Fields
+//! the newest SDK types require but 2025 recordings lack are read as optional.
+
+use serde_json::{Map, Value, json};
+
+use super::common::{
+    bearer_headers, chat_error_object, chat_http_error, header_request_id, parse_json, request,
+    str_field, u64_field,
+};
+use crate::core::completion::{Citation, Completion, ServerToolCall, StopReason, ToolCall, Usage};
+use crate::core::turn::{Turn, WireRequest, WireResponse};
+use crate::core::vendor::Endpoint;
+use crate::core::web::WebAccess;
+use crate::error::{Error, Result};
+
+const PROVIDER: &str = "openai";
+
+/// Encode one turn (the declaration has already passed `check_wire`).
+pub fn encode(endpoint: &Endpoint, turn: &Turn) -> Result<WireRequest> {
+    let mut body = Map::new();
+    body.insert("model".into(), json!(turn.model));
+    body.insert(
+        "input".into(),
+        json!([{"role": "user", "content": turn.user_message()}]),
+    );
+    body.insert("max_output_tokens".into(), json!(turn.max_tokens));
+    let mut tools: Vec<Value> = turn
+        .tools
+        .iter()
+        .map(|t| {
+            json!({"type": "function", "name": t.name, "description": t.description,
+                   "parameters": t.input_schema, "strict": false})
+        })
+        .collect();
+    if let Some(web) = turn.web_enabled() {
+        let mut tool = Map::new();
+        tool.insert("type".into(), json!("web_search"));
+        let (allowed, _) = web.vendor_filter();
+        if !allowed.is_empty() {
+            tool.insert("filters".into(), json!({"allowed_domains": allowed}));
+        }
+        tools.push(Value::Object(tool));
+        if let Some(n) = web.max_uses {
+            body.insert("max_tool_calls".into(), json!(n));
+        }
+    }
+    if !tools.is_empty() {
+        body.insert("tools".into(), Value::Array(tools));
+    }
+    request(endpoint, bearer_headers(endpoint), body)
+}
+
+/// What the operator should know about this wire.
+pub fn cautions(web: &WebAccess) -> Vec<String> {
+    let mut out = Vec::new();
+    if web.max_uses.is_some() {
+        out.push(
+            "note: max_uses is sent as max_tool_calls, which caps all built-in tool calls of a \
+             response, not searches alone"
+                .to_string(),
+        );
+    }
+    out
+}
+
+/// Decode one response, an `error` object inside a 2xx included.
+pub fn decode(response: &WireResponse) -> Result<Completion> {
+    if !(200..300).contains(&response.status) {
+        return Err(Error::from(chat_http_error(PROVIDER, response)));
+    }
+    let v = parse_json(PROVIDER, response)?;
+    if let Some(err) = v.get("error").filter(|e| e.is_object()) {
+        return Err(Error::from(chat_error_object(
+            PROVIDER,
+            response,
+            err,
+            response.status,
+        )));
+    }
+    let items = v
+        .get("output")
+        .and_then(Value::as_array)
+        .ok_or_else(|| Error::Decode {
+            provider: PROVIDER.to_string(),
+            message: "the response has no output array".to_string(),
+            snippet: super::common::snippet(&response.body),
+        })?;
+    let mut text = String::new();
+    let mut citations = Vec::new();
+    let mut tool_calls = Vec::new();
+    let mut server_tools = Vec::new();
+    for item in items {
+        match item.get("type").and_then(Value::as_str) {
+            Some("message") => {
+                for part in item
+                    .get("content")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
+                    if part.get("type").and_then(Value::as_str) != Some("output_text") {
+                        continue;
+                    }
+                    text.push_str(part.get("text").and_then(Value::as_str).unwrap_or_default());
+                    citations.extend(
+                        part.get("annotations")
+                            .and_then(Value::as_array)
+                            .into_iter()
+                            .flatten()
+                            .filter_map(url_citation),
+                    );
+                }
+            }
+            Some("web_search_call") => {
+                let status = str_field(item, "status").unwrap_or_else(|| "completed".into());
+                let mut call = if status == "completed" {
+                    ServerToolCall::ok(PROVIDER, "web_search")
+                } else {
+                    ServerToolCall::failed(PROVIDER, "web_search", status)
+                };
+                call.input = item.get("action").and_then(|a| {
+                    str_field(a, "query")
+                        .or_else(|| {
+                            a.get("queries")
+                                .and_then(Value::as_array)
+                                .and_then(|q| q.first())
+                                .and_then(Value::as_str)
+                                .map(str::to_string)
+                        })
+                        .or_else(|| str_field(a, "url"))
+                });
+                server_tools.push(call);
+            }
+            Some("function_call") => {
+                if let Some(name) = str_field(item, "name") {
+                    let raw = str_field(item, "arguments").unwrap_or_default();
+                    let input = if raw.trim().is_empty() {
+                        json!({})
+                    } else {
+                        serde_json::from_str(&raw).unwrap_or(Value::String(raw))
+                    };
+                    tool_calls.push(ToolCall {
+                        id: str_field(item, "call_id")
+                            .or_else(|| str_field(item, "id"))
+                            .unwrap_or_default(),
+                        name,
+                        input,
+                    });
+                }
+            }
+            _ => {} // reasoning and other item types are tolerated
+        }
+    }
+    let stop = match v.get("status").and_then(Value::as_str) {
+        Some("incomplete") => {
+            match v
+                .get("incomplete_details")
+                .and_then(|d| d.get("reason"))
+                .and_then(Value::as_str)
+            {
+                Some("max_output_tokens") => StopReason::MaxTokens,
+                Some(reason) => StopReason::Other(reason.to_string()),
+                None => StopReason::Other("incomplete".to_string()),
+            }
+        }
+        _ if !tool_calls.is_empty() => StopReason::ToolUse,
+        Some("completed") | None => StopReason::EndTurn,
+        Some(other) => StopReason::Other(other.to_string()),
+    };
+    let usage = v.get("usage").filter(|u| u.is_object()).map(|u| {
+        // `input_tokens` includes the cached part (`input_tokens_details.cached_tokens`),
+        // which is priced at its own rate.
+        let input = u64_field(u, "input_tokens");
+        let cached = u
+            .get("input_tokens_details")
+            .map_or(0, |d| u64_field(d, "cached_tokens"))
+            .min(input);
+        Usage {
+            input_tokens: input - cached,
+            output_tokens: u64_field(u, "output_tokens"),
+            // Responses usage carries no search counter today; read one if it appears.
+            server_tool_requests: u
+                .get("server_tool_use")
+                .map_or(0, |s| u64_field(s, "web_search_requests")),
+            cache_read_tokens: cached,
+            ..Usage::default()
+        }
+    });
+    Ok(Completion {
+        provider: PROVIDER.to_string(),
+        text,
+        tool_calls,
+        citations,
+        server_tools,
+        stop,
+        usage,
+        model: str_field(&v, "model"),
+        request_id: header_request_id(response).or_else(|| str_field(&v, "id")),
+    })
+}
+
+fn url_citation(a: &Value) -> Option<Citation> {
+    if a.get("type").and_then(Value::as_str) != Some("url_citation") {
+        return None;
+    }
+    Some(Citation {
+        url: str_field(a, "url")?,
+        title: str_field(a, "title"),
+        cited_text: None,
+    })
+}

@@ -1,0 +1,154 @@
+//! A run on each of today's wires, end to end: the loopback stub vendor over real
+//! HTTP serving the wire's path and shape, a real SQLite file, and the rows and the
+//! next request's observations checked. Non-streamed: the streaming assemblers are
+//! another issue's work.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use common::*;
+use io_harness::{RunOutcome, ServerToolCall, WebAccess, Wire};
+use pretty_assertions::assert_eq;
+
+fn fixture_file(dir: &str, name: &str) -> String {
+    let path = format!("{}/tests/fixtures/{dir}/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// A Responses answer: one failed web_search_call and a local tool call.
+const RESPONSES_FAILED_THEN_TOOL: &str = r#"{"id":"resp_1","object":"response","status":"completed","model":"gpt-5.2","output":[
+ {"type":"web_search_call","id":"ws_1","status":"failed","action":{"type":"search","query":"io-harness release"}},
+ {"type":"function_call","id":"fc_1","call_id":"call_1","name":"list_dir","arguments":"{\"path\":\".\"}","status":"completed"}],
+ "usage":{"input_tokens":100,"output_tokens":12}}"#;
+
+#[tokio::test]
+async fn openai_responses_run_records_the_failed_search_tells_the_model_and_stores_citations() {
+    let h = Harness::wire(
+        Wire::OpenAiResponses,
+        vec![
+            ok(RESPONSES_FAILED_THEN_TOOL),
+            ok(&fixture_file("openai", "responses-web-search.json")),
+        ],
+    )
+    .await;
+    let r = h
+        .run(contract("what happened").with_web(WebAccess::search().max_uses(4).allow("axios.com")))
+        .await;
+    assert_eq!(r.outcome, RunOutcome::Passed);
+    let requests = h.stub.requests();
+    assert_eq!(
+        requests.iter().map(|q| q.path.as_str()).collect::<Vec<_>>(),
+        ["/v1/responses", "/v1/responses"]
+    );
+    let first = &h.bodies()[0];
+    assert_eq!(first["max_tool_calls"], 4);
+    let web = first["tools"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(
+        web,
+        serde_json::json!({"type": "web_search", "filters": {"allowed_domains": ["axios.com"]}})
+    );
+    // The failed search reached the model as the spec's observation.
+    let second = h.bodies()[1]["input"][0]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        second.contains("[step 1] provider web tool: web_search failed (failed)"),
+        "{second}"
+    );
+    let calls = h.store.server_tool_calls(r.run_id).unwrap();
+    assert_eq!(
+        calls
+            .iter()
+            .map(|c| (c.step, c.tool.as_str(), c.error.as_deref()))
+            .collect::<Vec<_>>(),
+        [
+            (1, "web_search", Some("failed")),
+            (2, "web_search", None),
+            (2, "web_search", None)
+        ]
+    );
+    assert_eq!(h.store.citations(r.run_id).unwrap().len(), 5);
+    let pc = h.store.provider_calls(r.run_id).unwrap();
+    assert_eq!(pc.len(), 2);
+    assert_eq!(pc[1].usage.unwrap().input_tokens, 327);
+    assert!(h.events().contains(&io_harness::EventKind::ServerToolUsed {
+        provider: "openai".into(),
+        tool: "web_search".into(),
+        ok: false,
+        error: Some("failed".into()),
+        input: Some("io-harness release".into()),
+    }));
+}
+
+#[tokio::test]
+async fn openrouter_server_tools_run_records_the_search() {
+    let h = Harness::wire(
+        Wire::OpenRouterServerTools,
+        vec![ok(&fixture_file("openrouter", "server-tool-search.json"))],
+    )
+    .await;
+    let r = h
+        .run(
+            contract("find the repo").with_web(
+                WebAccess::search()
+                    .with_fetch()
+                    .max_uses(1)
+                    .block("evil.test"),
+            ),
+        )
+        .await;
+    assert_eq!(r.outcome, RunOutcome::Passed);
+    assert_eq!(h.stub.requests()[0].path, "/api/v1/chat/completions");
+    let tools = h.bodies()[0]["tools"].clone();
+    let web: Vec<_> = tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["type"].as_str().unwrap().starts_with("openrouter:"))
+        .cloned()
+        .collect();
+    assert_eq!(
+        web,
+        [
+            serde_json::json!({"type": "openrouter:web_search", "parameters": {"max_uses": 1, "excluded_domains": ["evil.test"]}}),
+            serde_json::json!({"type": "openrouter:web_fetch", "parameters": {"max_uses": 1, "blocked_domains": ["evil.test"]}}),
+        ]
+    );
+    let calls = h.store.server_tool_calls(r.run_id).unwrap();
+    assert_eq!(calls.len(), 1);
+    assert_eq!(
+        ServerToolCall::ok(calls[0].provider.clone(), calls[0].tool.clone()),
+        ServerToolCall::ok("openrouter", "web_search")
+    );
+    let pc = h.store.provider_calls(r.run_id).unwrap();
+    assert_eq!(pc[0].usage.unwrap().server_tool_requests, 1);
+}
+
+#[tokio::test]
+async fn anthropic_2026_run_sends_the_current_tools_without_the_beta_header() {
+    let body = r#"{"type":"message","model":"claude-sonnet-4-5","content":[
+ {"type":"server_tool_use","id":"srvtoolu_1","name":"web_fetch","input":{"url":"https://docs.rs"},"caller":{"type":"direct"}},
+ {"type":"web_fetch_tool_result","tool_use_id":"srvtoolu_1","content":{"type":"web_fetch_tool_result_error","error_code":"content_too_large"}},
+ {"type":"text","text":"The page was too large."}],
+ "stop_reason":"end_turn","usage":{"input_tokens":9,"output_tokens":5,"server_tool_use":{"web_fetch_requests":1}}}"#;
+    let h = Harness::wire(Wire::Anthropic2026, vec![ok(body)]).await;
+    let r = h
+        .run(contract("read docs.rs").with_web(WebAccess::default().with_fetch()))
+        .await;
+    assert_eq!(r.outcome, RunOutcome::Passed);
+    let req = &h.stub.requests()[0];
+    assert!(
+        req.headers.iter().all(|(n, _)| n != "anthropic-beta"),
+        "{:?}",
+        req.headers
+    );
+    let tools = h.bodies()[0]["tools"].clone();
+    assert_eq!(
+        tools.as_array().unwrap().last().unwrap(),
+        &serde_json::json!({"type": "web_fetch_20260318", "name": "web_fetch", "allowed_callers": ["direct"]})
+    );
+    let calls = h.store.server_tool_calls(r.run_id).unwrap();
+    assert_eq!(calls[0].error.as_deref(), Some("content_too_large"));
+}
