@@ -29,12 +29,26 @@ pub struct ApprovalRequest {
 pub trait Approver: Send + Sync {
     /// True to let the act go ahead.
     async fn approve(&self, request: &ApprovalRequest) -> bool;
+
+    /// The refusal a "no" becomes, for the model and the operator; `how_to_allow`
+    /// says what to change in io.toml so the act runs without asking.
+    fn declined(&self, request: &ApprovalRequest, how_to_allow: &str) -> String {
+        let _ = how_to_allow;
+        format!(
+            "refused: the approver said no to {} {}",
+            request.act.as_str(),
+            request.target
+        )
+    }
 }
 
 #[async_trait]
 impl<A: Approver + ?Sized> Approver for &A {
     async fn approve(&self, request: &ApprovalRequest) -> bool {
         (**self).approve(request).await
+    }
+    fn declined(&self, request: &ApprovalRequest, how_to_allow: &str) -> String {
+        (**self).declined(request, how_to_allow)
     }
 }
 
@@ -57,6 +71,27 @@ pub struct DenyAll;
 impl Approver for DenyAll {
     async fn approve(&self, _: &ApprovalRequest) -> bool {
         false
+    }
+}
+
+/// The command line without `--approve-all`: an `Ask` is refused, since there is
+/// nobody to ask, with a refusal naming the rule that asked and how to allow it.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NobodyToAsk;
+
+#[async_trait]
+impl Approver for NobodyToAsk {
+    async fn approve(&self, _: &ApprovalRequest) -> bool {
+        false
+    }
+    fn declined(&self, request: &ApprovalRequest, how_to_allow: &str) -> String {
+        format!(
+            "refused: {} {} is asked by {} and there is nobody to ask on the command line; \
+             {how_to_allow}, or pass --approve-all",
+            request.act.as_str(),
+            request.target,
+            request.why
+        )
     }
 }
 

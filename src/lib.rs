@@ -20,8 +20,10 @@ pub mod run;
 pub mod store;
 pub mod stub;
 
-pub use crate::approve::{ApprovalRequest, ApproveAll, Approver, ChannelApprover, DenyAll};
-pub use crate::config::{AgentDef, Config, Loaded, McpDef, write_web};
+pub use crate::approve::{
+    ApprovalRequest, ApproveAll, Approver, ChannelApprover, DenyAll, NobodyToAsk,
+};
+pub use crate::config::{AgentDef, Config, Loaded, McpDef, USER_CONFIG_ENV, write_web};
 pub use crate::core::completion::{
     Citation, Completion, ServerToolCall, StopReason, ToolCall, Usage,
 };

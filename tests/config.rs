@@ -46,11 +46,11 @@ fn present_means_carried_and_absent_means_none() {
 fn unknown_keys_name_key_line_and_table() {
     assert_eq!(
         err("provider = \"anthropic\"\n\n[web]\nsearch = true\nblocked_domain = [\"x\"]\n"),
-        "io.toml:5: unknown key `blocked_domain` in [web]; expected one of: search, fetch, max_uses, allowed_domains, blocked_domains"
+        "io.toml:5: unknown key `blocked_domain` in [web]; expected one of: search, fetch, max_uses, allowed_domains, blocked_domains, from_policy"
     );
     assert_eq!(
         err("providr = \"anthropic\"\n"),
-        "io.toml:1: unknown key `providr` in the top level; expected one of: provider, providers, task, budget, web, prices, store, console, agent, mcp"
+        "io.toml:1: unknown key `providr` in the top level; expected one of: provider, providers, task, budget, web, prices, store, console, agent, mcp, policy"
     );
     assert_eq!(
         err("[providers.anthropic]\nmodel = \"m\"\napi_key = \"sk-...\"\n"),

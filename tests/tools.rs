@@ -25,13 +25,11 @@ async fn run(
 ) -> (io_harness::run::tools::ToolResult, Vec<EventKind>) {
     let events = Mutex::new(Vec::new());
     let emit = |e: EventKind| events.lock().unwrap().push(e);
-    let http = reqwest::Client::new();
     let env = ToolEnv {
         workspace: dir,
         policy,
         approver,
         emit: &emit,
-        http: &http,
     };
     let r = execute(&env, &c).await;
     (r, events.into_inner().unwrap())
@@ -197,4 +195,112 @@ async fn http_get_is_gated_by_net_rules_for_the_exact_host_and_port() {
     )
     .await;
     assert_eq!(r.output, "HTTP 200\nhello from loopback");
+}
+
+/// Issue 9, defect 16: with every ask approved, `http_get` reached loopback and
+/// private ranges. Only a rule that names the host opens them.
+#[tokio::test]
+async fn http_get_refuses_loopback_private_and_link_local_unless_a_rule_names_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let app = axum::Router::new().route("/", axum::routing::get(|| async { "internal" }));
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let policy = Policy::workspace_default();
+    for url in [
+        format!("http://127.0.0.1:{port}/"),
+        // The name is not the address: localhost resolves to loopback.
+        format!("http://localhost:{port}/"),
+        "http://[::1]/".to_string(),
+        "http://[::ffff:127.0.0.1]/".to_string(),
+        "http://10.1.2.3/".to_string(),
+        "http://192.168.0.1/".to_string(),
+        "http://172.16.0.1/".to_string(),
+        "http://169.254.169.254/latest/meta-data/".to_string(),
+        "http://[fe80::1]/".to_string(),
+        "http://[fd00::1]/".to_string(),
+        "http://0.0.0.0/".to_string(),
+    ] {
+        let (r, _) = run(
+            dir.path(),
+            &policy,
+            &ApproveAll,
+            call("http_get", json!({"url": url})),
+        )
+        .await;
+        assert!(!r.ok, "{url}: {}", r.output);
+        assert!(
+            r.output.contains("loopback, private or link-local")
+                && r.output.contains("[policy] allow"),
+            "{url}: {}",
+            r.output
+        );
+    }
+    // A rule that names the host (not `*`) opens it, by name or by address.
+    for (rule, url) in [
+        (
+            format!("localhost:{port}"),
+            format!("http://localhost:{port}/"),
+        ),
+        ("127.0.0.1".to_string(), format!("http://127.0.0.1:{port}/")),
+    ] {
+        let named = Policy::workspace_default().layer("project").allow_net(rule);
+        let (r, _) = run(
+            dir.path(),
+            &named,
+            &DenyAll,
+            call("http_get", json!({"url": url})),
+        )
+        .await;
+        assert_eq!(r.output, "HTTP 200\ninternal", "{url}");
+    }
+    // `*` names no host: an operator's allow-everything still does not open loopback.
+    let everything = Policy::workspace_default().layer("project").allow_net("*");
+    let (r, _) = run(
+        dir.path(),
+        &everything,
+        &DenyAll,
+        call(
+            "http_get",
+            json!({"url": format!("http://127.0.0.1:{port}/")}),
+        ),
+    )
+    .await;
+    assert!(!r.ok, "{}", r.output);
+}
+
+/// A redirect is never followed: a public page cannot bounce the fetch onto a
+/// private address. The hop is reported for the model to ask for, gated again.
+#[tokio::test]
+async fn http_get_does_not_follow_a_redirect_to_a_private_address() {
+    let dir = tempfile::tempdir().unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let app = axum::Router::new().route(
+        "/",
+        axum::routing::get(|| async {
+            (
+                axum::http::StatusCode::FOUND,
+                [("location", "http://169.254.169.254/latest/meta-data/")],
+            )
+        }),
+    );
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let policy = Policy::default()
+        .layer("project")
+        .allow_net(format!("127.0.0.1:{port}"));
+    let (r, _) = run(
+        dir.path(),
+        &policy,
+        &ApproveAll,
+        call(
+            "http_get",
+            json!({"url": format!("http://127.0.0.1:{port}/")}),
+        ),
+    )
+    .await;
+    assert_eq!(
+        r.output,
+        "HTTP 302 redirect to http://169.254.169.254/latest/meta-data/ (not followed; ask for it to fetch it)"
+    );
 }

@@ -6,6 +6,7 @@
 mod preview;
 mod records;
 mod run;
+mod settings;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -109,6 +110,13 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// The merged configuration (user and project io.toml), one value or rule a
+    /// line, each with the PATH:LINE it came from.
+    Config {
+        /// One JSON array of {key, value, origin, note}.
+        #[arg(long)]
+        json: bool,
+    },
     /// Serve the three vendors' endpoints on loopback from a script.
     StubVendor {
         /// Address to listen on, e.g. 127.0.0.1:8089.
@@ -162,6 +170,7 @@ pub async fn main(cli: Cli) -> ExitCode {
         Some(Command::Citations { run_id, json }) => {
             records::citations(cli.config, cli.store, run_id, json)
         }
+        Some(Command::Config { json }) => settings::show(cli.config, json),
         Some(Command::StubVendor { listen, script }) => stub(listen, script).await,
     };
     match result {

@@ -37,6 +37,7 @@ pub fn preview(
     let endpoint = config.endpoint(vendor);
     let request = vendor::encode(&endpoint, &turn)?;
     let mut cautions = vendor::cautions_wire(endpoint.wire, contract.web.as_ref());
+    cautions.extend(config.web_provenance());
     if !config.mcp.is_empty() {
         let names: Vec<&str> = config.mcp.iter().map(|m| m.name.as_str()).collect();
         cautions.push(format!(

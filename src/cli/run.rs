@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use io_harness::run::{Observer, RunOptions, run_with_options};
 use io_harness::{
-    ApproveAll, Approver, Config, DenyAll, Event, EventKind, HttpProvider, Policy, Result, RunId,
+    ApproveAll, Approver, Config, Event, EventKind, HttpProvider, NobodyToAsk, Result, RunId,
     Store, Verification,
 };
 use tokio_util::sync::CancellationToken;
@@ -101,17 +101,15 @@ async fn go(
     let approver: &dyn Approver = if args.approve_all {
         &ApproveAll
     } else {
-        &DenyAll
+        &NobodyToAsk
     };
-    let result = run_with_options(
-        &contract,
-        &provider,
-        &store,
-        &Policy::workspace_default(),
-        approver,
-        options,
-    )
-    .await?;
+    if !args.json {
+        for line in config.web_provenance() {
+            eprintln!("{line}");
+        }
+    }
+    let policy = config.policy();
+    let result = run_with_options(&contract, &provider, &store, &policy, approver, options).await?;
     if !args.json {
         println!("{}", result.answer);
         eprintln!(
@@ -216,11 +214,18 @@ fn describe(kind: &EventKind) -> Option<String> {
         ),
         EventKind::CitationRecorded { citation } => format!("source {}", citation.url),
         EventKind::ToolCalled {
-            name, input, ok, ..
-        } => format!(
-            "{name} {input} {}",
-            if *ok { "ok" } else { "refused/failed" }
-        ),
+            name,
+            input,
+            ok,
+            output,
+            ..
+        } => {
+            if *ok {
+                format!("{name} {input} ok")
+            } else {
+                format!("{name} {input} refused/failed: {output}")
+            }
+        }
         EventKind::ApprovalAsked { act, target, .. } => {
             format!("asks to {} {target}", act.as_str())
         }

@@ -7,6 +7,9 @@
 //! apply. `[web]` is carried whenever present, `search = false` included.
 
 mod error;
+mod policy;
+mod scope;
+mod show;
 mod write;
 
 use std::collections::BTreeMap;
@@ -15,10 +18,14 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use crate::core::contract::{Budget, TaskContract, Verification};
+use crate::core::policy::{Policy, Rule};
 use crate::core::price::{PriceOverride, PriceTable};
 use crate::core::vendor::{Endpoint, Vendor, Wire};
 use crate::core::web::WebAccess;
 use crate::error::{Error, Result};
+pub use policy::{PolicyTable, WebTable, parse_entry};
+pub use scope::{Scope, USER_CONFIG_ENV, user_config_path};
+pub use show::Setting;
 pub use write::write_web;
 
 /// The whole file.
@@ -35,7 +42,12 @@ pub struct Config {
     pub task: Option<TaskConfig>,
     /// Step, time and token limits.
     pub budget: Option<BudgetConfig>,
-    /// The spec's web declaration.
+    /// `[web]` as written (`from_policy` included).
+    #[serde(rename = "web")]
+    pub web_table: Option<WebTable>,
+    /// The spec's web declaration, resolved: the stated lists, or the lists
+    /// projected from the operator's `[policy]` net rules under `from_policy`.
+    #[serde(skip)]
     pub web: Option<WebAccess>,
     /// Prices by model, overriding the built-in table field by field.
     #[serde(default)]
@@ -51,6 +63,14 @@ pub struct Config {
     /// Stdio MCP servers.
     #[serde(default)]
     pub mcp: Vec<McpDef>,
+    /// `[policy]` as written (one file's; the layers are in `rules`).
+    pub policy: Option<PolicyTable>,
+    /// The operator's rules, every file's, layer by layer (`user`, `project`).
+    #[serde(skip)]
+    pub rules: Vec<Rule>,
+    /// The files read, user scope first.
+    #[serde(skip)]
+    pub scopes: Vec<Scope>,
 }
 
 /// `[providers.NAME]`.
@@ -194,9 +214,16 @@ pub struct Loaded {
 }
 
 impl Config {
-    /// Parse `io.toml` text; `origin` names it in errors.
+    /// Parse `io.toml` text as the project scope; `origin` names it in errors.
     pub fn parse(text: &str, origin: &str) -> Result<Config> {
-        let config: Config = toml::from_str(text).map_err(|e| error::describe(&e, text, origin))?;
+        Config::parse_scope(text, origin, "project")
+    }
+
+    /// Parse `io.toml` text whose `[policy]` rules form the layer `layer`.
+    pub fn parse_scope(text: &str, origin: &str, layer: &str) -> Result<Config> {
+        let mut config: Config =
+            toml::from_str(text).map_err(|e| error::describe(&e, text, origin))?;
+        config.settle(text, origin, layer)?;
         if let Some(task) = &config.task {
             if task.verify_file.is_some() != task.verify_contains.is_some() {
                 return Err(Error::config(format!(
@@ -232,38 +259,23 @@ impl Config {
         Ok(config)
     }
 
-    /// Read and parse one file.
+    /// Read and parse one file (as the project scope).
     pub fn load(path: &Path) -> Result<Config> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| Error::config(format!("cannot read config {}: {e}", path.display())))?;
         Config::parse(&text, &path.display().to_string())
     }
 
-    /// The explicit file (which must exist), else `./io.toml`, else the user
-    /// config directory's `io-harness/io.toml`, else the embedded defaults.
+    /// Both scopes: the user file (`user_config_path`) and the project file —
+    /// the explicit one (which must exist), else `./io.toml` — project over user.
+    /// `Loaded::path` is the project file, else the user file.
     pub fn discover(explicit: Option<&Path>) -> Result<Loaded> {
-        if let Some(path) = explicit {
-            return Ok(Loaded {
-                config: Config::load(path)?,
-                path: Some(path.to_path_buf()),
-            });
-        }
-        let candidates = [
-            Some(PathBuf::from("io.toml")),
-            dirs::config_dir().map(|d| d.join("io-harness").join("io.toml")),
-        ];
-        for path in candidates.into_iter().flatten() {
-            if path.is_file() {
-                return Ok(Loaded {
-                    config: Config::load(&path)?,
-                    path: Some(path),
-                });
-            }
-        }
-        Ok(Loaded {
-            config: Config::default(),
-            path: None,
-        })
+        Config::discover_with(explicit, user_config_path().as_deref())
+    }
+
+    /// The operator's permission rules over the built-in fallback.
+    pub fn policy(&self) -> Policy {
+        policy::policy_of(&self.rules)
     }
 
     fn settings(&self, vendor: Vendor) -> ProviderConfig {

@@ -50,6 +50,7 @@ pub async fn open(config: Option<PathBuf>, store: Option<PathBuf>, demo: bool) -
         approver,
     );
     executor.agents = loaded.config.agents.clone();
+    executor.policy = loaded.config.policy();
     if !loaded.config.mcp.is_empty() {
         // Started before the terminal is taken, so progress and a failure print plainly.
         let names: Vec<&str> = loaded.config.mcp.iter().map(|m| m.name.as_str()).collect();

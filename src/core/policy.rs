@@ -1,9 +1,12 @@
 //! `Policy`: layered permission rules over acts (read, write, exec, net, spawn).
 //!
-//! A rule names an act, a pattern and an effect. Across all layers the most
-//! restrictive matching rule wins (deny over ask over allow), so adding a layer can
-//! narrow what an earlier one granted but never silently widen a denial. When no rule
-//! matches, the effect is `Ask`: nothing is allowed that nobody allowed.
+//! A rule names an act, a pattern and an effect. Across the operator's layers the
+//! most restrictive matching rule wins (deny over ask over allow), so adding a layer
+//! can narrow what an earlier one granted but never silently widen a denial (a
+//! `user` deny survives a `project` allow). A *fallback* layer (the built-in
+//! defaults) decides only where no operator rule matches: it is what happens when
+//! nobody said anything, not a rule that outranks what somebody said. When nothing
+//! matches at all, the effect is `Ask`: nothing is allowed that nobody allowed.
 //!
 //! Patterns: for path acts a glob relative to the workspace (`src/**`, `*.md`, `**`);
 //! for `Net` a host, `host:port`, `*` or `*.example.com`; for `Exec` and `Spawn` a
@@ -63,6 +66,10 @@ pub struct Rule {
     pub pattern: String,
     /// What it decides.
     pub effect: Effect,
+    /// Where it was stated (`io.toml:12`), when it came from a file.
+    pub source: Option<String>,
+    /// A built-in fallback rule: decides only where no operator rule matches.
+    pub fallback: bool,
 }
 
 impl Rule {
@@ -74,12 +81,41 @@ impl Rule {
             Effect::Deny => "deny",
         }
     }
+
+    /// The rule as the operator writes it in `[policy]`: `write:src/**`.
+    pub fn entry(&self) -> String {
+        format!("{}:{}", self.act.as_str(), self.pattern)
+    }
+
+    /// The rule named for a message: `rule ask("Cargo.toml") in layer "project"
+    /// (io.toml:3)`, or for a fallback `the built-in fallback ask("**")`.
+    pub fn describe(&self) -> String {
+        if self.fallback {
+            return format!(
+                "the built-in fallback {}({:?})",
+                self.effect_word(),
+                self.pattern
+            );
+        }
+        let at = self
+            .source
+            .as_deref()
+            .map(|s| format!(" ({s})"))
+            .unwrap_or_default();
+        format!(
+            "rule {}({:?}) in layer \"{}\"{at}",
+            self.effect_word(),
+            self.pattern,
+            self.layer
+        )
+    }
 }
 
 /// A named group of rules (`defaults`, `app`, `project`, …).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 struct Layer {
     name: String,
+    fallback: bool,
     rules: Vec<Rule>,
 }
 
@@ -101,9 +137,10 @@ pub struct Decision {
 impl Policy {
     /// The policy the command line and the console use: read anywhere in the
     /// workspace, ask before writing, running, dialling out or spawning.
+    /// They form a fallback layer: an operator rule that matches decides instead.
     pub fn workspace_default() -> Self {
         Policy::default()
-            .layer("defaults")
+            .fallback_layer("defaults")
             .allow(Act::Read, "**")
             .ask(Act::Write, "**")
             .ask(Act::Exec, "*")
@@ -115,8 +152,35 @@ impl Policy {
     pub fn layer(mut self, name: impl Into<String>) -> Self {
         self.layers.push(Layer {
             name: name.into(),
+            fallback: false,
             rules: Vec::new(),
         });
+        self
+    }
+
+    /// Start a fallback layer: its rules decide only where no rule of an ordinary
+    /// layer matches.
+    pub fn fallback_layer(mut self, name: impl Into<String>) -> Self {
+        self.layers.push(Layer {
+            name: name.into(),
+            fallback: true,
+            rules: Vec::new(),
+        });
+        self
+    }
+
+    /// Add a rule stated at `source` (`io.toml:12`) to the current layer.
+    pub fn rule_at(
+        mut self,
+        act: Act,
+        pattern: impl Into<String>,
+        effect: Effect,
+        source: impl Into<String>,
+    ) -> Self {
+        self = self.rule(act, pattern, effect);
+        if let Some(rule) = self.layers.last_mut().and_then(|l| l.rules.last_mut()) {
+            rule.source = Some(source.into());
+        }
         self
     }
 
@@ -131,6 +195,8 @@ impl Policy {
                 act,
                 pattern: pattern.into(),
                 effect,
+                source: None,
+                fallback: layer.fallback,
             });
         }
         self
@@ -166,16 +232,30 @@ impl Policy {
         self.layers.iter().flat_map(|l| l.rules.iter())
     }
 
+    /// The rules of the operator's layers, never the fallback's.
+    pub fn operator_rules(&self) -> impl Iterator<Item = &Rule> {
+        self.rules().filter(|r| !r.fallback)
+    }
+
     /// Decide one act on one target (a workspace-relative path with `/` separators,
-    /// a `host` or `host:port`, or a name). Most restrictive match wins.
+    /// a `host` or `host:port`, or a name). Most restrictive operator match wins;
+    /// the fallback decides only when no operator rule matches.
     pub fn decide(&self, act: Act, target: &str) -> Decision {
-        let mut best: Option<&Rule> = None;
-        for rule in self.rules().filter(|r| r.act == act) {
-            if matches(act, &rule.pattern, target) && best.is_none_or(|b| rule.effect > b.effect) {
-                best = Some(rule);
+        let best = |fallback: bool| {
+            let mut best: Option<&Rule> = None;
+            for rule in self
+                .rules()
+                .filter(|r| r.act == act && r.fallback == fallback)
+            {
+                if matches(act, &rule.pattern, target)
+                    && best.is_none_or(|b| rule.effect > b.effect)
+                {
+                    best = Some(rule);
+                }
             }
-        }
-        match best {
+            best
+        };
+        match best(false).or_else(|| best(true)) {
             Some(rule) => Decision {
                 effect: rule.effect,
                 rule: Some(rule.clone()),
@@ -185,6 +265,21 @@ impl Policy {
                 rule: None,
             },
         }
+    }
+}
+
+impl Policy {
+    /// True when an operator rule that allows or asks names this target itself —
+    /// a pattern other than `*`. `http_get` opens loopback and private addresses
+    /// only to a host a rule names: "allow everything" is not a decision about
+    /// the machine's own network.
+    pub fn names(&self, act: Act, target: &str) -> bool {
+        self.operator_rules().any(|r| {
+            r.act == act
+                && r.effect != Effect::Deny
+                && r.pattern != "*"
+                && matches(act, &r.pattern, target)
+        })
     }
 }
 
@@ -251,6 +346,50 @@ mod tests {
         let d = p.decide(Act::Write, "secrets/key.txt");
         assert_eq!(d.effect, Effect::Deny);
         assert_eq!(d.rule.map(|r| r.layer), Some("project".to_string()));
+    }
+
+    #[test]
+    fn the_fallback_decides_only_where_no_operator_rule_matches() {
+        let p = Policy::workspace_default()
+            .layer("project")
+            .allow(Act::Write, "src/**")
+            .deny(Act::Read, ".env");
+        // An operator allow is not outranked by the fallback's ask.
+        let d = p.decide(Act::Write, "src/x.rs");
+        assert_eq!(d.effect, Effect::Allow);
+        assert_eq!(d.rule.map(|r| r.layer), Some("project".to_string()));
+        // Where the operator said nothing, the fallback still asks.
+        let d = p.decide(Act::Write, "Cargo.toml");
+        assert_eq!(d.effect, Effect::Ask);
+        assert!(d.rule.as_ref().is_some_and(|r| r.fallback));
+        assert_eq!(p.decide(Act::Read, ".env").effect, Effect::Deny);
+        assert_eq!(p.decide(Act::Read, "src/x.rs").effect, Effect::Allow);
+        assert_eq!(p.operator_rules().count(), 2);
+    }
+
+    #[test]
+    fn a_user_deny_survives_a_project_allow() {
+        let p = Policy::workspace_default()
+            .layer("user")
+            .deny(Act::Write, "secrets/**")
+            .layer("project")
+            .allow(Act::Write, "**");
+        let d = p.decide(Act::Write, "secrets/k");
+        assert_eq!(d.effect, Effect::Deny);
+        assert_eq!(d.rule.map(|r| r.layer), Some("user".to_string()));
+    }
+
+    #[test]
+    fn a_rule_names_a_host_only_by_a_pattern_other_than_star() {
+        let p = Policy::default()
+            .layer("p")
+            .allow_net("*")
+            .allow_net("localhost:8080")
+            .deny_net("10.0.0.1");
+        assert!(p.names(Act::Net, "localhost:8080"));
+        assert!(!p.names(Act::Net, "localhost:9090"));
+        assert!(!p.names(Act::Net, "10.0.0.1:80"));
+        assert!(!Policy::workspace_default().names(Act::Net, "localhost:8080"));
     }
 
     #[test]

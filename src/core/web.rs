@@ -103,19 +103,28 @@ impl WebAccess {
         Ok(())
     }
 
-    /// Fill the domain lists from the policy's `Act::Net` rules. Ports are dropped;
+    /// Fill the domain lists from the policy's `Act::Net` rules — the operator's
+    /// layers only, never a fallback's (a built-in default is not a boundary
+    /// anybody stated). Ports are dropped;
     /// `allow_net("*")` projects to no allow-list; an `Ask` rule, a `deny_net("*")`
     /// and a pattern with a scheme or path are `Error::Config` naming the rule.
     pub fn from_policy(mut self, policy: &Policy) -> Result<Self> {
         let mut allowed = Vec::new();
         let mut blocked = Vec::new();
         let mut allow_all = false;
-        for rule in policy.rules().filter(|r| r.act == Act::Net) {
-            let host = net_rule_host(&rule.pattern)?;
+        for rule in policy.operator_rules().filter(|r| r.act == Act::Net) {
+            let at = rule
+                .source
+                .as_deref()
+                .map(|s| format!(" ({s})"))
+                .unwrap_or_default();
+            let host = net_rule_host(&rule.pattern).map_err(|e| {
+                Error::config(format!("{e} (rule in layer \"{}\"{at})", rule.layer))
+            })?;
             match rule.effect {
                 Effect::Ask => {
                     return Err(Error::config(format!(
-                        "policy rule ask_net(\"{}\") in layer \"{}\" cannot be honoured by a \
+                        "policy rule ask_net(\"{}\") in layer \"{}\"{at} cannot be honoured by a \
                          provider-executed search: the provider dials the URL, so there is no \
                          connection here to pause and no approver to consult; allow the host, \
                          deny it, or leave web access off",
@@ -126,7 +135,7 @@ impl WebAccess {
                 Effect::Allow => push_unique(&mut allowed, host),
                 Effect::Deny if host == "*" => {
                     return Err(Error::config(format!(
-                        "policy rule deny_net(\"*\") in layer \"{}\" denies every host; no vendor \
+                        "policy rule deny_net(\"*\") in layer \"{}\"{at} denies every host; no vendor \
                          filter can say that, so leave web access off instead of declaring it",
                         rule.layer
                     )));

@@ -201,10 +201,6 @@ where
         child_steps: 0,
         spent_micro_usd: 0,
         unpriced: None,
-        http: reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .build()
-            .map_err(|e| Error::config(format!("could not build the HTTP client: {e}")))?,
     };
     let outcome = looper.steps(&mut state).await;
     if let Err(e) = store.finish_run(run_id, &outcome) {
@@ -267,7 +263,6 @@ struct Loop<'a, P: ?Sized, A: ?Sized> {
     run_id: RunId,
     usage: Usage,
     answer: String,
-    http: reqwest::Client,
     /// Requests spawned children made; they count toward this run's step budget.
     child_steps: u32,
     /// Dollars spent so far, in millionths, children included.
@@ -428,7 +423,6 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
             policy: self.policy,
             approver: &self.approver,
             emit: &emit,
-            http: &self.http,
         };
         if call.name == "spawn_agent" {
             let budget = state.contract.budget;

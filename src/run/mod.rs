@@ -1,6 +1,7 @@
 //! The run loop and the local tools it executes.
 
 pub mod engine;
+pub mod net;
 pub mod observe;
 pub mod session;
 mod spawn;

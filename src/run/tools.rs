@@ -4,8 +4,10 @@
 //!
 //! `http_get` is the tool this process executes itself, so unlike a
 //! provider-executed search it is enforced here: `Act::Net` is decided for the
-//! exact `host:port`, and redirects are not followed (each hop must be asked for,
-//! and so gated, on its own).
+//! exact `host:port`; the host's resolved addresses are checked and the connection
+//! pinned to them (`run::net`: loopback, private and link-local only for a host a
+//! rule names); redirects are not followed (each hop must be asked for, and so
+//! gated, on its own).
 
 use std::path::Path;
 use std::time::Duration;
@@ -15,7 +17,8 @@ use serde_json::Value;
 use crate::approve::{ApprovalRequest, Approver};
 use crate::core::completion::ToolCall;
 use crate::core::event::EventKind;
-use crate::core::policy::{Act, Effect, Policy};
+use crate::core::policy::{Act, Effect, Policy, Rule};
+use crate::run::net::{pinned_client, resolve_checked};
 use crate::run::workspace::confine;
 
 /// Longest text a tool hands back to the model.
@@ -60,8 +63,6 @@ pub struct ToolEnv<'a> {
     pub approver: &'a dyn Approver,
     /// Where approval events go.
     pub emit: &'a (dyn Fn(EventKind) + Send + Sync),
-    /// The client `http_get` uses.
-    pub http: &'a reqwest::Client,
 }
 
 /// Run one built-in local tool.
@@ -108,27 +109,22 @@ pub(crate) async fn gate(
     tool: &str,
 ) -> Result<(), String> {
     let decision = env.policy.decide(act, target);
-    let rule = decision.rule.as_ref().map(|r| {
-        format!(
-            "rule {}({:?}) in layer \"{}\"",
-            r.effect_word(),
-            r.pattern,
-            r.layer
-        )
-    });
+    let why = decision.rule.as_ref().map_or_else(
+        || format!("no rule allows {} {target}", act.as_str()),
+        |r| r.describe(),
+    );
     match decision.effect {
         Effect::Allow => Ok(()),
         Effect::Deny => Err(format!(
-            "refused: {} {target} is denied by {}",
-            act.as_str(),
-            rule.unwrap_or_else(|| "the policy".into())
+            "refused: {} {target} is denied by {why}",
+            act.as_str()
         )),
         Effect::Ask => {
             let request = ApprovalRequest {
                 act,
                 target: target.to_string(),
                 tool: tool.to_string(),
-                why: rule.unwrap_or_else(|| format!("no rule allows {} {target}", act.as_str())),
+                why,
             };
             (env.emit)(EventKind::ApprovalAsked {
                 act,
@@ -141,12 +137,29 @@ pub(crate) async fn gate(
             if approved {
                 Ok(())
             } else {
-                Err(format!(
-                    "refused: the approver said no to {} {target}",
-                    act.as_str()
-                ))
+                Err(env
+                    .approver
+                    .declined(&request, &how_to_allow(decision.rule.as_ref(), act, target)))
             }
         }
+    }
+}
+
+/// What the operator changes in io.toml so that `act` on `target` runs unasked.
+fn how_to_allow(rule: Option<&Rule>, act: Act, target: &str) -> String {
+    match rule {
+        Some(r) if !r.fallback => format!(
+            "an allow cannot outrank an ask, so change \"{}\" under [policy] ask{} to allow",
+            r.entry(),
+            r.source
+                .as_deref()
+                .map(|s| format!(" ({s})"))
+                .unwrap_or_default()
+        ),
+        _ => format!(
+            "add \"{}:{target}\" to [policy] allow in io.toml",
+            act.as_str()
+        ),
     }
 }
 
@@ -282,8 +295,9 @@ async fn http_get(env: &ToolEnv<'_>, raw: &str) -> Result<String, String> {
     let port = url.port_or_known_default().unwrap_or(443);
     let target = format!("{host}:{port}");
     gate(env, Act::Net, &target, "http_get").await?;
-    let response = env
-        .http
+    let named = env.policy.names(Act::Net, &target);
+    let addrs = resolve_checked(host, port, named).await?;
+    let response = pinned_client(host, &addrs)?
         .get(url.clone())
         .timeout(Duration::from_secs(20))
         .send()

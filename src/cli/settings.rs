@@ -1,0 +1,27 @@
+//! `io-harness config`: the configuration in effect — the user and the project
+//! io.toml merged, the policy's rules by layer, the built-in fallback, and a
+//! `from_policy` projection — one value or rule a line ending with the
+//! `PATH:LINE` it came from; `--json` prints the same as one array.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use io_harness::{Config, Error, Result};
+
+/// Print the listing.
+pub fn show(config_path: Option<PathBuf>, json: bool) -> Result<()> {
+    let loaded = Config::discover(config_path.as_deref())?;
+    let listing = loaded.config.listing();
+    let mut out = std::io::stdout().lock();
+    let io = |e: std::io::Error| Error::io("stdout", e);
+    if json {
+        let text = serde_json::to_string_pretty(&listing)
+            .map_err(|e| Error::config(format!("cannot encode the listing: {e}")))?;
+        writeln!(out, "{text}").map_err(io)?;
+    } else {
+        for setting in &listing {
+            writeln!(out, "{setting}").map_err(io)?;
+        }
+    }
+    out.flush().map_err(io)
+}

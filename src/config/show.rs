@@ -1,0 +1,159 @@
+//! `io-harness config`: the merged configuration, one value or rule per line, each
+//! with the `PATH:LINE` it came from. Values are read from the files' own text
+//! (spans from `toml_edit`), so what is shown is what the operator wrote, where
+//! they wrote it; the project's values replace the user's exactly as `scope`
+//! merges them, the policy's layers are listed rule by rule, the built-in
+//! fallback last, and a `from_policy` projection host by host with its rule.
+
+use serde::Serialize;
+use toml_edit::{Document, Item, Table, Value};
+
+use super::Config;
+use super::scope::WHOLE;
+use crate::core::policy::Policy;
+
+/// One line of the listing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Setting {
+    /// The dotted key (`web.search`, `policy.user.deny`, `agent[0].name`).
+    pub key: String,
+    /// The value as written in TOML.
+    pub value: String,
+    /// `PATH:LINE`, or `built-in` for the fallback rules.
+    pub origin: String,
+    /// How it got there, when that is not plain (`from_policy: allow "net:docs.rs"`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+impl std::fmt::Display for Setting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} = {}", self.key, self.value)?;
+        if let Some(note) = &self.note {
+            write!(f, "  ({note})")?;
+        }
+        write!(f, "  {}", self.origin)
+    }
+}
+
+impl Config {
+    /// Every value and rule in effect, with where it came from.
+    pub fn listing(&self) -> Vec<Setting> {
+        let mut out: Vec<Setting> = Vec::new();
+        for scope in &self.scopes {
+            let origin = scope.path.display().to_string();
+            let Ok(doc) = Document::parse(scope.text.as_str()) else {
+                continue;
+            };
+            let mut mine = Vec::new();
+            walk(doc.as_table(), "", &scope.text, &origin, &mut mine);
+            for whole in WHOLE {
+                if mine.iter().any(|s| top_key(&s.key) == whole) {
+                    out.retain(|s| top_key(&s.key) != whole);
+                }
+            }
+            for s in mine {
+                out.retain(|o| o.key != s.key);
+                out.push(s);
+            }
+        }
+        for rule in &self.rules {
+            out.push(Setting {
+                key: format!("policy.{}.{}", rule.layer, rule.effect_word()),
+                value: format!("{:?}", rule.entry()),
+                origin: rule.source.clone().unwrap_or_else(|| "built-in".into()),
+                note: None,
+            });
+        }
+        for rule in Policy::workspace_default().rules() {
+            out.push(Setting {
+                key: format!("policy.fallback.{}", rule.effect_word()),
+                value: format!("{:?}", rule.entry()),
+                origin: "built-in".into(),
+                note: Some("applies only where no rule above matches".into()),
+            });
+        }
+        if self.web_from_policy() {
+            for (list, host, rule) in super::policy::projection(&self.policy()) {
+                out.push(Setting {
+                    key: format!("web.{list}"),
+                    value: format!("{host:?}"),
+                    origin: rule.source.clone().unwrap_or_else(|| "built-in".into()),
+                    note: Some(format!(
+                        "from_policy: {} {:?} in layer {:?}",
+                        rule.effect_word(),
+                        rule.entry(),
+                        rule.layer
+                    )),
+                });
+            }
+        }
+        out
+    }
+}
+
+fn top_key(key: &str) -> &str {
+    key.split(['.', '[']).next().unwrap_or(key)
+}
+
+fn join(prefix: &str, key: &str) -> String {
+    let bare = !key.is_empty()
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    let key = if bare {
+        key.to_string()
+    } else {
+        format!("{key:?}")
+    };
+    if prefix.is_empty() {
+        key
+    } else {
+        format!("{prefix}.{key}")
+    }
+}
+
+fn line_at(text: &str, offset: usize) -> usize {
+    text.as_bytes()[..offset.min(text.len())]
+        .iter()
+        .filter(|b| **b == b'\n')
+        .count()
+        + 1
+}
+
+fn walk(table: &Table, prefix: &str, text: &str, origin: &str, out: &mut Vec<Setting>) {
+    for (key, item) in table.iter() {
+        let path = join(prefix, key);
+        if prefix.is_empty() && key == "policy" {
+            continue; // listed rule by rule, by layer
+        }
+        match item {
+            Item::Table(t) => walk(t, &path, text, origin, out),
+            Item::ArrayOfTables(a) => {
+                for (i, t) in a.iter().enumerate() {
+                    walk(t, &format!("{path}[{i}]"), text, origin, out);
+                }
+            }
+            Item::Value(v) => value(v, &path, text, origin, out),
+            Item::None => {}
+        }
+    }
+}
+
+fn value(v: &Value, path: &str, text: &str, origin: &str, out: &mut Vec<Setting>) {
+    if let Value::InlineTable(t) = v {
+        for (key, inner) in t.iter() {
+            value(inner, &join(path, key), text, origin, out);
+        }
+        return;
+    }
+    let mut bare = v.clone();
+    bare.decor_mut().clear();
+    let line = v.span().map_or(0, |s| line_at(text, s.start));
+    out.push(Setting {
+        key: path.to_string(),
+        value: bare.to_string(),
+        origin: format!("{origin}:{line}"),
+        note: None,
+    });
+}
