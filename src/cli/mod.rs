@@ -3,6 +3,7 @@
 //! Exit codes: 0 success (for `run`: the verification passed), 1 a run that ended
 //! without passing, 2 a configuration error or refusal before any request.
 
+mod out;
 mod preview;
 mod records;
 mod run;

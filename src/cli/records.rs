@@ -1,10 +1,13 @@
 //! `io-harness runs` and `io-harness citations`: reading the store back, as a
 //! table for people or JSON for scripts.
 
+use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use io_harness::price::usd_or_dash;
 use io_harness::{Config, Result, RunId, Store};
+
+use super::out;
 
 fn open(config: Option<PathBuf>, store: Option<PathBuf>) -> Result<(Config, Store)> {
     let loaded = Config::discover(config.as_deref())?;
@@ -18,30 +21,26 @@ pub fn runs(config: Option<PathBuf>, store: Option<PathBuf>, json: bool, limit: 
     let (config, store) = open(config, store)?;
     let runs = store.priced_runs(Some(limit), &config.price_table())?;
     if json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&runs).unwrap_or_default()
-        );
-        return Ok(());
+        return out::line(&serde_json::to_string_pretty(&runs).unwrap_or_default());
     }
     if runs.is_empty() {
-        println!("no runs recorded yet; `io-harness run --goal TEXT` starts one");
-        return Ok(());
+        return out::line("no runs recorded yet; `io-harness run --goal TEXT` starts one");
     }
-    println!(
-        "{:>5}  {:<20}  {:<10}  {:<16}  {:>7}  {:>9}  {:>10}  {:>10}  goal",
+    let mut text = format!(
+        "{:>5}  {:<20}  {:<10}  {:<16}  {:>7}  {:>9}  {:>10}  {:>10}  goal\n",
         "run", "started", "provider", "outcome", "sources", "tokens", "fees", "cost"
     );
     for r in runs {
         let cost = r.cost.clone().unwrap_or_default();
-        println!(
+        let _ = writeln!(
+            text,
             "{:>5}  {:<20}  {:<10}  {:<16}  {:>7}  {:>9}  {:>10}  {:>10}  {}",
             r.run_id,
             r.started_at.chars().take(19).collect::<String>(),
             r.provider,
             r.outcome.as_deref().unwrap_or("running"),
             r.citation_count,
-            r.input_tokens + r.output_tokens,
+            r.input_tokens.saturating_add(r.output_tokens),
             usd_or_dash(cost.fees_micro_usd),
             format!(
                 "{}{}",
@@ -51,7 +50,7 @@ pub fn runs(config: Option<PathBuf>, store: Option<PathBuf>, json: bool, limit: 
             r.goal.lines().next().unwrap_or("")
         );
     }
-    Ok(())
+    out::print(&text)
 }
 
 /// The price table: built-in rows with `[prices]` applied, as a table or one JSON
@@ -60,23 +59,26 @@ pub fn prices(config: Option<PathBuf>, json: bool) -> Result<()> {
     let loaded = Config::discover(config.as_deref())?;
     let table = loaded.config.price_table();
     if json {
+        let mut text = String::new();
         for row in table.rows() {
-            println!("{}", serde_json::to_string(row).unwrap_or_default());
+            let _ = writeln!(text, "{}", serde_json::to_string(row).unwrap_or_default());
         }
-        return Ok(());
+        return out::print(&text);
     }
     let rate = |v: Option<f64>| v.map_or_else(|| "—".to_string(), |v| format!("{v}"));
-    println!(
+    let mut text = format!(
         "{:<10}  {:<18}  {:>6}  {:>6}  {:>7}  {:>6}  {:>7}  {:>6}  {:<10}  source",
         "vendor", "model", "input", "output", "c.write", "c.read", "search", "fetch", "read on"
     );
+    text.push('\n');
     for r in table.rows() {
         let p = &r.price;
         let mut source = r.source.clone();
         if !r.overridden.is_empty() {
             source.push_str(&format!(" (io.toml sets {})", r.overridden.join(", ")));
         }
-        println!(
+        let _ = writeln!(
+            text,
             "{:<10}  {:<18}  {:>6}  {:>6}  {:>7}  {:>6}  {:>7}  {:>6}  {:<10}  {source}",
             if r.vendor.is_empty() {
                 "—"
@@ -93,10 +95,11 @@ pub fn prices(config: Option<PathBuf>, json: bool) -> Result<()> {
             r.read_on.as_deref().unwrap_or("—"),
         );
     }
-    println!(
+    let _ = writeln!(
+        text,
         "US dollars: tokens per million, searches and fetches per request. A model not listed has no price: its cost shows — until [prices.\"MODEL\"] in io.toml states one. The vendor's invoice is the authority."
     );
-    Ok(())
+    out::print(&text)
 }
 
 /// The sources one run drew on, and its failed server-tool calls.
@@ -117,14 +120,15 @@ pub fn citations(
     let calls = store.server_tool_calls(id)?;
     if json {
         let doc = serde_json::json!({"run_id": run_id, "citations": citations, "server_tool_calls": calls});
-        println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
-        return Ok(());
+        return out::line(&serde_json::to_string_pretty(&doc).unwrap_or_default());
     }
+    let mut text = String::new();
     if citations.is_empty() {
-        println!("run {run_id} recorded no citations");
+        let _ = writeln!(text, "run {run_id} recorded no citations");
     }
     for c in &citations {
-        println!(
+        let _ = writeln!(
+            text,
             "step {:>3}  {}  {}",
             c.step,
             c.url,
@@ -132,7 +136,8 @@ pub fn citations(
         );
     }
     for call in calls.iter().filter(|c| c.error.is_some()) {
-        println!(
+        let _ = writeln!(
+            text,
             "step {:>3}  {} {} failed ({})",
             call.step,
             call.provider,
@@ -140,5 +145,5 @@ pub fn citations(
             call.error.as_deref().unwrap_or_default()
         );
     }
-    Ok(())
+    out::print(&text)
 }

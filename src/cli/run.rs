@@ -10,7 +10,7 @@ use std::sync::Arc;
 use io_harness::run::{Observer, RunOptions, run_with_options};
 use io_harness::{
     ApproveAll, Approver, Config, Event, EventKind, HttpProvider, NobodyToAsk, Result, RunId,
-    Store, Verification,
+    RunOutcome, Store, Verification,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -111,7 +111,7 @@ async fn go(
     let policy = config.policy();
     let result = run_with_options(&contract, &provider, &store, &policy, approver, options).await?;
     if !args.json {
-        println!("{}", result.answer);
+        super::out::line(&result.answer)?;
         eprintln!(
             "run {} {} after {} steps, {}; `io-harness citations {}` lists its sources",
             result.run_id,
@@ -145,8 +145,9 @@ struct Printer {
 impl Observer for Printer {
     fn event(&self, event: &Event) {
         if self.json {
+            // A closed stdout does not stop a paid run: it is recorded all the same.
             if let Ok(line) = serde_json::to_string(event) {
-                println!("{line}");
+                let _ = super::out::line(&line);
             }
             return;
         }
@@ -232,9 +233,34 @@ fn describe(kind: &EventKind) -> Option<String> {
         EventKind::ApprovalAnswered { approved } => {
             (if *approved { "approved" } else { "denied" }).to_string()
         }
-        EventKind::Finished { outcome } => format!("finished: {}", outcome.label()),
+        EventKind::Finished { outcome } => match why(outcome) {
+            Some(why) => format!("finished: {} — {why}", outcome.label()),
+            None => format!("finished: {}", outcome.label()),
+        },
         EventKind::StepStarted { .. }
         | EventKind::RequestSent { .. }
         | EventKind::Observation { .. } => return None,
+    })
+}
+
+/// Why a run ended without passing, in the vendor's or the verification's words.
+fn why(outcome: &RunOutcome) -> Option<String> {
+    Some(match outcome {
+        RunOutcome::Passed | RunOutcome::Cancelled => return None,
+        RunOutcome::Failed { reason } => reason.clone(),
+        RunOutcome::Error { message } => message.clone(),
+        RunOutcome::BudgetExhausted { budget } => {
+            format!(
+                "the {} budget ran out",
+                format!("{budget:?}").to_lowercase()
+            )
+        }
+        RunOutcome::Refused { text } if text.is_empty() => {
+            "the model declined (stop_reason refusal) and said nothing".to_string()
+        }
+        RunOutcome::Refused { text } => format!("the model declined: {text}"),
+        RunOutcome::Truncated { max_tokens } => format!(
+            "the answer was cut off at max_tokens ({max_tokens}) and not verified; raise max_tokens for this provider in io.toml"
+        ),
     })
 }

@@ -104,20 +104,25 @@ pub struct RunView {
     pub past: bool,
 }
 
+/// A sum that stops at `u64::MAX` instead of overflowing.
+pub fn saturating_sum(values: impl Iterator<Item = u64>) -> u64 {
+    values.fold(0, u64::saturating_add)
+}
+
 impl RunView {
     /// The sum of the rows' costs; `None` while any row is unpriced (or none yet).
     pub fn total_cost(&self) -> Option<u64> {
         crate::store::ledger_sum(self.calls.iter().map(|c| &c.cost))
     }
 
-    /// Tokens over every call.
+    /// Tokens over every call (saturating: one absurd count never panics a frame).
     pub fn total_tokens(&self) -> u64 {
-        self.calls.iter().map(|c| c.input + c.output).sum()
+        saturating_sum(self.calls.iter().map(|c| c.input.saturating_add(c.output)))
     }
 
     /// Provider-executed requests over every call.
     pub fn total_searches(&self) -> u64 {
-        self.calls.iter().map(|c| c.searches).sum()
+        saturating_sum(self.calls.iter().map(|c| c.searches))
     }
 
     /// Fold one live event in.
@@ -235,6 +240,12 @@ impl RunView {
                     }
                     crate::core::event::RunOutcome::Error { message } => {
                         format!("error: {message}")
+                    }
+                    crate::core::event::RunOutcome::Refused { text } => {
+                        format!("refused: {}", one_line(text))
+                    }
+                    crate::core::event::RunOutcome::Truncated { max_tokens } => {
+                        format!("truncated at max_tokens ({max_tokens})")
                     }
                     other => other.label().to_string(),
                 });

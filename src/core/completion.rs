@@ -157,25 +157,51 @@ pub struct Usage {
 }
 
 impl Usage {
-    /// Add another completion's counts to these (a reported cost is per request
-    /// and is not summed here; the ledger sums costs).
+    /// The largest count a decoder reports (what the store can hold). A vendor's
+    /// larger, negative-looking or fractional-overflowing count is clamped to it,
+    /// and `clamped()` lets the loop say so.
+    pub const MAX_COUNT: u64 = i64::MAX as u64;
+
+    /// Add another completion's counts to these, saturating (never wrapping). A
+    /// reported cost is per request and is not summed here; the ledger sums costs.
     pub fn add(&mut self, other: &Usage) {
-        self.input_tokens += other.input_tokens;
-        self.output_tokens += other.output_tokens;
-        self.server_tool_requests += other.server_tool_requests;
-        self.cache_write_tokens += other.cache_write_tokens;
-        self.cache_read_tokens += other.cache_read_tokens;
-        self.web_fetch_requests += other.web_fetch_requests;
+        self.input_tokens = self.input_tokens.saturating_add(other.input_tokens);
+        self.output_tokens = self.output_tokens.saturating_add(other.output_tokens);
+        self.server_tool_requests = self
+            .server_tool_requests
+            .saturating_add(other.server_tool_requests);
+        self.cache_write_tokens = self
+            .cache_write_tokens
+            .saturating_add(other.cache_write_tokens);
+        self.cache_read_tokens = self.cache_read_tokens.saturating_add(other.cache_read_tokens);
+        self.web_fetch_requests = self
+            .web_fetch_requests
+            .saturating_add(other.web_fetch_requests);
     }
 
-    /// Every input token (plain, cache writes, cache reads) plus output tokens.
+    /// Every input token (plain, cache writes, cache reads) plus output tokens, saturating.
     pub fn total_tokens(&self) -> u64 {
-        self.input_tokens + self.cache_write_tokens + self.cache_read_tokens + self.output_tokens
+        self.all_input_tokens().saturating_add(self.output_tokens)
     }
 
-    /// Every input token, cached or not.
+    /// Every input token, cached or not, saturating.
     pub fn all_input_tokens(&self) -> u64 {
-        self.input_tokens + self.cache_write_tokens + self.cache_read_tokens
+        self.input_tokens
+            .saturating_add(self.cache_write_tokens)
+            .saturating_add(self.cache_read_tokens)
+    }
+
+    /// Whether a decoder clamped one of these counts (the vendor reported more
+    /// than `MAX_COUNT`).
+    pub fn clamped(&self) -> bool {
+        [
+            self.input_tokens,
+            self.output_tokens,
+            self.server_tool_requests,
+            self.cache_write_tokens,
+            self.cache_read_tokens,
+        ]
+        .contains(&Usage::MAX_COUNT)
     }
 }
 

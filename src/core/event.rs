@@ -54,6 +54,16 @@ pub enum RunOutcome {
     },
     /// The operator cancelled it.
     Cancelled,
+    /// The model declined the task (`stop_reason: "refusal"`); not verified.
+    Refused {
+        /// What the model said, possibly empty.
+        text: String,
+    },
+    /// The answer was cut off at the output token limit (`max_tokens`); not verified.
+    Truncated {
+        /// The limit the request carried.
+        max_tokens: u32,
+    },
     /// The provider or the transport failed for good.
     Error {
         /// What happened.
@@ -69,6 +79,8 @@ impl RunOutcome {
             RunOutcome::Failed { .. } => "failed",
             RunOutcome::BudgetExhausted { .. } => "budget_exhausted",
             RunOutcome::Cancelled => "cancelled",
+            RunOutcome::Refused { .. } => "refused",
+            RunOutcome::Truncated { .. } => "truncated",
             RunOutcome::Error { .. } => "error",
         }
     }

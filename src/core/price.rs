@@ -342,7 +342,7 @@ impl PriceTable {
             )
         };
         let mut cost = Cost {
-            fee_requests: searches + fetches,
+            fee_requests: searches.saturating_add(fetches),
             fees_counted_here: counted_here,
             ..Cost::default()
         };
@@ -373,7 +373,7 @@ impl PriceTable {
         let tokens =
             per_token(u.input_tokens, Some(p.input_per_mtok), "input_per_mtok").and_then(|i| {
                 per_token(u.output_tokens, Some(p.output_per_mtok), "output_per_mtok")
-                    .map(|o| i + o)
+                    .map(|o| i.saturating_add(o))
             });
         let cache = per_token(
             u.cache_write_tokens,
@@ -386,16 +386,18 @@ impl PriceTable {
                 p.cache_read_per_mtok,
                 "cache_read_per_mtok",
             )
-            .map(|r| w + r)
+            .map(|r| w.saturating_add(r))
         });
         let fees = per_call(searches, p.per_search_request, "per_search_request").and_then(|s| {
-            per_call(fetches, p.per_fetch_request, "per_fetch_request").map(|f| s + f)
+            per_call(fetches, p.per_fetch_request, "per_fetch_request").map(|f| s.saturating_add(f))
         });
         cost.tokens_micro_usd = tokens.as_ref().ok().copied();
         cost.cache_micro_usd = cache.as_ref().ok().copied();
         cost.fees_micro_usd = fees.as_ref().ok().copied();
         match (tokens, cache, fees) {
-            (Ok(t), Ok(c), Ok(f)) => cost.total_micro_usd = Some(t + c + f),
+            (Ok(t), Ok(c), Ok(f)) => {
+                cost.total_micro_usd = Some(t.saturating_add(c).saturating_add(f))
+            }
             (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => cost.unpriced = Some(e),
         }
         cost

@@ -2,8 +2,11 @@
 //! turn (the goal and every observation so far); local tools run here under the
 //! policy and approver; provider-executed tools are recorded, and a failed one is
 //! told to the model; `pause_turn` takes another step; budgets end the run saying
-//! which; the verification decides success. Everything is recorded as it happens,
-//! and a checkpoint after every step lets a killed run resume.
+//! which; a refusal or a truncated answer ends the run as its own outcome; else the
+//! verification decides success. A run starts with a checkpoint, each request is
+//! counted as sent before it goes, and each step is recorded whole with its
+//! checkpoint in one transaction, so a killed run resumes without losing or
+//! double-charging a step (a re-sent step is marked as such).
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -28,7 +31,9 @@ use crate::provider::{Provider, Reply};
 use crate::run::observe::{Emitter, NoObserver, Observer};
 use crate::run::spawn::{Parent, spawn_agent};
 use crate::run::tools::{ToolEnv, ToolResult, execute, gate, shorten};
-use crate::store::{CHECKPOINT_FORMAT, Checkpoint, NewRun, ProviderCall, Store};
+use crate::store::{
+    CHECKPOINT_FORMAT, Checkpoint, INTERRUPTED, NewRun, ProviderCall, StepRecord, Store,
+};
 
 /// How many `pause_turn` continuations in a row a run accepts before it stops.
 pub const DEFAULT_MAX_CONTINUATIONS: u32 = 3;
@@ -146,6 +151,7 @@ where
 {
     let (run_id, mut state) = match options.resume {
         Some(run_id) => {
+            refuse_resume(store, run_id)?;
             let checkpoint = store.load_checkpoint(run_id)?.ok_or_else(|| {
                 Error::config(format!("run {run_id} has no checkpoint to resume from"))
             })?;
@@ -157,18 +163,6 @@ where
             // A declaration the provider cannot carry is refused before anything exists.
             provider.check(contract.web.as_ref())?;
             check_dollar_budget(contract, &model_of(&options, provider), &options.prices)?;
-            let run_id = store.begin_run(&NewRun {
-                goal: contract.goal.clone(),
-                provider: provider.name().to_string(),
-                model: model_of(&options, provider),
-                web_json: contract
-                    .web
-                    .as_ref()
-                    .and_then(|w| serde_json::to_string(w).ok()),
-                mcp_declared_json: options.mcp.as_ref().map(|m| m.declared_net().to_string()),
-                parent_run_id: options.parent_run_id,
-                session_id: options.session_id,
-            })?;
             let fresh = Checkpoint {
                 format: CHECKPOINT_FORMAT,
                 step: 0,
@@ -177,6 +171,23 @@ where
                 continuations: 0,
                 contract: contract.clone(),
             };
+            // The run and its first checkpoint together: a run killed during its
+            // first request is resumable.
+            let run_id = store.start_run(
+                &NewRun {
+                    goal: contract.goal.clone(),
+                    provider: provider.name().to_string(),
+                    model: model_of(&options, provider),
+                    web_json: contract
+                        .web
+                        .as_ref()
+                        .and_then(|w| serde_json::to_string(w).ok()),
+                    mcp_declared_json: options.mcp.as_ref().map(|m| m.declared_net().to_string()),
+                    parent_run_id: options.parent_run_id,
+                    session_id: options.session_id,
+                },
+                &fresh,
+            )?;
             (run_id, fresh)
         }
     };
@@ -308,6 +319,14 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
                     budget: BudgetKind::Time,
                 };
             }
+            // Counted before sending: a resume re-sending this step knows it does.
+            let attempt = self
+                .store
+                .mark_request_sent(self.run_id)
+                .unwrap_or_else(|e| {
+                    tracing::warn!("run {}: request not marked as sent: {e}", self.run_id);
+                    1
+                });
             state.step += 1;
             let step = state.step;
             self.emitter.set_step(step);
@@ -339,9 +358,13 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
             };
             let observations = self.absorb(step, &reply);
             let completion = &reply.completion;
-            state.tokens_used += completion.usage.map_or(0, |u| u.total_tokens());
+            state.tokens_used = state
+                .tokens_used
+                .saturating_add(completion.usage.map_or(0, |u| u.total_tokens()));
             let mut new_obs = observations;
             let paused = completion.stop == StopReason::PauseTurn;
+            // A refusal ends the run as it stands: nothing it asked for is run.
+            let refused = completion.stop == StopReason::Refusal;
             if paused {
                 state.continuations += 1;
                 if !completion.text.trim().is_empty() {
@@ -353,12 +376,12 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
             } else {
                 state.continuations = 0;
             }
-            for call in &completion.tool_calls {
+            for call in completion.tool_calls.iter().filter(|_| !refused) {
                 let (result, child) = self.run_tool(state, call, deadline).await;
                 // A child's requests and tokens count toward this run's budget and totals.
-                self.child_steps += child.steps;
-                self.spent_micro_usd += child.micro_usd;
-                state.tokens_used += child.usage.total_tokens();
+                self.child_steps = self.child_steps.saturating_add(child.steps);
+                self.spent_micro_usd = self.spent_micro_usd.saturating_add(child.micro_usd);
+                state.tokens_used = state.tokens_used.saturating_add(child.usage.total_tokens());
                 self.usage.add(&child.usage);
                 let input = shorten(call.input.to_string(), 200);
                 self.emitter.emit(EventKind::ToolCalled {
@@ -376,29 +399,45 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
                 self.emitter
                     .emit(EventKind::Observation { text: text.clone() });
             }
-            if let Err(e) = self
-                .store
-                .record_step(self.run_id, step, &completion.text, &new_obs)
+            let ending = if refused {
+                Some(RunOutcome::Refused {
+                    text: completion.text.trim().to_string(),
+                })
+            } else if paused {
+                (state.continuations > self.options.max_continuations).then_some(
+                    RunOutcome::BudgetExhausted {
+                        budget: BudgetKind::Continuations,
+                    },
+                )
+            } else if !completion.tool_calls.is_empty() {
+                None
+            } else if completion.stop == StopReason::MaxTokens {
+                Some(RunOutcome::Truncated {
+                    max_tokens: self.provider.max_tokens(),
+                })
+            } else {
+                Some(verify(&state.contract))
+            };
+            state.observations.extend(new_obs.iter().cloned());
+            // The step whole — accounting, server tools, citations, its row, the
+            // checkpoint and the outcome it reached — or not at all.
+            let record = StepRecord {
+                step,
+                attempt,
+                call: &provider_call(&reply),
+                server_tools: &completion.server_tools,
+                citations: &completion.citations,
+                text: &completion.text,
+                observations: &new_obs,
+            };
+            if let Err(e) =
+                self.store
+                    .record_step_whole(self.run_id, &record, state, ending.as_ref())
             {
                 tracing::warn!("run {}: step {step} not recorded: {e}", self.run_id);
             }
-            state.observations.extend(new_obs);
-            if let Err(e) = self.store.save_checkpoint(self.run_id, state) {
-                tracing::warn!(
-                    "run {}: checkpoint after step {step} not saved: {e}",
-                    self.run_id
-                );
-            }
-            if paused {
-                if state.continuations > self.options.max_continuations {
-                    return RunOutcome::BudgetExhausted {
-                        budget: BudgetKind::Continuations,
-                    };
-                }
-                continue;
-            }
-            if completion.tool_calls.is_empty() {
-                return verify(&state.contract);
+            if let Some(outcome) = ending {
+                return outcome;
             }
         }
     }
@@ -491,26 +530,27 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
             .is_none_or(|t| t.iter().any(|n| n == tool))
     }
 
-    /// Record one reply's accounting, server-tool calls and citations; return the
-    /// observations the model must read about failed server tools.
+    /// Tell one reply's accounting, server-tool calls and citations to the
+    /// observer (the step's commit records them); return the observations the
+    /// model must read about failed server tools.
     fn absorb(&mut self, step: u32, reply: &Reply) -> Vec<String> {
         let c: &Completion = &reply.completion;
         self.answer = c.text.clone();
         if let Some(u) = c.usage {
             self.usage.add(&u);
+            if u.clamped() {
+                tracing::warn!(
+                    "run {} step {step}: {} reported a count larger than {} (input {}, output {}, server-tool requests {}); it was recorded as {} and counts against the token budget as such",
+                    self.run_id,
+                    reply.provider,
+                    Usage::MAX_COUNT,
+                    u.input_tokens,
+                    u.output_tokens,
+                    u.server_tool_requests,
+                    Usage::MAX_COUNT
+                );
+            }
         }
-        self.store.record_provider_call(
-            self.run_id,
-            step,
-            &ProviderCall {
-                provider: reply.provider.clone(),
-                model: reply.model.clone(),
-                usage: c.usage,
-                stop_reason: c.stop.as_str().to_string(),
-                latency_ms: reply.latency_ms,
-                request_id: c.request_id.clone(),
-            },
-        );
         let recorded = Recorded::of(
             c.server_tools
                 .iter()
@@ -521,7 +561,7 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
             .prices
             .cost(&reply.model, c.usage.as_ref(), recorded);
         match cost.total_micro_usd {
-            Some(m) => self.spent_micro_usd += m,
+            Some(m) => self.spent_micro_usd = self.spent_micro_usd.saturating_add(m),
             None => self.unpriced = self.unpriced.take().or(cost.unpriced.clone()),
         }
         self.emitter.emit(EventKind::ProviderCalled {
@@ -533,8 +573,6 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
             cost,
             text: c.text.clone(),
         });
-        self.store
-            .record_server_tool_calls(self.run_id, step, &c.server_tools);
         let mut observations = Vec::new();
         for call in &c.server_tools {
             self.emitter.emit(EventKind::ServerToolUsed {
@@ -551,7 +589,6 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
                 ));
             }
         }
-        self.store.record_citations(self.run_id, step, &c.citations);
         let mut seen = HashSet::new();
         for citation in c.citations.iter().filter(|x| seen.insert(x.url.clone())) {
             self.emitter.emit(EventKind::CitationRecorded {
@@ -560,6 +597,40 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
         }
         observations
     }
+}
+
+/// The accounting row of one reply.
+fn provider_call(reply: &Reply) -> ProviderCall {
+    let c = &reply.completion;
+    ProviderCall {
+        provider: reply.provider.clone(),
+        model: reply.model.clone(),
+        usage: c.usage,
+        stop_reason: c.stop.as_str().to_string(),
+        latency_ms: reply.latency_ms,
+        request_id: c.request_id.clone(),
+    }
+}
+
+/// Refuse, before anything is sent, to resume a run that finished or that
+/// another live process is still running.
+fn refuse_resume(store: &Store, run_id: RunId) -> Result<()> {
+    let row = store.run(run_id)?.ok_or_else(|| {
+        Error::config(format!(
+            "there is no run {run_id} in this store; `io-harness runs` lists them"
+        ))
+    })?;
+    if let Some(outcome) = row.outcome.as_deref().filter(|o| *o != INTERRUPTED) {
+        return Err(Error::config(format!(
+            "run {run_id} already finished ({outcome}); a finished run is not resumed and nothing was sent — start a new run instead"
+        )));
+    }
+    if let Some(pid) = store.running_elsewhere(run_id)? {
+        return Err(Error::config(format!(
+            "run {run_id} is still running in process {pid}; nothing was sent — resume it once that process has ended"
+        )));
+    }
+    Ok(())
 }
 
 /// Decide success once the model has stopped asking for tools.

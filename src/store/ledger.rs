@@ -73,7 +73,7 @@ impl Ledger {
 pub fn sum<'a>(costs: impl IntoIterator<Item = &'a Cost>) -> Option<u64> {
     let mut total = None;
     for c in costs {
-        total = Some(total.unwrap_or(0) + c.total_micro_usd?);
+        total = Some(u64::saturating_add(total.unwrap_or(0), c.total_micro_usd?));
     }
     total
 }

@@ -8,6 +8,8 @@
 
 mod ledger;
 mod read;
+mod runner;
+mod step;
 pub mod types;
 mod write;
 
@@ -15,18 +17,21 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use rusqlite::Connection;
+use rusqlite::{Connection, TransactionBehavior};
 
 use crate::error::{Error, Result};
 pub use ledger::{Ledger, LedgerLine, sum as ledger_sum};
+pub use read::INTERRUPTED;
+pub use step::StepRecord;
 pub use types::*;
 
 /// Ordered migrations; index + 1 is the `user_version` after applying it.
-pub(crate) const MIGRATIONS: [&str; 4] = [
+pub(crate) const MIGRATIONS: [&str; 5] = [
     include_str!("migrations/0001_init.sql"),
     include_str!("migrations/0002_web.sql"),
     include_str!("migrations/0003_mcp.sql"),
-    include_str!("migrations/0004_cost.sql"),
+    include_str!("migrations/0004_reliability.sql"),
+    include_str!("migrations/0005_cost.sql"),
 ];
 
 /// A handle on one store file. Cheap to clone; clones share the connection.
@@ -54,8 +59,16 @@ impl Store {
         }
         let conn = Connection::open(path)
             .map_err(|e| Error::Store(format!("cannot open {}: {e}", path.display())))?;
+        // Before anything that takes a lock: another process may be creating the file.
+        conn.busy_timeout(BUSY_TIMEOUT)
+            .map_err(db_err("setting the busy timeout"))?;
         conn.pragma_update(None, "journal_mode", "WAL")
             .map_err(db_err("enabling WAL"))?;
+        // In WAL mode NORMAL keeps every committed transaction across a killed
+        // process (kill -9 included) and never corrupts the file; only a power loss
+        // can take back the last commits. It spares an fsync per step.
+        conn.pragma_update(None, "synchronous", "NORMAL")
+            .map_err(db_err("setting synchronous"))?;
         Store::setup(conn, MIGRATIONS.len())
     }
 
@@ -73,22 +86,29 @@ impl Store {
         Store::setup(conn, upto.min(MIGRATIONS.len()))
     }
 
+    /// Bring the schema up to `upto`. The version is read, and the migrations
+    /// applied, inside one `BEGIN IMMEDIATE` transaction, so of several processes
+    /// opening a new file at once exactly one migrates and the others then see its
+    /// version; each statement is also safe to meet twice (`IF NOT EXISTS`, and an
+    /// added column that already exists is taken as added).
     fn setup(mut conn: Connection, upto: usize) -> Result<Store> {
-        conn.busy_timeout(Duration::from_secs(5))
+        conn.busy_timeout(BUSY_TIMEOUT)
             .map_err(db_err("setting the busy timeout"))?;
         conn.pragma_update(None, "foreign_keys", "ON")
             .map_err(db_err("enabling foreign keys"))?;
-        let version: usize = conn
-            .query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0))
-            .map_err(db_err("reading the schema version"))? as usize;
-        if version < upto {
-            let tx = conn.transaction().map_err(db_err("starting a migration"))?;
-            for (i, sql) in MIGRATIONS.iter().enumerate().take(upto).skip(version) {
-                tx.execute_batch(sql)
-                    .map_err(|e| Error::Store(format!("migration {} failed: {e}", i + 1)))?;
+        if user_version(&conn)? < upto {
+            let tx = conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .map_err(db_err("starting a migration"))?;
+            let version = user_version(&tx)?;
+            if version < upto {
+                for (i, sql) in MIGRATIONS.iter().enumerate().take(upto).skip(version) {
+                    migrate(&tx, sql)
+                        .map_err(|e| Error::Store(format!("migration {} failed: {e}", i + 1)))?;
+                }
+                tx.pragma_update(None, "user_version", upto as i64)
+                    .map_err(db_err("recording the schema version"))?;
             }
-            tx.pragma_update(None, "user_version", upto as i64)
-                .map_err(db_err("recording the schema version"))?;
             tx.commit().map_err(db_err("committing migrations"))?;
         }
         Ok(Store {
@@ -110,6 +130,83 @@ impl Store {
     }
 }
 
+/// How long a statement waits for another connection's lock before failing.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+fn user_version(conn: &Connection) -> Result<usize> {
+    let v: i64 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .map_err(db_err("reading the schema version"))?;
+    Ok(usize::try_from(v).unwrap_or(0))
+}
+
+/// Run one migration statement by statement; `ADD COLUMN` of a column that is
+/// already there (a migration met twice) is skipped.
+fn migrate(conn: &Connection, sql: &str) -> rusqlite::Result<()> {
+    for statement in statements(sql) {
+        match conn.execute_batch(&statement) {
+            Ok(()) => {}
+            Err(e) if e.to_string().starts_with("duplicate column name") => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// The statements of a migration file: split at `;` outside quotes and `--`
+/// comments (the migrations hold no triggers, so no `;` inside a statement).
+fn statements(sql: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    let mut quote: Option<char> = None;
+    let mut chars = sql.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"' | '`') => quote = Some(c),
+            (None, '-') if chars.peek() == Some(&'-') => {
+                for rest in chars.by_ref() {
+                    if rest == '\n' {
+                        break;
+                    }
+                }
+                current.push('\n');
+                continue;
+            }
+            (None, ';') => {
+                if !current.trim().is_empty() {
+                    out.push(std::mem::take(&mut current));
+                }
+                current.clear();
+                continue;
+            }
+            _ => {}
+        }
+        current.push(c);
+    }
+    if !current.trim().is_empty() {
+        out.push(current);
+    }
+    out
+}
+
 pub(crate) fn now() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_migration_splits_into_its_statements() {
+        let parts = statements(
+            "-- a; comment\nCREATE TABLE t (x TEXT DEFAULT 'a;b');\nALTER TABLE t ADD COLUMN y;\n",
+        );
+        assert_eq!(parts.len(), 2, "{parts:?}");
+        assert!(parts[0].contains("'a;b'"));
+        let counts: Vec<usize> = MIGRATIONS.iter().map(|m| statements(m).len()).collect();
+        assert_eq!(counts, vec![7, 4, 1, 5]);
+    }
 }

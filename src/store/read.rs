@@ -1,8 +1,9 @@
 //! Reading the store back: runs newest first with their aggregates, a run's steps,
 //! accounting rows, citations and server-tool calls, and citations across runs.
 
-use rusqlite::{OptionalExtension, Row, params};
+use rusqlite::{Connection, OptionalExtension, Row, params};
 
+use super::runner::{self, Runner};
 use super::{Store, db_err};
 use crate::core::completion::Usage;
 use crate::core::event::RunId;
@@ -11,15 +12,31 @@ use crate::store::types::{
     CitationQuery, CitationRow, ProviderCallRow, RunRow, ServerToolCallRow, StepRow,
 };
 
-const RUN_COLUMNS: &str = "r.run_id, r.started_at, r.finished_at, r.goal, r.provider, r.model, r.outcome,
+// Token sums are taken in Rust with saturating adds, not with SQL `SUM`, which
+// fails the whole query with "integer overflow" when one row holds an absurd count.
+const RUN_COLUMNS: &str =
+    "r.run_id, r.started_at, r.finished_at, r.goal, r.provider, r.model, r.outcome,
     r.outcome_detail, r.parent_run_id, r.session_id,
     (SELECT COUNT(*) FROM citations c WHERE c.run_id = r.run_id),
-    (SELECT COALESCE(SUM(input_tokens), 0) FROM provider_calls p WHERE p.run_id = r.run_id),
-    (SELECT COALESCE(SUM(output_tokens), 0) FROM provider_calls p WHERE p.run_id = r.run_id),
-    (SELECT COALESCE(SUM(server_tool_requests), 0) FROM provider_calls p WHERE p.run_id = r.run_id)";
+    r.runner_pid, r.runner_host, r.runner_token";
 
-fn run_row(r: &Row<'_>) -> rusqlite::Result<RunRow> {
-    Ok(RunRow {
+/// A stored count: negative only when an older release wrapped a huge one, which
+/// reads as saturated.
+pub(crate) fn count(v: i64) -> u64 {
+    u64::try_from(v).unwrap_or(i64::MAX as u64)
+}
+
+fn run_row(r: &Row<'_>) -> rusqlite::Result<(RunRow, Option<Runner>)> {
+    let runner = r
+        .get::<_, Option<i64>>(11)?
+        .map(|pid| -> rusqlite::Result<Runner> {
+            Ok(Runner {
+                pid,
+                host: r.get(12)?,
+                token: r.get(13)?,
+            })
+        });
+    let row = RunRow {
         run_id: RunId(r.get(0)?),
         started_at: r.get(1)?,
         finished_at: r.get(2)?,
@@ -30,21 +47,46 @@ fn run_row(r: &Row<'_>) -> rusqlite::Result<RunRow> {
         outcome_detail: r.get(7)?,
         parent_run_id: r.get::<_, Option<i64>>(8)?.map(RunId),
         session_id: r.get(9)?,
-        citation_count: r.get::<_, i64>(10)? as u64,
-        input_tokens: r.get::<_, i64>(11)? as u64,
-        output_tokens: r.get::<_, i64>(12)? as u64,
-        server_tool_requests: r.get::<_, i64>(13)? as u64,
-        cost: None,
-    })
+        citation_count: count(r.get(10)?),
+        ..RunRow::default()
+    };
+    Ok((row, runner.transpose()?))
 }
+
+/// Add a run's accounting sums, and call a run whose process is gone `interrupted`.
+fn complete(
+    conn: &Connection,
+    (mut row, runner): (RunRow, Option<Runner>),
+) -> rusqlite::Result<RunRow> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT input_tokens, output_tokens, server_tool_requests FROM provider_calls WHERE run_id = ?1",
+    )?;
+    let mut rows = stmt.query([row.run_id.0])?;
+    while let Some(r) = rows.next()? {
+        row.input_tokens = row.input_tokens.saturating_add(count(r.get(0)?));
+        row.output_tokens = row.output_tokens.saturating_add(count(r.get(1)?));
+        row.server_tool_requests = row.server_tool_requests.saturating_add(count(r.get(2)?));
+    }
+    if row.outcome.is_none() && runner.as_ref().is_some_and(runner::is_gone) {
+        row.outcome = Some(INTERRUPTED.to_string());
+        row.outcome_detail = Some(format!(
+            "the process running it is gone; `io-harness run --resume {}` continues it",
+            row.run_id
+        ));
+    }
+    Ok(row)
+}
+
+/// The outcome a reader shows for a run whose process is gone.
+pub const INTERRUPTED: &str = "interrupted";
 
 /// The columns `call_row` reads, in its order.
 pub(super) const CALL_COLUMNS: &str = "run_id, step, provider, model, input_tokens, output_tokens,
     server_tool_requests, has_usage, stop_reason, latency_ms, request_id, cache_write_tokens,
-    cache_read_tokens, web_fetch_requests, reported_cost_micro_usd";
+    cache_read_tokens, web_fetch_requests, reported_cost_micro_usd, step_attempt";
 
 pub(super) fn call_row(r: &Row<'_>) -> rusqlite::Result<ProviderCallRow> {
-    let n = |i: usize| -> rusqlite::Result<u64> { Ok(r.get::<_, i64>(i)?.max(0) as u64) };
+    let n = |i: usize| -> rusqlite::Result<u64> { Ok(count(r.get(i)?)) };
     let usage = if r.get::<_, bool>(7)? {
         Some(Usage {
             input_tokens: n(4)?,
@@ -53,7 +95,7 @@ pub(super) fn call_row(r: &Row<'_>) -> rusqlite::Result<ProviderCallRow> {
             cache_write_tokens: n(11)?,
             cache_read_tokens: n(12)?,
             web_fetch_requests: n(13)?,
-            reported_cost_micro_usd: r.get::<_, Option<i64>>(14)?.map(|c| c.max(0) as u64),
+            reported_cost_micro_usd: r.get::<_, Option<i64>>(14)?.map(count),
         })
     } else {
         None
@@ -67,6 +109,7 @@ pub(super) fn call_row(r: &Row<'_>) -> rusqlite::Result<ProviderCallRow> {
         stop_reason: r.get(8)?,
         latency_ms: n(9)?,
         request_id: r.get(10)?,
+        step_attempt: u32::try_from(r.get::<_, i64>(15)?).unwrap_or(1),
     })
 }
 
@@ -87,8 +130,12 @@ impl Store {
         let mut stmt = conn.prepare(&sql).map_err(db_err("reading runs"))?;
         let rows = stmt
             .query_map(args, run_row)
+            .map_err(db_err("reading runs"))?
+            .collect::<rusqlite::Result<Vec<_>>>()
             .map_err(db_err("reading runs"))?;
-        rows.collect::<rusqlite::Result<_>>()
+        rows.into_iter()
+            .map(|r| complete(&conn, r))
+            .collect::<rusqlite::Result<_>>()
             .map_err(db_err("reading runs"))
     }
 
@@ -237,6 +284,27 @@ impl Store {
             }
         }
         Ok(out)
+    }
+
+    /// The pid of another live process on this host still running this run, if any.
+    pub fn running_elsewhere(&self, run_id: RunId) -> Result<Option<i64>> {
+        let runner: Option<Runner> = self
+            .lock()?
+            .query_row(
+                "SELECT runner_pid, runner_host, runner_token FROM runs
+                 WHERE run_id = ?1 AND outcome IS NULL AND runner_pid IS NOT NULL",
+                [run_id.0],
+                |r| {
+                    Ok(Runner {
+                        pid: r.get(0)?,
+                        host: r.get(1)?,
+                        token: r.get(2)?,
+                    })
+                },
+            )
+            .optional()
+            .map_err(db_err("looking up a run's process"))?;
+        Ok(runner.filter(runner::is_other_live).map(|r| r.pid))
     }
 
     /// Whether a run exists.

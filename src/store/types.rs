@@ -120,6 +120,9 @@ pub struct ProviderCallRow {
     pub latency_ms: u64,
     /// Request id.
     pub request_id: Option<String>,
+    /// How many times this step's request was sent: 1, or 2+ when a resumed run
+    /// re-sent a request whose answer the killed process never recorded.
+    pub step_attempt: u32,
 }
 
 /// One row of `citations`.

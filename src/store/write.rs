@@ -2,6 +2,7 @@
 
 use rusqlite::{OptionalExtension, params};
 
+use super::runner;
 use super::{Store, db_err, now};
 use crate::core::completion::{Citation, ServerToolCall};
 use crate::core::event::{RunId, RunOutcome};
@@ -9,17 +10,28 @@ use crate::error::{Error, Result};
 use crate::store::types::{CHECKPOINT_FORMAT, Checkpoint, NewRun, ProviderCall};
 
 impl Store {
-    /// Record a new run; its id.
+    /// Record a new run, run by this process; its id.
     pub fn begin_run(&self, run: &NewRun) -> Result<RunId> {
         let conn = self.lock()?;
-        conn.execute(
-            "INSERT INTO runs (started_at, goal, provider, model, web_json, parent_run_id, session_id, mcp_declared_json)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-            params![now(), run.goal, run.provider, run.model, run.web_json,
-                    run.parent_run_id.map(|r| r.0), run.session_id, run.mcp_declared_json],
+        insert_run(&conn, run)
+    }
+
+    /// Record a new run and its first checkpoint (before any request) in one
+    /// transaction, so even a run killed during its first request can be resumed.
+    pub fn start_run(&self, run: &NewRun, checkpoint: &Checkpoint) -> Result<RunId> {
+        let body = serde_json::to_string(checkpoint).map_err(|e| Error::Store(e.to_string()))?;
+        let mut conn = self.lock()?;
+        let tx = conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(db_err("starting a new run"))?;
+        let run_id = insert_run(&tx, run)?;
+        tx.execute(
+            "INSERT INTO checkpoints (run_id, format, step, body_json, saved_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![run_id.0, checkpoint.format, checkpoint.step, body, now()],
         )
-        .map_err(db_err("recording a new run"))?;
-        Ok(RunId(conn.last_insert_rowid()))
+        .map_err(db_err("saving the first checkpoint"))?;
+        tx.commit().map_err(db_err("committing a new run"))?;
+        Ok(run_id)
     }
 
     /// Start a session; its id.
@@ -61,11 +73,11 @@ impl Store {
                    server_tool_requests, has_usage, stop_reason, latency_ms, request_id, created_at,
                    cache_write_tokens, cache_read_tokens, web_fetch_requests, reported_cost_micro_usd)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
-                params![run_id.0, step, call.provider, call.model, u.input_tokens as i64, u.output_tokens as i64,
-                        u.server_tool_requests as i64, call.usage.is_some(), call.stop_reason,
-                        call.latency_ms as i64, call.request_id, now(),
-                        u.cache_write_tokens as i64, u.cache_read_tokens as i64, u.web_fetch_requests as i64,
-                        u.reported_cost_micro_usd.map(|c| c as i64)],
+                params![run_id.0, step, call.provider, call.model, count(u.input_tokens), count(u.output_tokens),
+                        count(u.server_tool_requests), call.usage.is_some(), call.stop_reason,
+                        count(call.latency_ms), call.request_id, now(),
+                        count(u.cache_write_tokens), count(u.cache_read_tokens), count(u.web_fetch_requests),
+                        u.reported_cost_micro_usd.map(count)],
             )
             .map_err(db_err("recording a provider call"))
         });
@@ -124,7 +136,7 @@ impl Store {
             .execute(
                 "INSERT INTO checkpoints (run_id, format, step, body_json, saved_at) VALUES (?1, ?2, ?3, ?4, ?5)
                  ON CONFLICT (run_id) DO UPDATE SET format = excluded.format, step = excluded.step,
-                   body_json = excluded.body_json, saved_at = excluded.saved_at",
+                   body_json = excluded.body_json, saved_at = excluded.saved_at, sent = 0",
                 params![run_id.0, checkpoint.format, checkpoint.step, body, now()],
             )
             .map_err(db_err("saving a checkpoint"))?;
@@ -157,28 +169,60 @@ impl Store {
 
     /// Record how a run ended.
     pub fn finish_run(&self, run_id: RunId, outcome: &RunOutcome) -> Result<()> {
-        let detail = match outcome {
-            RunOutcome::Failed { reason } => Some(reason.clone()),
-            RunOutcome::BudgetExhausted { budget } => serde_json::to_value(budget)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_string)),
-            RunOutcome::Error { message } => Some(message.clone()),
-            RunOutcome::Passed | RunOutcome::Cancelled => None,
-        };
         self.lock()?
             .execute(
                 "UPDATE runs SET finished_at = ?2, outcome = ?3, outcome_detail = ?4 WHERE run_id = ?1",
-                params![run_id.0, now(), outcome.label(), detail],
+                params![run_id.0, now(), outcome.label(), outcome_detail(outcome)],
             )
             .map_err(db_err("recording a run's outcome"))?;
         Ok(())
     }
 
-    /// Mark a run as running again, for a resume.
+    /// Mark a run as running again, in this process, for a resume.
     pub fn reopen_run(&self, run_id: RunId) -> Result<()> {
+        let me = runner::current();
         self.lock()?
-            .execute("UPDATE runs SET finished_at = NULL, outcome = NULL, outcome_detail = NULL WHERE run_id = ?1", [run_id.0])
+            .execute(
+                "UPDATE runs SET finished_at = NULL, outcome = NULL, outcome_detail = NULL,
+                   runner_pid = ?2, runner_host = ?3, runner_token = ?4 WHERE run_id = ?1",
+                params![run_id.0, me.pid, me.host, me.token],
+            )
             .map_err(db_err("reopening a run"))?;
         Ok(())
+    }
+}
+
+fn insert_run(conn: &rusqlite::Connection, run: &NewRun) -> Result<RunId> {
+    let me = runner::current();
+    conn.execute(
+        "INSERT INTO runs (started_at, goal, provider, model, web_json, parent_run_id, session_id, mcp_declared_json,
+           runner_pid, runner_host, runner_token)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+        params![now(), run.goal, run.provider, run.model, run.web_json,
+                run.parent_run_id.map(|r| r.0), run.session_id, run.mcp_declared_json,
+                me.pid, me.host, me.token],
+    )
+    .map_err(db_err("recording a new run"))?;
+    Ok(RunId(conn.last_insert_rowid()))
+}
+
+/// A count as SQLite holds it: saturated at `i64::MAX`, never wrapped negative.
+pub(crate) fn count(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+/// The `outcome_detail` recorded beside an outcome.
+pub(crate) fn outcome_detail(outcome: &RunOutcome) -> Option<String> {
+    match outcome {
+        RunOutcome::Failed { reason } => Some(reason.clone()),
+        RunOutcome::BudgetExhausted { budget } => serde_json::to_value(budget)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string)),
+        RunOutcome::Error { message } => Some(message.clone()),
+        RunOutcome::Refused { text } => Some(text.clone()),
+        RunOutcome::Truncated { max_tokens } => Some(format!(
+            "the answer was cut off at max_tokens ({max_tokens}) and not verified; raise max_tokens for this provider in io.toml"
+        )),
+        RunOutcome::Passed | RunOutcome::Cancelled => None,
     }
 }

@@ -188,6 +188,27 @@ impl Harness {
         .unwrap()
     }
 
+    /// Like `run_with`, returning the error instead of unwrapping it.
+    pub async fn try_run_with(
+        &self,
+        c: TaskContract,
+        options: RunOptions,
+    ) -> io_harness::Result<RunResult> {
+        let options = RunOptions {
+            observer: self.events.clone(),
+            ..options
+        };
+        run_with_options(
+            &self.place(c),
+            &self.provider,
+            &self.store,
+            &Policy::workspace_default(),
+            &ApproveAll,
+            options,
+        )
+        .await
+    }
+
     pub async fn try_run(&self, c: TaskContract) -> io_harness::Result<RunResult> {
         run_with_options(
             &self.place(c),

@@ -10,7 +10,7 @@ use ratatui::widgets::{Clear, Paragraph, Row, Table, Wrap};
 
 use super::{block, centered};
 use crate::console::app::State;
-use crate::console::runview::Tone;
+use crate::console::runview::{Tone, saturating_sum};
 use crate::core::price::{usd, usd_or_dash};
 
 pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
@@ -179,11 +179,11 @@ fn draw_requests(frame: &mut Frame<'_>, area: Rect, state: &State) {
         .calls
         .iter()
         .map(|c| c.cost.fees_micro_usd.or(c.cost.vendor_micro_usd.map(|_| 0)))
-        .sum();
+        .try_fold(0u64, |a, f| f.map(|f| a.saturating_add(f)));
     let sum = Row::new(vec![
         "Σ".to_string(),
-        r.calls.iter().map(|c| c.input).sum::<u64>().to_string(),
-        r.calls.iter().map(|c| c.output).sum::<u64>().to_string(),
+        saturating_sum(r.calls.iter().map(|c| c.input)).to_string(),
+        saturating_sum(r.calls.iter().map(|c| c.output)).to_string(),
         r.total_searches().to_string(),
         usd_or_dash(all_fees),
         usd_or_dash(total),
@@ -263,13 +263,13 @@ fn draw_chart(frame: &mut Frame<'_>, area: Rect, state: &State) {
                     k.fees_micro_usd.unwrap_or(0),
                     0,
                 ],
-                (false, _) => [c.input + c.output, 0, 0, 0],
+                (false, _) => [c.input.saturating_add(c.output), 0, 0, 0],
             }
         })
         .collect();
     let top = bars
         .iter()
-        .map(|b| b.iter().sum::<u64>())
+        .map(|b| saturating_sum(b.iter().copied()))
         .max()
         .unwrap_or(0);
     let title = match (priced, top) {
@@ -294,7 +294,9 @@ fn draw_chart(frame: &mut Frame<'_>, area: Rect, state: &State) {
     }
     // The latest requests that fit, filled from the bottom: two cells wide with a
     // gap where there is room, one cell each where there is not.
-    let h = u64::from(inner.height);
+    // In u128: a saturated count times the height must not overflow.
+    let h = u128::from(inner.height);
+    let top128 = u128::from(top);
     let slot = if bars.len() * 3 <= inner.width as usize {
         3
     } else {
@@ -304,17 +306,17 @@ fn draw_chart(frame: &mut Frame<'_>, area: Rect, state: &State) {
     let shown = bars.iter().skip(bars.len().saturating_sub(fit));
     let buf = frame.buffer_mut();
     for (i, bar) in shown.enumerate() {
-        let total: u64 = bar.iter().sum();
+        let total: u128 = bar.iter().map(|&p| u128::from(p)).sum();
         // Rounded up, so a request that cost anything shows at least one cell.
-        let height = (total * h).div_ceil(top).min(h);
-        let mut below = 0u64;
-        let mut filled = 0u64;
+        let height = (total * h).div_ceil(top128).min(h);
+        let mut below = 0u128;
+        let mut filled = 0u128;
         for (part, colour) in bar.iter().zip(colours) {
-            below += part;
+            below += u128::from(*part);
             let upto = if below == total {
                 height
             } else {
-                (below * h / top).min(height)
+                (below * h / top128).min(height)
             };
             for row in filled..upto {
                 let y = inner.y + inner.height - 1 - row as u16;

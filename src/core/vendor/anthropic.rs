@@ -254,8 +254,10 @@ pub fn decode(response: &WireResponse) -> Result<Completion> {
         Usage {
             input_tokens: u64_field(u, "input_tokens"),
             output_tokens: u64_field(u, "output_tokens"),
-            server_tool_requests: server.map_or(0, |s| u64_field(s, "web_search_requests"))
-                + fetches,
+            server_tool_requests: server
+                .map_or(0, |s| u64_field(s, "web_search_requests"))
+                .saturating_add(fetches)
+                .min(Usage::MAX_COUNT),
             // Reported beside `input_tokens`, not inside it.
             cache_write_tokens: u64_field(u, "cache_creation_input_tokens"),
             cache_read_tokens: u64_field(u, "cache_read_input_tokens"),

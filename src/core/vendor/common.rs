@@ -39,9 +39,23 @@ pub(crate) fn str_field(v: &Value, key: &str) -> Option<String> {
     v.get(key).and_then(Value::as_str).map(str::to_string)
 }
 
-/// An unsigned counter, 0 when absent.
+/// An unsigned counter, 0 when absent or negative; a count beyond
+/// `Usage::MAX_COUNT` (including one too large for a u64, which JSON carries as a
+/// float) is clamped to it rather than wrapped or read as 0, so it can neither
+/// overflow a sum nor slip under a budget.
 pub(crate) fn u64_field(v: &Value, key: &str) -> u64 {
-    v.get(key).and_then(Value::as_u64).unwrap_or(0)
+    let Some(n) = v.get(key).filter(|n| n.is_number()) else {
+        return 0;
+    };
+    let max = crate::core::completion::Usage::MAX_COUNT;
+    match n.as_u64() {
+        Some(n) => n.min(max),
+        None => match n.as_f64() {
+            Some(f) if f >= max as f64 => max,
+            Some(f) if f > 0.0 => f as u64,
+            _ => 0,
+        },
+    }
 }
 
 /// `retry-after-ms`, else `retry-after` in seconds or as an HTTP date (relative to

@@ -1,4 +1,4 @@
--- 0004: what a request cost. Cache tokens (priced at their own rates), the fetches
+-- 0005: what a request cost. Cache tokens (priced at their own rates), the fetches
 -- among the vendor's server-tool requests, and the vendor's own reported cost in
 -- millionths of a US dollar (NULL where the vendor stated none). Additive.
 ALTER TABLE provider_calls ADD COLUMN cache_write_tokens INTEGER NOT NULL DEFAULT 0;

@@ -1,0 +1,120 @@
+//! A step recorded whole or not at all: its accounting row, server-tool rows,
+//! citations, step row and checkpoint (and, for the last step, the run's outcome)
+//! in one transaction, so a process killed anywhere in a step leaves either the
+//! whole step or none of it, and a resume never charges a step twice.
+//!
+//! Before each request the checkpoint's `sent` counter goes up by one; a resumed
+//! run that re-sends a step's request therefore knows which attempt it makes, and
+//! records it in `provider_calls.step_attempt` (2+ marks a re-sent step: the
+//! earlier request was really sent and may have been billed, but its answer was
+//! never recorded).
+
+use rusqlite::{TransactionBehavior, params};
+
+use super::write::{count, outcome_detail};
+use super::{Store, db_err, now};
+use crate::core::completion::{Citation, ServerToolCall};
+use crate::core::event::{RunId, RunOutcome};
+use crate::error::{Error, Result};
+use crate::store::types::{Checkpoint, ProviderCall};
+
+/// Everything one step writes.
+#[derive(Debug, Clone, Copy)]
+pub struct StepRecord<'a> {
+    /// The step, from 1.
+    pub step: u32,
+    /// Which sending of this step's request answered (1 unless re-sent on resume).
+    pub attempt: u32,
+    /// The completion's accounting.
+    pub call: &'a ProviderCall,
+    /// Provider-executed tool calls, ok and failed.
+    pub server_tools: &'a [ServerToolCall],
+    /// Citations (a url already recorded for this run and step is skipped).
+    pub citations: &'a [Citation],
+    /// The completion's text.
+    pub text: &'a str,
+    /// The observations the step produced.
+    pub observations: &'a [String],
+}
+
+impl Store {
+    /// Record one step whole, with the checkpoint that follows it and, when the
+    /// step ended the run, its outcome.
+    pub fn record_step_whole(
+        &self,
+        run_id: RunId,
+        record: &StepRecord<'_>,
+        checkpoint: &Checkpoint,
+        outcome: Option<&RunOutcome>,
+    ) -> Result<()> {
+        let body = serde_json::to_string(checkpoint).map_err(|e| Error::Store(e.to_string()))?;
+        let obs =
+            serde_json::to_string(record.observations).map_err(|e| Error::Store(e.to_string()))?;
+        let mut conn = self.lock()?;
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(db_err("starting a step's write"))?;
+        let (run, step, c) = (run_id.0, record.step, record.call);
+        let u = c.usage.unwrap_or_default();
+        tx.execute(
+            "INSERT INTO provider_calls (run_id, step, provider, model, input_tokens, output_tokens,
+               server_tool_requests, has_usage, stop_reason, latency_ms, request_id, created_at, step_attempt,
+               cache_write_tokens, cache_read_tokens, web_fetch_requests, reported_cost_micro_usd)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+            params![run, step, c.provider, c.model, count(u.input_tokens), count(u.output_tokens),
+                    count(u.server_tool_requests), c.usage.is_some(), c.stop_reason,
+                    count(c.latency_ms), c.request_id, now(), record.attempt,
+                    count(u.cache_write_tokens), count(u.cache_read_tokens), count(u.web_fetch_requests),
+                    u.reported_cost_micro_usd.map(count)],
+        )
+        .map_err(db_err("recording a provider call"))?;
+        for s in record.server_tools {
+            tx.execute(
+                "INSERT INTO server_tool_calls (run_id, step, provider, tool, error, input) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                params![run, step, s.provider, s.tool, s.error, s.input],
+            )
+            .map_err(db_err("recording a server-tool call"))?;
+        }
+        for x in record.citations {
+            tx.execute(
+                "INSERT OR IGNORE INTO citations (run_id, step, url, title, cited_text) VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![run, step, x.url, x.title, x.cited_text],
+            )
+            .map_err(db_err("recording a citation"))?;
+        }
+        tx.execute(
+            "INSERT INTO steps (run_id, step, text, observations_json) VALUES (?1, ?2, ?3, ?4)
+             ON CONFLICT (run_id, step) DO UPDATE SET text = excluded.text, observations_json = excluded.observations_json",
+            params![run, step, record.text, obs],
+        )
+        .map_err(db_err("recording a step"))?;
+        tx.execute(
+            "INSERT INTO checkpoints (run_id, format, step, body_json, saved_at, sent) VALUES (?1, ?2, ?3, ?4, ?5, 0)
+             ON CONFLICT (run_id) DO UPDATE SET format = excluded.format, step = excluded.step,
+               body_json = excluded.body_json, saved_at = excluded.saved_at, sent = 0",
+            params![run, checkpoint.format, checkpoint.step, body, now()],
+        )
+        .map_err(db_err("saving a checkpoint"))?;
+        if let Some(outcome) = outcome {
+            tx.execute(
+                "UPDATE runs SET finished_at = ?2, outcome = ?3, outcome_detail = ?4 WHERE run_id = ?1",
+                params![run, now(), outcome.label(), outcome_detail(outcome)],
+            )
+            .map_err(db_err("recording a run's outcome"))?;
+        }
+        tx.commit().map_err(db_err("committing a step"))
+    }
+
+    /// Count one more request sent for the step after the checkpoint's; the attempt
+    /// number this request is (1 for a first sending).
+    pub fn mark_request_sent(&self, run_id: RunId) -> Result<u32> {
+        let conn = self.lock()?;
+        conn.query_row(
+            "UPDATE checkpoints SET sent = sent + 1 WHERE run_id = ?1 RETURNING sent",
+            [run_id.0],
+            |r| r.get::<_, i64>(0),
+        )
+        .map(|n| u32::try_from(n).unwrap_or(u32::MAX))
+        .map_err(db_err("marking a request as sent"))
+    }
+}
