@@ -39,6 +39,7 @@ fn loop_steps(c: &mut Criterion) {
         wire: io_harness::Wire::Anthropic2025,
         base_url: stub.base_url(Vendor::Anthropic),
         api_key_env: "UNUSED".into(),
+        stream: false,
     };
     let provider = HttpProvider::new(endpoint.clone(), "claude-sonnet-4-5", 1024)
         .with_api_key(ApiKey::new("bench"));

@@ -194,6 +194,7 @@ fn member(h: &Harness, vendor: Vendor, model: &str) -> Box<dyn Provider> {
         wire: io_harness::Wire::spec(vendor),
         base_url: h.stub.base_url(vendor),
         api_key_env: "IO_HARNESS_TEST_KEY".into(),
+        stream: false,
     };
     Box::new(
         HttpProvider::new(endpoint, model, 256)

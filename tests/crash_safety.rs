@@ -109,9 +109,9 @@ fn query(db: &Path, sql: &str) -> Vec<(i64, i64)> {
         .collect()
 }
 
-/// Start `run --json`, kill it with SIGKILL once it reports `point` in `step`;
+/// Start `run --json`, send it `signal` once it reports `point` in `step`;
 /// the run's id.
-fn run_and_kill(cfg: &Path, db: &Path, step: u32, point: Point) -> i64 {
+fn run_and_kill(cfg: &Path, db: &Path, step: u32, point: Point, signal: &str) -> i64 {
     let mut child = bin()
         .args(["run", "--json", "--approve-all", "--config"])
         .arg(cfg)
@@ -127,7 +127,11 @@ fn run_and_kill(cfg: &Path, db: &Path, step: u32, point: Point) -> i64 {
         let event: serde_json::Value = serde_json::from_str(&line.unwrap()).unwrap();
         run_id = event["run_id"].as_i64();
         if event["kind"]["event"] == point.event() && event["step"] == step {
-            child.kill().unwrap();
+            let sent = Command::new("kill")
+                .args(["-s", signal, &child.id().to_string()])
+                .status()
+                .unwrap();
+            assert!(sent.success());
             killed = true;
             break;
         }
@@ -162,15 +166,19 @@ fn outcome_listed(cfg: &Path, db: &Path, run_id: i64) -> String {
 }
 
 async fn kill_then_resume(step: u32, point: Point) {
+    signal_then_resume(step, point, "KILL").await;
+}
+
+async fn signal_then_resume(step: u32, point: Point, signal: &'static str) {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join("ws")).unwrap();
     let db = dir.path().join("runs.db");
     let first = stub(&STEPS, Some(DELAY_MS)).await;
     let cfg = config(dir.path(), "first.toml", &first);
-    let case = format!("{point:?} in step {step}");
+    let case = format!("SIG{signal} {point:?} in step {step}");
     let run_id = {
         let (cfg, db) = (cfg.clone(), db.clone());
-        tokio::task::spawn_blocking(move || run_and_kill(&cfg, &db, step, point))
+        tokio::task::spawn_blocking(move || run_and_kill(&cfg, &db, step, point, signal))
             .await
             .unwrap()
     };
@@ -265,4 +273,9 @@ async fn killed_at_each_step_boundary_the_run_resumes_to_a_pass() {
     for step in 1..=2 {
         kill_then_resume(step, Point::Observed).await;
     }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn terminated_inside_a_request_the_run_reads_interrupted_and_resumes() {
+    signal_then_resume(2, Point::InRequest, "TERM").await;
 }

@@ -265,3 +265,126 @@ async fn a_truncated_answer_is_its_own_outcome_not_a_pass() {
         )
     );
 }
+
+#[test]
+fn a_run_whose_process_is_gone_reads_interrupted_in_runs_and_the_console() {
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    use io_harness::console::app::{Msg, update};
+    use io_harness::console::setup::{Connection, initial_state};
+    use io_harness::core::vendor::{Endpoint, Vendor};
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("runs.db");
+    let store = Store::open(&path).unwrap();
+    let gone = new_run(&store);
+    let live = new_run(&store);
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    let dead_pid = child.id();
+    child.wait().unwrap();
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute(
+        "UPDATE runs SET runner_pid = ?1 WHERE run_id = ?2",
+        (dead_pid, gone.0),
+    )
+    .unwrap();
+    let runs = store.runs(None).unwrap();
+    let outcome = |id: RunId| {
+        runs.iter()
+            .find(|r| r.run_id == id)
+            .unwrap()
+            .outcome
+            .clone()
+    };
+    assert_eq!(outcome(gone).as_deref(), Some("interrupted"));
+    assert_eq!(outcome(live), None, "this process still runs it");
+
+    let loaded = io_harness::config::Loaded {
+        config: io_harness::Config::parse("", "io.toml").unwrap(),
+        path: None,
+    };
+    let connection = Connection {
+        endpoints: Vendor::ALL
+            .iter()
+            .map(|&v| (v, Endpoint::public(v)))
+            .collect(),
+        stub: None,
+        mode: "test".into(),
+    };
+    let mut state = initial_state(&loaded, &connection, false).unwrap();
+    update(
+        &mut state,
+        Msg::Key(KeyEvent::new(KeyCode::F(4), KeyModifiers::NONE)),
+    );
+    update(&mut state, Msg::Runs(runs));
+    let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(100, 20)).unwrap();
+    t.draw(|f| io_harness::console::view::draw(f, &state))
+        .unwrap();
+    let screen = t.backend().to_string();
+    let line_of = |id: RunId| {
+        screen
+            .lines()
+            .find(|l| l.contains(&format!("│{:<5}", id.0)))
+            .unwrap_or_else(|| panic!("run {id} not on screen:\n{screen}"))
+            .to_string()
+    };
+    assert!(line_of(gone).contains("interrupted"), "{screen}");
+    assert!(line_of(live).contains("unfinished"), "{screen}");
+}
+
+fn decode(wire: io_harness::core::vendor::Wire, body: serde_json::Value) -> io_harness::Completion {
+    io_harness::core::vendor::decode_wire(
+        wire,
+        &io_harness::WireResponse {
+            status: 200,
+            headers: vec![],
+            body: serde_json::to_vec(&body).unwrap(),
+        },
+    )
+    .unwrap()
+}
+
+#[test]
+fn openai_refusals_decode_as_refusals_in_the_models_words() {
+    use io_harness::StopReason;
+    use io_harness::core::vendor::Wire;
+    let chat = serde_json::json!({"model": "gpt-5", "choices": [{"finish_reason": "stop",
+        "message": {"role": "assistant", "content": null, "refusal": "I can't help with that."}}]});
+    let c = decode(Wire::OpenAiChat, chat);
+    assert_eq!(
+        (c.stop, c.text.as_str()),
+        (StopReason::Refusal, "I can't help with that.")
+    );
+    let responses = serde_json::json!({"status": "completed", "output": [{"type": "message",
+        "content": [{"type": "refusal", "refusal": "I can't help with that."}]}]});
+    let c = decode(Wire::OpenAiResponses, responses);
+    assert_eq!(
+        (c.stop, c.text.as_str()),
+        (StopReason::Refusal, "I can't help with that.")
+    );
+}
+
+#[test]
+fn decoders_clamp_counts_instead_of_wrapping_or_dropping_them() {
+    use io_harness::core::vendor::Wire;
+    let body = |input: serde_json::Value, output: serde_json::Value| {
+        serde_json::json!({"type": "message", "model": "m", "content": [], "stop_reason": "end_turn",
+            "usage": {"input_tokens": input, "output_tokens": output}})
+    };
+    let usage = |i, o| decode(Wire::Anthropic2025, body(i, o)).usage.unwrap();
+    let u = usage(serde_json::json!(u64::MAX), serde_json::json!(2));
+    assert_eq!(u.input_tokens, Usage::MAX_COUNT);
+    assert!(
+        u.total_tokens() > Usage::MAX_COUNT,
+        "{u:?}: never wraps to 1"
+    );
+    assert!(u.clamped());
+    assert_eq!(
+        usage(serde_json::json!(1e20), serde_json::json!(1)).input_tokens,
+        Usage::MAX_COUNT
+    );
+    assert_eq!(
+        usage(serde_json::json!(-5), serde_json::json!(1)).input_tokens,
+        0
+    );
+    assert!(!usage(serde_json::json!(10), serde_json::json!(2)).clamped());
+}

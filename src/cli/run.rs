@@ -63,7 +63,8 @@ async fn go(
         config.endpoint(vendor),
         config.model(vendor),
         config.max_tokens(vendor),
-    )?;
+    )?
+    .with_idle_timeout(config.idle_timeout(vendor));
     let path = store_path.unwrap_or_else(|| config.store_path(loaded.path.as_deref()));
     let store = Store::open(&path)?;
     let cancel = CancellationToken::new();
@@ -237,9 +238,23 @@ fn describe(kind: &EventKind) -> Option<String> {
             Some(why) => format!("finished: {} — {why}", outcome.label()),
             None => format!("finished: {}", outcome.label()),
         },
+        EventKind::ServerToolStarted { tool, input, .. } => format!(
+            "{tool} started{}",
+            input
+                .as_deref()
+                .map(|i| format!(": {i}"))
+                .unwrap_or_default()
+        ),
+        EventKind::ToolCallRequested { name, input, .. } => format!("asks for {name} {input}"),
+        EventKind::RequestSent { attempt } if *attempt > 1 => format!("attempt {attempt}"),
+        // Text and results are in the summary events that follow.
         EventKind::StepStarted { .. }
         | EventKind::RequestSent { .. }
-        | EventKind::Observation { .. } => return None,
+        | EventKind::Observation { .. }
+        | EventKind::TextDelta { .. }
+        | EventKind::ServerToolReturned { .. }
+        | EventKind::CitationReceived { .. }
+        | EventKind::OutputTokens { .. } => return None,
     })
 }
 

@@ -90,6 +90,10 @@ pub struct ProviderConfig {
     pub api: Option<String>,
     /// `[providers.anthropic]` `"2025"` (default) | `"2026"`: the web tool versions.
     pub web_tools: Option<String>,
+    /// Ask for server-sent events (default true); `false` waits for whole bodies.
+    pub stream: Option<bool>,
+    /// Seconds a stream may stay silent (pings count) before the attempt is a timeout.
+    pub idle_timeout_secs: Option<u64>,
 }
 
 impl ProviderConfig {
@@ -295,7 +299,17 @@ impl Config {
             api_key_env: s
                 .api_key_env
                 .unwrap_or_else(|| vendor.default_api_key_env().to_string()),
+            stream: s.stream.unwrap_or(true),
         }
+    }
+
+    /// How long a stream from this vendor may stay silent before the attempt is
+    /// a timeout (`idle_timeout_secs`, else `DEFAULT_IDLE_TIMEOUT`).
+    pub fn idle_timeout(&self, vendor: Vendor) -> std::time::Duration {
+        self.settings(vendor).idle_timeout_secs.map_or(
+            crate::provider::DEFAULT_IDLE_TIMEOUT,
+            std::time::Duration::from_secs,
+        )
     }
 
     /// The model for a vendor.

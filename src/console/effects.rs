@@ -46,6 +46,8 @@ pub struct Executor {
     pub agents: Vec<AgentDef>,
     /// Started `[[mcp]]` servers.
     pub mcp: Option<Arc<crate::mcp::McpServers>>,
+    /// How long each vendor's stream may stay silent (the default where absent).
+    pub idle_timeouts: BTreeMap<Vendor, std::time::Duration>,
     /// Messages back to the loop.
     pub tx: mpsc::UnboundedSender<Msg>,
     /// The approver runs ask; its questions reach the loop.
@@ -88,6 +90,7 @@ impl Executor {
             policy: Policy::workspace_default(),
             agents: Vec::new(),
             mcp: None,
+            idle_timeouts: BTreeMap::new(),
             tx,
             approver,
             pending: None,
@@ -191,6 +194,10 @@ impl Executor {
                     return;
                 }
             }
+        };
+        let provider = match self.idle_timeouts.get(&vendor) {
+            Some(idle) => provider.with_idle_timeout(*idle),
+            None => provider,
         };
         let cancel = CancellationToken::new();
         let options = RunOptions {

@@ -8,6 +8,7 @@ pub mod effects;
 pub mod form;
 mod input;
 pub mod keys;
+pub mod live;
 pub mod runview;
 pub mod setup;
 pub mod terminal;
@@ -50,6 +51,10 @@ pub async fn open(config: Option<PathBuf>, store: Option<PathBuf>, demo: bool) -
         approver,
     );
     executor.agents = loaded.config.agents.clone();
+    executor.idle_timeouts = crate::core::vendor::Vendor::ALL
+        .iter()
+        .map(|&v| (v, loaded.config.idle_timeout(v)))
+        .collect();
     executor.policy = loaded.config.policy();
     if !loaded.config.mcp.is_empty() {
         // Started before the terminal is taken, so progress and a failure print plainly.

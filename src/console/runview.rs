@@ -57,7 +57,7 @@ impl CallLine {
 }
 
 /// One provider-executed tool call.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ServerLine {
     /// Step.
     pub step: u32,
@@ -67,6 +67,18 @@ pub struct ServerLine {
     pub error: Option<String>,
     /// Query or URL.
     pub input: Option<String>,
+    /// The vendor's id, for a call seen in a stream.
+    pub id: Option<String>,
+    /// When it started (run milliseconds), for a call seen in a stream.
+    pub started_ms: Option<u64>,
+    /// How long it ran, once its result arrived.
+    pub took_ms: Option<u64>,
+    /// Started, no result yet.
+    pub running: bool,
+    /// Its response completed and it was recorded.
+    pub recorded: bool,
+    /// Its stream was cut off before the response completed (not recorded).
+    pub interrupted: bool,
 }
 
 /// Everything the Run panes show.
@@ -102,6 +114,8 @@ pub struct RunView {
     pub approval: Option<ApprovalRequest>,
     /// Opened from the store, not live.
     pub past: bool,
+    /// What the request in flight has streamed.
+    pub live: super::live::Live,
 }
 
 /// A sum that stops at `u64::MAX` instead of overflowing.
@@ -134,6 +148,9 @@ impl RunView {
         self.elapsed_ms = event.elapsed_ms;
         self.step = event.step;
         let step = event.step;
+        if self.apply_live(event) {
+            return;
+        }
         match &event.kind {
             EventKind::RunStarted {
                 goal,
@@ -167,6 +184,7 @@ impl RunView {
                 wait_ms,
                 ..
             } => {
+                self.interrupt_live();
                 self.log.push((
                     step,
                     format!(
@@ -184,7 +202,8 @@ impl RunView {
                 ..
             } => {
                 self.in_flight = false;
-                if !text.trim().is_empty() {
+                let streamed = self.settle_live();
+                if !streamed && !text.trim().is_empty() {
                     self.log
                         .push((step, format!("model: {}", one_line(text)), Tone::Plain));
                 }
@@ -194,12 +213,15 @@ impl RunView {
             EventKind::ServerToolUsed {
                 tool, error, input, ..
             } => {
-                self.server.push(ServerLine {
-                    step,
-                    tool: tool.clone(),
-                    error: error.clone(),
-                    input: input.clone(),
-                });
+                if !self.confirm_server(step, tool, input.as_deref()) {
+                    self.server.push(ServerLine {
+                        step,
+                        tool: tool.clone(),
+                        error: error.clone(),
+                        input: input.clone(),
+                        ..ServerLine::default()
+                    });
+                }
             }
             EventKind::CitationRecorded { .. } => self.citations += 1,
             EventKind::ToolCalled {
@@ -227,7 +249,17 @@ impl RunView {
                 if *approved { Tone::Good } else { Tone::Bad },
             )),
             EventKind::Observation { text } => self.log.push((step, one_line(text), Tone::Plain)),
+            // Folded by `apply_live` above.
+            EventKind::TextDelta { .. }
+            | EventKind::ServerToolStarted { .. }
+            | EventKind::ServerToolReturned { .. }
+            | EventKind::CitationReceived { .. }
+            | EventKind::ToolCallRequested { .. }
+            | EventKind::OutputTokens { .. } => {}
             EventKind::Finished { outcome } => {
+                if self.live.active {
+                    self.interrupt_live();
+                }
                 self.running = false;
                 self.in_flight = false;
                 self.approval = None;
@@ -305,6 +337,7 @@ impl RunView {
                 tool: format!("child {id} {tool}"),
                 error: error.clone(),
                 input: input.clone(),
+                ..ServerLine::default()
             }),
             EventKind::CitationRecorded { .. } => self.citations += 1,
             EventKind::Observation { text } => {
@@ -379,6 +412,7 @@ impl PastRun {
                 tool: s.tool.clone(),
                 error: s.error.clone(),
                 input: s.input.clone(),
+                ..ServerLine::default()
             })
             .collect();
         let root = v.run_id;
@@ -408,6 +442,6 @@ impl PastRun {
 }
 
 /// A log line: newlines shown as ` ⏎ ` so a listing stays readable on one row.
-fn one_line(text: &str) -> String {
+pub(super) fn one_line(text: &str) -> String {
     text.trim_end().replace("\r\n", "\n").replace('\n', " ⏎ ")
 }

@@ -173,6 +173,57 @@ pub enum EventKind {
         /// What went wrong.
         reason: String,
     },
+    /// Streamed answer text, as it arrived (the whole text is in `ProviderCalled`).
+    TextDelta {
+        /// The new text.
+        text: String,
+    },
+    /// A provider-executed tool started, its input complete (streamed answers only).
+    ServerToolStarted {
+        /// The vendor.
+        provider: String,
+        /// `web_search`, `web_fetch`.
+        tool: String,
+        /// The vendor's id for the call.
+        id: String,
+        /// Its query or URL, where reported.
+        input: Option<String>,
+    },
+    /// A provider-executed tool's result arrived (streamed answers only; the
+    /// recorded call is `ServerToolUsed`, after the response is complete).
+    ServerToolReturned {
+        /// The vendor.
+        provider: String,
+        /// `web_search`, `web_fetch`.
+        tool: String,
+        /// The id of the call it answers.
+        id: String,
+        /// Whether it ran.
+        ok: bool,
+        /// The vendor's error code when it failed.
+        error: Option<String>,
+        /// Its query or URL, where reported.
+        input: Option<String>,
+    },
+    /// A source arrived in a stream (the deduplicated record is `CitationRecorded`).
+    CitationReceived {
+        /// The source.
+        citation: Citation,
+    },
+    /// The model asked for a local tool; it runs once the response is complete.
+    ToolCallRequested {
+        /// The vendor's id for the call.
+        id: String,
+        /// The tool.
+        name: String,
+        /// Its arguments, shortened for display.
+        input: String,
+    },
+    /// The vendor's count of output tokens so far in the request in flight.
+    OutputTokens {
+        /// Tokens generated so far.
+        output_tokens: u64,
+    },
     /// A completion came back and was charged.
     ProviderCalled {
         /// The vendor that answered.

@@ -1,6 +1,8 @@
 //! `HttpProvider`: one vendor over HTTPS with reqwest (rustls). The API key is read
 //! from the variable the config names, held in an `ApiKey` that never prints, and
-//! put into a header only at send time. Each attempt and retry is an event.
+//! put into a header only at send time. Each attempt and retry is an event. A
+//! streamed answer (`Endpoint::stream`) is read by `provider::stream`, its deltas
+//! reported as they arrive; anything else is read whole and decoded.
 
 use std::time::{Duration, Instant};
 
@@ -41,6 +43,13 @@ pub struct HttpProvider {
     key: Option<ApiKey>,
     retry: RetryPolicy,
     client: reqwest::Client,
+    idle_timeout: Duration,
+}
+
+/// What one attempt got: a whole body to decode, or a stream already assembled.
+enum Answer {
+    Whole(WireResponse),
+    Streamed(Result<crate::core::completion::Completion>),
 }
 
 fn client(connect: Duration, read: Duration) -> reqwest::Client {
@@ -62,6 +71,7 @@ impl HttpProvider {
             key: None,
             retry: RetryPolicy::default(),
             client: client(Duration::from_secs(10), Duration::from_secs(300)),
+            idle_timeout: super::stream::DEFAULT_IDLE_TIMEOUT,
         }
     }
 
@@ -92,6 +102,12 @@ impl HttpProvider {
     /// Use these connect and read timeouts.
     pub fn with_timeouts(mut self, connect: Duration, read: Duration) -> Self {
         self.client = client(connect, read);
+        self
+    }
+
+    /// How long a stream may stay silent before the attempt is a timeout.
+    pub fn with_idle_timeout(mut self, idle: Duration) -> Self {
+        self.idle_timeout = idle;
         self
     }
 
@@ -126,7 +142,12 @@ impl HttpProvider {
         Ok(map)
     }
 
-    async fn attempt(&self, request: &WireRequest, headers: HeaderMap) -> Result<WireResponse> {
+    async fn attempt(
+        &self,
+        request: &WireRequest,
+        headers: HeaderMap,
+        sink: &dyn AttemptSink,
+    ) -> Result<Answer> {
         let vendor = self.endpoint.vendor.as_str();
         let transport = |what: &str, e: reqwest::Error| Error::Transport {
             provider: vendor.to_string(),
@@ -161,6 +182,27 @@ impl HttpProvider {
                 )
             })
             .collect();
+        let head = WireResponse {
+            status,
+            headers: head,
+            body: Vec::new(),
+        };
+        let streamed = (self.endpoint.stream && super::stream::is_event_stream(&head))
+            .then(|| vendor::stream::assembler_for(self.endpoint.wire, head.clone()))
+            .flatten();
+        if let Some(assembler) = streamed {
+            return Ok(Answer::Streamed(
+                super::stream::read(
+                    assembler,
+                    self.endpoint.vendor,
+                    &request.url,
+                    response,
+                    self.idle_timeout,
+                    sink,
+                )
+                .await,
+            ));
+        }
         let expected = response.content_length();
         let mut body = Vec::new();
         loop {
@@ -181,11 +223,7 @@ impl HttpProvider {
                 }
             }
         }
-        Ok(WireResponse {
-            status,
-            headers: head,
-            body,
-        })
+        Ok(Answer::Whole(WireResponse { body, ..head }))
     }
 }
 
@@ -198,7 +236,7 @@ fn value_kind(request: &WireRequest, name: &str) -> Option<bool> {
 }
 
 /// reqwest's message without its URL suffix (the caller names the URL once).
-fn without_url(e: &reqwest::Error) -> String {
+pub(super) fn without_url(e: &reqwest::Error) -> String {
     let mut text = e.to_string();
     if let Some(url) = e.url() {
         text = text.replace(&format!(" for url ({url})"), "");
@@ -238,8 +276,9 @@ impl Provider for HttpProvider {
         let mut attempt = 1;
         loop {
             sink.emit(EventKind::RequestSent { attempt });
-            let outcome = match self.attempt(&request, headers.clone()).await {
-                Ok(response) => {
+            let outcome = match self.attempt(&request, headers.clone(), sink).await {
+                Ok(Answer::Streamed(result)) => result.map_err(|e| (e, None)),
+                Ok(Answer::Whole(response)) => {
                     let should_retry = response
                         .header("x-should-retry")
                         .map(|v| v.eq_ignore_ascii_case("true"));

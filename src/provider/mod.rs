@@ -7,6 +7,7 @@
 mod fallback;
 mod http;
 pub mod retry;
+pub mod stream;
 
 use async_trait::async_trait;
 
@@ -19,6 +20,7 @@ use crate::error::Result;
 pub use fallback::Fallback;
 pub use http::{ApiKey, HttpProvider};
 pub use retry::RetryPolicy;
+pub use stream::DEFAULT_IDLE_TIMEOUT;
 
 /// One completion, with what it took to get it.
 #[derive(Debug, Clone, PartialEq)]
@@ -37,7 +39,7 @@ pub struct Reply {
 
 /// Where a provider reports each attempt and retry.
 pub trait AttemptSink: Send + Sync {
-    /// One event (`RequestSent`, `Retrying`).
+    /// One event (`RequestSent`, `Retrying`, and a streamed answer's deltas).
     fn emit(&self, kind: EventKind);
 }
 

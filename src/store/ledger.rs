@@ -3,7 +3,7 @@
 //! of those rows. Every surface (the Run panes, Sources, `runs`, `run`) reads its
 //! figures from here or from the same function, so they cannot disagree.
 
-use super::read::{CALL_COLUMNS, call_row};
+use super::read::{CALL_COLUMN_COUNT, CALL_COLUMNS, call_row};
 use super::{Store, db_err};
 use crate::core::event::{Cost, RunId};
 use crate::core::price::{PriceTable, Recorded};
@@ -105,9 +105,11 @@ impl Store {
         let rows = stmt
             .query_map([run_id.0], |r| {
                 let call = call_row(r)?;
+                // The two counts follow the call's own columns.
+                let n = CALL_COLUMN_COUNT;
                 let recorded = Recorded {
-                    searches: r.get::<_, i64>(15)?.max(0) as u64,
-                    fetches: r.get::<_, i64>(16)?.max(0) as u64,
+                    searches: r.get::<_, i64>(n)?.max(0) as u64,
+                    fetches: r.get::<_, i64>(n + 1)?.max(0) as u64,
                 };
                 Ok((call, recorded))
             })
@@ -119,5 +121,15 @@ impl Store {
             lines.push(LedgerLine { call, cost });
         }
         Ok(Ledger { lines })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_column_count_matches_the_columns() {
+        assert_eq!(CALL_COLUMNS.split(',').count(), CALL_COLUMN_COUNT);
     }
 }

@@ -62,8 +62,7 @@ impl Store {
         // Before anything that takes a lock: another process may be creating the file.
         conn.busy_timeout(BUSY_TIMEOUT)
             .map_err(db_err("setting the busy timeout"))?;
-        conn.pragma_update(None, "journal_mode", "WAL")
-            .map_err(db_err("enabling WAL"))?;
+        enable_wal(&conn)?;
         // In WAL mode NORMAL keeps every committed transaction across a killed
         // process (kill -9 included) and never corrupts the file; only a power loss
         // can take back the last commits. It spares an fsync per step.
@@ -132,6 +131,27 @@ impl Store {
 
 /// How long a statement waits for another connection's lock before failing.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Switch a file to WAL. On a new file another connection may hold the lock this
+/// needs, and SQLite answers "database is locked" at once rather than waiting in
+/// the busy handler; so wait here, up to the busy timeout.
+fn enable_wal(conn: &Connection) -> Result<()> {
+    let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
+    loop {
+        match conn.pragma_update(None, "journal_mode", "WAL") {
+            Ok(()) => return Ok(()),
+            Err(e)
+                if matches!(
+                    e.sqlite_error_code(),
+                    Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+                ) && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            Err(e) => return Err(db_err("enabling WAL")(e)),
+        }
+    }
+}
 
 fn user_version(conn: &Connection) -> Result<usize> {
     let v: i64 = conn

@@ -85,6 +85,9 @@ pub(super) const CALL_COLUMNS: &str = "run_id, step, provider, model, input_toke
     server_tool_requests, has_usage, stop_reason, latency_ms, request_id, cache_write_tokens,
     cache_read_tokens, web_fetch_requests, reported_cost_micro_usd, step_attempt";
 
+/// How many columns `CALL_COLUMNS` names (a query may select more after them).
+pub(super) const CALL_COLUMN_COUNT: usize = 16;
+
 pub(super) fn call_row(r: &Row<'_>) -> rusqlite::Result<ProviderCallRow> {
     let n = |i: usize| -> rusqlite::Result<u64> { Ok(count(r.get(i)?)) };
     let usage = if r.get::<_, bool>(7)? {

@@ -91,6 +91,17 @@ pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
     let mut entries: Vec<(String, Style)> = Vec::new();
     for s in &r.server {
         let (verdict, style) = match &s.error {
+            _ if s.running => (
+                format!(
+                    "running {:.1}s",
+                    r.elapsed_ms
+                        .saturating_sub(s.started_ms.unwrap_or(r.elapsed_ms))
+                        as f64
+                        / 1000.0
+                ),
+                Style::default().fg(t.accent),
+            ),
+            _ if s.interrupted => ("interrupted".to_string(), Style::default().fg(t.muted)),
             Some(code) => (format!("FAILED ({code})"), Style::default().fg(t.error)),
             None => ("ok".to_string(), Style::default().fg(t.ok)),
         };
@@ -128,8 +139,13 @@ pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
         rows
     };
     let rows: Vec<Line<'_>> = rows.into_iter().rev().take(fit).rev().collect();
-    let failed = r.server.iter().filter(|s| s.error.is_some()).count();
-    let title = format!("server-tool calls · {} · {failed} failed", r.server.len());
+    let failed = r
+        .server
+        .iter()
+        .filter(|s| s.error.is_some() && !s.interrupted)
+        .count();
+    let counted = r.server.iter().filter(|s| !s.interrupted).count();
+    let title = format!("server-tool calls · {counted} · {failed} failed");
     frame.render_widget(Paragraph::new(rows).block(block(t, &title, false)), server);
 
     draw_requests(frame, calls, state);
@@ -152,8 +168,22 @@ fn draw_requests(frame: &mut Frame<'_>, area: Rect, state: &State) {
         (_, Some(_)) => "incl.".to_string(),
         (m, None) => usd_or_dash(m),
     };
-    // The latest requests that fit, so the Σ row and the caption stay on screen.
-    let fit = area.height.saturating_sub(4) as usize;
+    // The request in flight, once it has streamed anything: its output so far.
+    let live = (r.in_flight && r.live.active).then(|| {
+        let (tokens, estimated) = r.live.output_tokens();
+        Row::new(vec![
+            r.step.to_string(),
+            "…".to_string(),
+            format!("{}{tokens}", if estimated { "~" } else { "" }),
+            String::new(),
+            String::new(),
+            "—".to_string(),
+            "streaming".to_string(),
+        ])
+        .style(Style::default().fg(t.accent))
+    });
+    // The latest requests that fit, so the Σ row stays on screen.
+    let fit = (area.height.saturating_sub(4) as usize).saturating_sub(usize::from(live.is_some()));
     let rows = r
         .calls
         .iter()
@@ -221,7 +251,7 @@ fn draw_requests(frame: &mut Frame<'_>, area: Rect, state: &State) {
         }
     );
     let table = Table::new(
-        rows.chain([sum]),
+        rows.chain(live).chain([sum]),
         [
             Constraint::Length(2),
             Constraint::Length(7),

@@ -72,7 +72,8 @@ pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
             Constraint::Length(4),
             Constraint::Min(8),
             Constraint::Length(10),
-            Constraint::Length(9),
+            // "interrupted" whole; a longer word (budget_exhausted) is cut.
+            Constraint::Length(11),
             Constraint::Length(3),
             Constraint::Length(9),
         ],

@@ -97,6 +97,10 @@ pub fn encode(endpoint: &Endpoint, turn: &Turn) -> Result<WireRequest> {
     if !tools.is_empty() {
         body.insert("tools".into(), Value::Array(tools));
     }
+    // Messages has no `stream_options` (it answers unknown fields with a 400).
+    if endpoint.stream {
+        body.insert("stream".into(), json!(true));
+    }
     request(endpoint, headers, body)
 }
 
@@ -154,8 +158,15 @@ pub fn decode(response: &WireResponse) -> Result<Completion> {
         return Err(Error::from(http_error(response)));
     }
     let v = parse_json(PROVIDER, response)?;
+    decode_message(response, &v)
+}
+
+/// Decode a parsed message (or error envelope). `response` supplies the headers
+/// (request id) and, for error messages, the body snippet; the streamed assembler
+/// calls this with the message it rebuilt, so both paths yield the same completion.
+pub(crate) fn decode_message(response: &WireResponse, v: &Value) -> Result<Completion> {
     if v.get("type").and_then(Value::as_str) == Some("error") {
-        return Err(Error::from(error_from(response, &v)));
+        return Err(Error::from(error_from(response, v)));
     }
     let blocks = v
         .get("content")
@@ -273,8 +284,8 @@ pub fn decode(response: &WireResponse) -> Result<Completion> {
         server_tools,
         stop,
         usage,
-        model: str_field(&v, "model"),
-        request_id: header_request_id(response).or_else(|| str_field(&v, "id")),
+        model: str_field(v, "model"),
+        request_id: header_request_id(response).or_else(|| str_field(v, "id")),
     })
 }
 
@@ -283,7 +294,7 @@ pub fn decode(response: &WireResponse) -> Result<Completion> {
 /// type is `web_fetch_result` on success. Both `*_tool_result_error` and the launch
 /// docs' `web_fetch_tool_error` spellings are errors; an error without a code is
 /// recorded as `unknown`.
-fn result_error(content: Option<&Value>) -> Option<String> {
+pub(crate) fn result_error(content: Option<&Value>) -> Option<String> {
     let obj = content?.as_object()?;
     let kind = obj.get("type").and_then(Value::as_str).unwrap_or_default();
     if !kind.ends_with("_error") {
@@ -292,7 +303,7 @@ fn result_error(content: Option<&Value>) -> Option<String> {
     Some(code_string(obj.get("error_code")).unwrap_or_else(|| "unknown".to_string()))
 }
 
-fn citation(c: &Value, documents: &[String]) -> Option<Citation> {
+pub(crate) fn citation(c: &Value, documents: &[String]) -> Option<Citation> {
     match c.get("type").and_then(Value::as_str) {
         Some("web_search_result_location") => Some(Citation {
             url: str_field(c, "url")?,
@@ -319,7 +330,7 @@ fn http_error(response: &WireResponse) -> VendorError {
     }
 }
 
-fn error_from(response: &WireResponse, v: &Value) -> VendorError {
+pub(crate) fn error_from(response: &WireResponse, v: &Value) -> VendorError {
     let err = v.get("error").cloned().unwrap_or(Value::Null);
     VendorError {
         provider: PROVIDER.to_string(),

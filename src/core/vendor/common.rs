@@ -148,6 +148,15 @@ pub(crate) fn chat_body(turn: &Turn, max_tokens_key: &str) -> Map<String, Value>
     body
 }
 
+/// Chat Completions streaming: `stream` and, so the last chunk carries the token
+/// counts, `stream_options.include_usage`. Added last, after every other field.
+pub(crate) fn chat_stream(endpoint: &Endpoint, body: &mut Map<String, Value>) {
+    if endpoint.stream {
+        body.insert("stream".into(), json!(true));
+        body.insert("stream_options".into(), json!({"include_usage": true}));
+    }
+}
+
 /// Finish a request: compact JSON bytes exactly as sent.
 pub(crate) fn request(
     endpoint: &Endpoint,
@@ -219,7 +228,14 @@ pub(crate) fn chat_completion(
             snippet: snippet(&response.body),
         })?;
     let message = choice.get("message").cloned().unwrap_or(Value::Null);
-    let text = str_field(&message, "content").unwrap_or_default();
+    // `message.refusal`: the model declined, in its own words.
+    let refusal = str_field(&message, "refusal").filter(|r| !r.trim().is_empty());
+    let mut text = str_field(&message, "content").unwrap_or_default();
+    if let Some(words) = &refusal {
+        if text.trim().is_empty() {
+            text = words.clone();
+        }
+    }
     let tool_calls = message
         .get("tool_calls")
         .and_then(Value::as_array)
@@ -231,6 +247,7 @@ pub(crate) fn chat_completion(
         .map(|a| a.iter().filter_map(url_citation).collect())
         .unwrap_or_default();
     let stop = match choice.get("finish_reason").and_then(Value::as_str) {
+        _ if refusal.is_some() => StopReason::Refusal,
         Some("stop") => StopReason::EndTurn,
         Some("tool_calls") | Some("function_call") => StopReason::ToolUse,
         Some("length") => StopReason::MaxTokens,
@@ -270,7 +287,7 @@ fn chat_usage(u: &Value, server_tool_requests: u64) -> Usage {
         .filter(|c| c.is_finite() && *c >= 0.0 && *c < 1e9)
         .map(|c| (c * 1e6).round() as u64);
     Usage {
-        input_tokens: prompt.saturating_sub(cache_read + cache_write),
+        input_tokens: prompt.saturating_sub(cache_read.saturating_add(cache_write)),
         output_tokens: u64_field(u, "completion_tokens"),
         server_tool_requests,
         cache_write_tokens: cache_write.min(prompt),
@@ -297,7 +314,7 @@ fn chat_tool_call(call: &Value) -> Option<ToolCall> {
     })
 }
 
-fn url_citation(annotation: &Value) -> Option<Citation> {
+pub(crate) fn url_citation(annotation: &Value) -> Option<Citation> {
     if annotation.get("type").and_then(Value::as_str) != Some("url_citation") {
         return None;
     }

@@ -11,6 +11,7 @@ pub mod openai;
 pub mod openrouter;
 pub mod openrouter_tools;
 pub mod responses;
+pub mod stream;
 pub mod wire;
 
 use std::fmt;
@@ -123,6 +124,11 @@ pub struct Endpoint {
     pub base_url: String,
     /// The variable that holds the API key (never the key).
     pub api_key_env: String,
+    /// Ask for the answer as server-sent events (`"stream": true` in the body).
+    /// Off for `Endpoint::public`, so the spec's golden bodies stay the
+    /// non-streamed ones; `io.toml` endpoints stream unless `stream = false`.
+    #[serde(default)]
+    pub stream: bool,
 }
 
 impl Endpoint {
@@ -133,7 +139,14 @@ impl Endpoint {
             wire: Wire::spec(vendor),
             base_url: vendor.default_base_url().to_string(),
             api_key_env: vendor.default_api_key_env().to_string(),
+            stream: false,
         }
+    }
+
+    /// The same endpoint, streaming or not.
+    pub fn streaming(mut self, stream: bool) -> Self {
+        self.stream = stream;
+        self
     }
 
     /// The same endpoint on another of the vendor's wires.

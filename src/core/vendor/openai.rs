@@ -30,6 +30,7 @@ pub fn encode(endpoint: &Endpoint, turn: &Turn) -> Result<WireRequest> {
         }
         body.insert("web_search_options".into(), Value::Object(options));
     }
+    super::common::chat_stream(endpoint, &mut body);
     request(endpoint, bearer_headers(endpoint), body)
 }
 
@@ -61,6 +62,12 @@ pub fn decode(response: &WireResponse) -> Result<Completion> {
         return Err(Error::from(chat_http_error(PROVIDER, response)));
     }
     let v = parse_json(PROVIDER, response)?;
+    decode_value(response, &v)
+}
+
+/// Decode a parsed 2xx body; the streamed assembler calls this with the body it
+/// rebuilt, so both paths yield the same completion.
+pub(crate) fn decode_value(response: &WireResponse, v: &Value) -> Result<Completion> {
     if let Some(err) = v.get("error").filter(|e| e.is_object()) {
         return Err(Error::from(super::common::chat_error_object(
             PROVIDER,
@@ -73,7 +80,7 @@ pub fn decode(response: &WireResponse) -> Result<Completion> {
         .get("usage")
         .and_then(|u| u.get("server_tool_use"))
         .map_or(0, |s| super::common::u64_field(s, "web_search_requests"));
-    let mut completion = chat_completion(PROVIDER, response, &v, counter)?;
+    let mut completion = chat_completion(PROVIDER, response, v, counter)?;
     if !completion.citations.is_empty() {
         completion
             .server_tools

@@ -33,6 +33,7 @@ pub fn encode(endpoint: &Endpoint, turn: &Turn) -> Result<WireRequest> {
         }
         body.insert("plugins".into(), json!([Value::Object(plugin)]));
     }
+    super::common::chat_stream(endpoint, &mut body);
     request(endpoint, bearer_headers(endpoint), body)
 }
 
@@ -58,6 +59,12 @@ pub fn decode(response: &WireResponse) -> Result<Completion> {
         return Err(Error::from(chat_http_error(PROVIDER, response)));
     }
     let v = parse_json(PROVIDER, response)?;
+    decode_value(response, &v)
+}
+
+/// Decode a parsed 2xx body (an `error` inside it included); the streamed
+/// assembler calls this with the body it rebuilt, and with an error chunk.
+pub(crate) fn decode_value(response: &WireResponse, v: &Value) -> Result<Completion> {
     let in_body = v.get("error").filter(|e| e.is_object()).or_else(|| {
         v.get("choices")
             .and_then(Value::as_array)
@@ -79,7 +86,7 @@ pub fn decode(response: &WireResponse) -> Result<Completion> {
         .and_then(|u| u.get("server_tool_use_details"))
         .or_else(|| usage.and_then(|u| u.get("server_tool_use")))
         .map_or(0, |s| u64_field(s, "web_search_requests"));
-    let mut completion = chat_completion(PROVIDER, response, &v, counter)?;
+    let mut completion = chat_completion(PROVIDER, response, v, counter)?;
     // One row per reported request; where nothing was counted but sources came back,
     // a search evidently ran.
     let ran = if counter > 0 {

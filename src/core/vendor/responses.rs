@@ -102,6 +102,8 @@ pub fn decode(response: &WireResponse) -> Result<Completion> {
     let mut citations = Vec::new();
     let mut tool_calls = Vec::new();
     let mut server_tools = Vec::new();
+    // A `refusal` content part: the model declined (its words, kept as the text).
+    let mut refusal: Option<String> = None;
     for item in items {
         match item.get("type").and_then(Value::as_str) {
             Some("message") => {
@@ -111,6 +113,10 @@ pub fn decode(response: &WireResponse) -> Result<Completion> {
                     .into_iter()
                     .flatten()
                 {
+                    if part.get("type").and_then(Value::as_str) == Some("refusal") {
+                        refusal = Some(str_field(part, "refusal").unwrap_or_default());
+                        continue;
+                    }
                     if part.get("type").and_then(Value::as_str) != Some("output_text") {
                         continue;
                     }
@@ -164,7 +170,12 @@ pub fn decode(response: &WireResponse) -> Result<Completion> {
             _ => {} // reasoning and other item types are tolerated
         }
     }
+    let refused = refusal.is_some() && tool_calls.is_empty();
+    if let Some(words) = refusal.filter(|_| refused && text.trim().is_empty()) {
+        text = words;
+    }
     let stop = match v.get("status").and_then(Value::as_str) {
+        _ if refused => StopReason::Refusal,
         Some("incomplete") => {
             match v
                 .get("incomplete_details")

@@ -1,0 +1,214 @@
+//! Streamed answers: server-sent events assembled, as their bytes arrive, into
+//! the same `Completion` the non-streamed decoder yields for the equivalent body.
+//!
+//! Two layers. `Assembler` owns the SSE framing (the `sse-stream` crate's parser,
+//! fed byte chunks cut anywhere — inside an event, inside a UTF-8 character) and
+//! hands each whole event to one `WireAssembler`, the per-wire part: it keeps what
+//! the events say, reports `Delta`s as they become known, and at the end rebuilds
+//! the non-streamed body and runs that wire's own decoder over it, so the two
+//! paths cannot drift apart. A new wire adds one `WireAssembler` and one arm in
+//! `assembler_for` (and `streams`); until then its encoder asks for no stream.
+//!
+//! A stream is complete only on its wire's final event (`message_stop`; a
+//! `finish_reason` and then `[DONE]`); `finish` on anything less is a retryable
+//! transport error, never a completion. Pure: no I/O, no clock.
+
+mod anthropic;
+mod chat;
+pub mod render;
+
+use std::io::Cursor;
+use std::pin::Pin;
+use std::sync::mpsc;
+use std::task::{Context, Poll, Waker};
+
+use futures_util::Stream;
+use sse_stream::{Sse, SseByteStream};
+
+use crate::core::completion::{Citation, Completion, ServerToolCall, ToolCall};
+use crate::core::turn::WireResponse;
+use crate::core::vendor::Vendor;
+use crate::core::vendor::wire::Wire;
+use crate::error::{Error, Result};
+
+/// Something a stream made known before it ended, in the order it arrived.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Delta {
+    /// More answer text.
+    Text(String),
+    /// A provider-executed tool started; its input (the query, the URL) is complete.
+    ServerToolStarted {
+        /// The vendor's id for the call (empty where the wire has none).
+        id: String,
+        /// `web_search`, `web_fetch`.
+        tool: String,
+        /// The query or URL, where the vendor said.
+        input: Option<String>,
+    },
+    /// A provider-executed tool's result arrived: ok, or failed with the vendor's code.
+    ServerToolReturned {
+        /// The id of the call it answers.
+        id: String,
+        /// The call, paired with what it was asked.
+        call: ServerToolCall,
+    },
+    /// A source the answer cites.
+    Citation(Citation),
+    /// The model asked for a local tool, its arguments complete.
+    ToolCallRequested(ToolCall),
+    /// The vendor's count of output tokens so far.
+    OutputTokens(u64),
+}
+
+/// The per-wire half of an assembler: fed whole SSE events, in order.
+pub trait WireAssembler: Send {
+    /// One event: its `event:` name, where it had one, and its `data:` text.
+    /// `Err` ends the attempt (an `error` event, an error chunk, a malformed event).
+    fn event(&mut self, name: Option<&str>, data: &str, out: &mut Vec<Delta>) -> Result<()>;
+    /// The body ended: the completion, or why what arrived is not one.
+    fn finish(self: Box<Self>) -> Result<Completion>;
+}
+
+/// The assembler for a streamed answer on `wire`, or `None` for a wire this
+/// crate does not stream (its encoder then never asks for a stream). `head` is
+/// the response's status and headers (the request id comes from them).
+pub fn assembler_for(wire: Wire, head: WireResponse) -> Option<Assembler> {
+    let vendor = wire.vendor();
+    let part: Box<dyn WireAssembler> = match wire {
+        Wire::Anthropic2025 | Wire::Anthropic2026 => Box::new(anthropic::Messages::new(head)),
+        Wire::OpenAiChat | Wire::OpenRouterPlugin | Wire::OpenRouterServerTools => {
+            Box::new(chat::Chat::new(vendor, head))
+        }
+        Wire::OpenAiResponses => return None,
+    };
+    Some(Assembler::new(vendor, part))
+}
+
+/// Whether answers on `wire` can be streamed (its encoder adds `"stream": true`).
+pub fn streams(wire: Wire) -> bool {
+    !matches!(wire, Wire::OpenAiResponses)
+}
+
+/// The byte chunks handed to the SSE parser: the sender is the assembler's, the
+/// receiving end is polled only from `feed`, so "nothing queued" is `Pending` and
+/// a dropped sender is the end of the body.
+struct Feed(mpsc::Receiver<Cursor<Vec<u8>>>);
+
+impl Stream for Feed {
+    type Item = std::result::Result<Cursor<Vec<u8>>, std::convert::Infallible>;
+
+    fn poll_next(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        match self.0.try_recv() {
+            Ok(chunk) => Poll::Ready(Some(Ok(chunk))),
+            Err(mpsc::TryRecvError::Empty) => Poll::Pending,
+            Err(mpsc::TryRecvError::Disconnected) => Poll::Ready(None),
+        }
+    }
+}
+
+/// SSE framing plus one wire: `feed` byte chunks as they arrive, then `finish`.
+pub struct Assembler {
+    vendor: Vendor,
+    sse: SseByteStream<Feed>,
+    tx: Option<mpsc::Sender<Cursor<Vec<u8>>>>,
+    wire: Box<dyn WireAssembler>,
+    events: u64,
+    bytes: u64,
+}
+
+impl std::fmt::Debug for Assembler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Assembler")
+            .field("vendor", &self.vendor)
+            .field("events", &self.events)
+            .field("bytes", &self.bytes)
+            .finish()
+    }
+}
+
+impl Assembler {
+    /// An assembler over any wire.
+    pub fn new(vendor: Vendor, wire: Box<dyn WireAssembler>) -> Self {
+        let (tx, rx) = mpsc::channel();
+        Assembler {
+            vendor,
+            sse: SseByteStream::new(Feed(rx)),
+            tx: Some(tx),
+            wire,
+            events: 0,
+            bytes: 0,
+        }
+    }
+
+    /// Whole events received so far.
+    pub fn events(&self) -> u64 {
+        self.events
+    }
+
+    /// Bytes fed so far.
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// Feed the next chunk of the body; the deltas it completed are appended to
+    /// `out` in order, those before an error included.
+    pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<Delta>) -> Result<()> {
+        self.bytes += chunk.len() as u64;
+        if let Some(tx) = &self.tx {
+            // The receiver lives in `self.sse`, so this send cannot fail.
+            let _ = tx.send(Cursor::new(chunk.to_vec()));
+        }
+        self.drain(out)
+    }
+
+    /// The body ended: the completion, or why what arrived is not one. An event
+    /// cut off by the end is discarded, as the SSE standard says.
+    pub fn finish(mut self) -> Result<Completion> {
+        self.tx = None;
+        let mut out = Vec::new();
+        self.drain(&mut out)?;
+        self.wire.finish()
+    }
+
+    fn drain(&mut self, out: &mut Vec<Delta>) -> Result<()> {
+        let mut cx = Context::from_waker(Waker::noop());
+        loop {
+            match Pin::new(&mut self.sse).poll_next(&mut cx) {
+                Poll::Pending | Poll::Ready(None) => return Ok(()),
+                Poll::Ready(Some(Err(e))) => {
+                    return Err(Error::Decode {
+                        provider: self.vendor.to_string(),
+                        message: format!("the event stream is malformed: {e}"),
+                        snippet: format!("after {} events", self.events),
+                    });
+                }
+                Poll::Ready(Some(Ok(Sse { event, data, .. }))) => {
+                    // A block with no data (a bare `event:`, an `id:`) carries nothing.
+                    let Some(data) = data else { continue };
+                    self.events += 1;
+                    self.wire.event(event.as_deref(), &data, out)?;
+                }
+            }
+        }
+    }
+}
+
+/// The error for a body that ended before its wire's final event.
+pub(crate) fn incomplete(provider: &str, what: &str, events: u64) -> Error {
+    Error::Transport {
+        provider: provider.to_string(),
+        message: format!(
+            "the stream ended before {what} ({events} events received); nothing of it was recorded"
+        ),
+        retryable: true,
+    }
+}
+
+/// The error for an event whose data is not the JSON its wire sends.
+pub(crate) fn bad_event(provider: &str, data: &str, e: &serde_json::Error) -> Error {
+    Error::Decode {
+        provider: provider.to_string(),
+        message: format!("a stream event is not JSON: {e}"),
+        snippet: super::common::snippet(data.as_bytes()),
+    }
+}

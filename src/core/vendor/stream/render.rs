@@ -1,0 +1,229 @@
+//! The inverse of the assemblers: a non-streamed 2xx body rendered as the event
+//! stream its vendor would have sent, one SSE frame per event, in the shapes
+//! the vendors' streams have (text in small `text_delta`s / `delta.content`s,
+//! tool inputs as JSON text in pieces, results and usage where the vendors put
+//! them). The stub vendor streams with it, and the property test checks that
+//! assembling a rendering yields exactly what decoding the body yields.
+
+use serde_json::{Map, Value, json};
+
+use crate::core::vendor::Vendor;
+use crate::error::{Error, Result};
+
+/// How many characters each rendered text or JSON piece carries at most.
+const PIECE: usize = 24;
+
+/// Render a non-streamed body as that vendor's SSE frames, each ending in a
+/// blank line, ready to be written one after another.
+pub fn render(vendor: Vendor, body: &[u8]) -> Result<Vec<String>> {
+    let v: Value = serde_json::from_slice(body).map_err(|e| Error::Decode {
+        provider: vendor.to_string(),
+        message: format!("cannot render a body that is not JSON as a stream: {e}"),
+        snippet: crate::core::vendor::common::snippet(body),
+    })?;
+    Ok(match vendor {
+        Vendor::Anthropic => anthropic(&v),
+        Vendor::OpenAi => chat(&v, false),
+        Vendor::OpenRouter => chat(&v, true),
+    })
+}
+
+/// One frame: `event:` where the wire names events, then the data line.
+fn frame(name: Option<&str>, data: &Value) -> String {
+    let data = data.to_string();
+    match name {
+        Some(n) => format!("event: {n}\ndata: {data}\n\n"),
+        None => format!("data: {data}\n\n"),
+    }
+}
+
+/// Text cut into pieces of at most `PIECE` characters, on character boundaries.
+fn pieces(text: &str) -> Vec<String> {
+    let chars: Vec<char> = text.chars().collect();
+    chars
+        .chunks(PIECE)
+        .map(|c| c.iter().collect::<String>())
+        .collect()
+}
+
+fn anthropic(v: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    let ev = |out: &mut Vec<String>, data: Value| {
+        let name = data
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or("message")
+            .to_string();
+        out.push(frame(Some(&name), &data));
+    };
+    let usage = v.get("usage").and_then(Value::as_object).cloned();
+    // message_start: the message with no content and no stop reason yet; its
+    // usage has the input counts and a first output token, as the real one does.
+    let mut start = v.as_object().cloned().unwrap_or_default();
+    start.insert("content".into(), json!([]));
+    start.insert("stop_reason".into(), Value::Null);
+    start.insert("stop_sequence".into(), Value::Null);
+    match &usage {
+        Some(u) => {
+            let mut u = u.clone();
+            u.remove("server_tool_use");
+            if u.contains_key("output_tokens") {
+                u.insert("output_tokens".into(), json!(1));
+            }
+            start.insert("usage".into(), Value::Object(u));
+        }
+        None => {
+            start.remove("usage");
+        }
+    }
+    ev(&mut out, json!({"type": "message_start", "message": start}));
+    let blocks = v
+        .get("content")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    for (index, block) in blocks.iter().enumerate() {
+        let kind = block
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        match kind {
+            "text" => {
+                let mut head = Map::new();
+                head.insert("type".into(), json!("text"));
+                head.insert("text".into(), json!(""));
+                let citations = block.get("citations").and_then(Value::as_array);
+                if citations.is_some() {
+                    head.insert("citations".into(), json!([]));
+                }
+                ev(
+                    &mut out,
+                    json!({"type": "content_block_start", "index": index, "content_block": head}),
+                );
+                for c in citations.into_iter().flatten() {
+                    ev(
+                        &mut out,
+                        json!({"type": "content_block_delta", "index": index,
+                               "delta": {"type": "citations_delta", "citation": c}}),
+                    );
+                }
+                let text = block
+                    .get("text")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                for piece in pieces(text) {
+                    ev(
+                        &mut out,
+                        json!({"type": "content_block_delta", "index": index,
+                               "delta": {"type": "text_delta", "text": piece}}),
+                    );
+                }
+            }
+            "tool_use" | "server_tool_use" => {
+                let mut head = block.as_object().cloned().unwrap_or_default();
+                let input = head.insert("input".into(), json!({})).unwrap_or(json!({}));
+                ev(
+                    &mut out,
+                    json!({"type": "content_block_start", "index": index, "content_block": head}),
+                );
+                for piece in pieces(&input.to_string()) {
+                    ev(
+                        &mut out,
+                        json!({"type": "content_block_delta", "index": index,
+                               "delta": {"type": "input_json_delta", "partial_json": piece}}),
+                    );
+                }
+            }
+            _ => ev(
+                &mut out,
+                json!({"type": "content_block_start", "index": index, "content_block": block}),
+            ),
+        }
+        ev(
+            &mut out,
+            json!({"type": "content_block_stop", "index": index}),
+        );
+        if index == 0 {
+            ev(&mut out, json!({"type": "ping"}));
+        }
+    }
+    // message_delta: the stop reason and the final counts (input tokens left to
+    // message_start, as the older API did, so both sources are exercised).
+    let mut delta = json!({"type": "message_delta", "delta": {
+        "stop_reason": v.get("stop_reason").cloned().unwrap_or(Value::Null),
+        "stop_sequence": v.get("stop_sequence").cloned().unwrap_or(Value::Null)}});
+    if let Some(u) = &usage {
+        let mut u = u.clone();
+        u.remove("input_tokens");
+        delta["usage"] = Value::Object(u);
+    }
+    ev(&mut out, delta);
+    ev(&mut out, json!({"type": "message_stop"}));
+    out
+}
+
+fn chat(v: &Value, openrouter: bool) -> Vec<String> {
+    let mut out = Vec::new();
+    if openrouter {
+        out.push(": OPENROUTER PROCESSING\n\n".to_string());
+    }
+    let mut top = v.as_object().cloned().unwrap_or_default();
+    top.remove("choices");
+    top.remove("usage");
+    top.insert("object".into(), json!("chat.completion.chunk"));
+    let chunk = |choices: Value| {
+        let mut c = top.clone();
+        c.insert("choices".into(), choices);
+        frame(None, &Value::Object(c))
+    };
+    let choice = v
+        .get("choices")
+        .and_then(Value::as_array)
+        .and_then(|c| c.first())
+        .cloned()
+        .unwrap_or(Value::Null);
+    let message = choice.get("message").cloned().unwrap_or(Value::Null);
+    let delta = |d: Value| json!([{"index": 0, "delta": d, "finish_reason": null}]);
+    out.push(chunk(delta(json!({"role": "assistant", "content": ""}))));
+    if let Some(text) = message.get("content").and_then(Value::as_str) {
+        for piece in pieces(text) {
+            out.push(chunk(delta(json!({"content": piece}))));
+        }
+    }
+    for (i, call) in message
+        .get("tool_calls")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        let f = call.get("function").cloned().unwrap_or(Value::Null);
+        out.push(chunk(delta(json!({"tool_calls": [{"index": i,
+            "id": call.get("id").cloned().unwrap_or(Value::Null), "type": "function",
+            "function": {"name": f.get("name").cloned().unwrap_or(Value::Null), "arguments": ""}}]}))));
+        let args = f
+            .get("arguments")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        for piece in pieces(args) {
+            out.push(chunk(delta(
+                json!({"tool_calls": [{"index": i, "function": {"arguments": piece}}]}),
+            )));
+        }
+    }
+    if let Some(a) = message.get("annotations").filter(|a| a.is_array()) {
+        out.push(chunk(delta(json!({"annotations": a}))));
+    }
+    let reason = choice.get("finish_reason").cloned().unwrap_or(Value::Null);
+    out.push(chunk(
+        json!([{"index": 0, "delta": {}, "finish_reason": reason}]),
+    ));
+    if let Some(u) = v.get("usage").filter(|u| u.is_object()) {
+        let mut c = top.clone();
+        c.insert("choices".into(), json!([]));
+        c.insert("usage".into(), u.clone());
+        out.push(frame(None, &Value::Object(c)));
+    }
+    out.push("data: [DONE]\n\n".to_string());
+    out
+}

@@ -1,0 +1,81 @@
+//! What streaming changes in a request: `"stream": true` last in every body (and
+//! Chat Completions' `stream_options.include_usage`, which Anthropic's schema
+//! lacks and would refuse), nothing else; the no-declaration body and the
+//! `search = false` body stay byte-identical to each other when streamed; and
+//! `io.toml` streams unless `[providers.NAME] stream = false`.
+
+#![allow(clippy::unwrap_used)]
+
+use io_harness::core::vendor::{self, Endpoint, Vendor};
+use io_harness::{Config, Turn, WebAccess};
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+
+fn turn(web: Option<WebAccess>) -> Turn {
+    Turn {
+        model: "m-1".into(),
+        max_tokens: 1024,
+        goal: "find the release".into(),
+        observations: vec![],
+        tools: vec![],
+        web,
+    }
+}
+
+fn body(vendor: Vendor, stream: bool, web: Option<WebAccess>) -> String {
+    let endpoint = Endpoint::public(vendor).streaming(stream);
+    String::from_utf8(vendor::encode(&endpoint, &turn(web)).unwrap().body).unwrap()
+}
+
+#[test]
+fn a_streamed_body_is_the_plain_body_with_the_stream_fields_last() {
+    let web = Some(WebAccess::search().max_uses(2));
+    for vendor in Vendor::ALL {
+        let plain: Value = serde_json::from_str(&body(vendor, false, web.clone())).unwrap();
+        let mut want = plain.as_object().unwrap().clone();
+        want.insert("stream".into(), json!(true));
+        if vendor != Vendor::Anthropic {
+            want.insert("stream_options".into(), json!({"include_usage": true}));
+        }
+        assert_eq!(
+            body(vendor, true, web.clone()),
+            serde_json::to_string(&want).unwrap(),
+            "{vendor}"
+        );
+    }
+    assert!(!body(Vendor::Anthropic, true, None).contains("stream_options"));
+}
+
+#[test]
+fn streamed_no_declaration_and_search_off_bodies_are_byte_identical() {
+    let off = WebAccess {
+        search: false,
+        ..WebAccess::search()
+    };
+    for vendor in Vendor::ALL {
+        assert_eq!(
+            body(vendor, true, None),
+            body(vendor, true, Some(off.clone())),
+            "{vendor}"
+        );
+    }
+}
+
+#[test]
+fn io_toml_streams_unless_told_not_to() {
+    let c = Config::parse(
+        "[providers.openai]\nstream = false\n[providers.anthropic]\nidle_timeout_secs = 30\n",
+        "io.toml",
+    )
+    .unwrap();
+    assert!(c.endpoint(Vendor::Anthropic).stream);
+    assert!(c.endpoint(Vendor::OpenRouter).stream);
+    assert!(!c.endpoint(Vendor::OpenAi).stream);
+    assert_eq!(c.idle_timeout(Vendor::Anthropic).as_secs(), 30);
+    assert_eq!(
+        c.idle_timeout(Vendor::OpenAi),
+        io_harness::provider::DEFAULT_IDLE_TIMEOUT
+    );
+    // The spec's public endpoints (its golden bodies) are the non-streamed ones.
+    assert!(!Endpoint::public(Vendor::Anthropic).stream);
+}
