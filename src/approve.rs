@@ -1,9 +1,14 @@
 //! The `Approver`: who answers an `Ask` effect. `ApproveAll` and `DenyAll` for
 //! scripts and tests; `ChannelApprover` forwards each question to whoever holds the
-//! receiving end (the console's approval modal) and waits for the answer.
+//! receiving end (the console's approval modal) and waits for the answer — yes,
+//! no, or yes for the rest of the run (that act on that target is not asked
+//! again until `forget`, which the console calls when a run starts).
 //!
 //! A question nobody can answer (the receiver is gone) is a "no": an approval gate
 //! that fails open is not a gate.
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
@@ -95,32 +100,56 @@ impl Approver for NobodyToAsk {
     }
 }
 
+/// An operator's answer to one question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Answer {
+    /// Refuse it.
+    No,
+    /// Let it go ahead, this once.
+    Yes,
+    /// Let it go ahead, and this act on this target for the rest of the run.
+    ForRun,
+}
+
 /// A question in flight, with the way to answer it.
 #[derive(Debug)]
 pub struct PendingApproval {
     /// The question.
     pub request: ApprovalRequest,
     /// Send the answer here.
-    pub answer: oneshot::Sender<bool>,
+    pub answer: oneshot::Sender<Answer>,
 }
 
 /// Forwards questions over a channel and waits for the answer.
 #[derive(Debug, Clone)]
 pub struct ChannelApprover {
     tx: mpsc::Sender<PendingApproval>,
+    granted: Arc<Mutex<HashSet<(Act, String)>>>,
 }
 
 impl ChannelApprover {
     /// An approver and the receiver its questions arrive on.
     pub fn new() -> (Self, mpsc::Receiver<PendingApproval>) {
         let (tx, rx) = mpsc::channel(4);
-        (ChannelApprover { tx }, rx)
+        let granted = Arc::default();
+        (ChannelApprover { tx, granted }, rx)
+    }
+
+    /// Drop every "allow for this run": a new run asks afresh.
+    pub fn forget(&self) {
+        if let Ok(mut g) = self.granted.lock() {
+            g.clear();
+        }
     }
 }
 
 #[async_trait]
 impl Approver for ChannelApprover {
     async fn approve(&self, request: &ApprovalRequest) -> bool {
+        let key = (request.act, request.target.clone());
+        if self.granted.lock().is_ok_and(|g| g.contains(&key)) {
+            return true;
+        }
         let (answer, reply) = oneshot::channel();
         let pending = PendingApproval {
             request: request.clone(),
@@ -129,7 +158,16 @@ impl Approver for ChannelApprover {
         if self.tx.send(pending).await.is_err() {
             return false;
         }
-        reply.await.unwrap_or(false)
+        match reply.await.unwrap_or(Answer::No) {
+            Answer::No => false,
+            Answer::Yes => true,
+            Answer::ForRun => {
+                if let Ok(mut g) = self.granted.lock() {
+                    g.insert(key);
+                }
+                true
+            }
+        }
     }
 }
 
@@ -152,10 +190,33 @@ mod tests {
         let answering = tokio::spawn(async move {
             let p = rx.recv().await.unwrap();
             assert_eq!(p.request.target, "a.txt");
-            p.answer.send(true).unwrap();
+            p.answer.send(Answer::Yes).unwrap();
         });
         assert!(approver.approve(&question()).await);
         answering.await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn allow_for_this_run_is_not_asked_again_until_forgotten() {
+        let (approver, mut rx) = ChannelApprover::new();
+        let answering = tokio::spawn(async move {
+            let mut asked = 0;
+            while let Some(p) = rx.recv().await {
+                asked += 1;
+                p.answer.send(Answer::ForRun).unwrap();
+            }
+            asked
+        });
+        assert!(approver.approve(&question()).await);
+        assert!(approver.approve(&question()).await);
+        let mut other = question();
+        other.target = "b.txt".into();
+        assert!(approver.approve(&other).await);
+        approver.forget();
+        assert!(approver.approve(&question()).await);
+        drop(approver);
+        // a.txt once, b.txt once, a.txt again after forget.
+        assert_eq!(answering.await.unwrap(), 3);
     }
 
     #[tokio::test]

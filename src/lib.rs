@@ -21,7 +21,7 @@ pub mod store;
 pub mod stub;
 
 pub use crate::approve::{
-    ApprovalRequest, ApproveAll, Approver, ChannelApprover, DenyAll, NobodyToAsk,
+    Answer, ApprovalRequest, ApproveAll, Approver, ChannelApprover, DenyAll, NobodyToAsk,
 };
 pub use crate::config::{AgentDef, Config, Loaded, McpDef, USER_CONFIG_ENV, write_web};
 pub use crate::core::completion::{

@@ -15,7 +15,9 @@ fn bin() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_io-harness"));
     c.env_remove("ANTHROPIC_API_KEY")
         .env_remove("OPENAI_API_KEY")
-        .env_remove("OPENROUTER_API_KEY");
+        .env_remove("OPENROUTER_API_KEY")
+        // Never the real user config directory.
+        .env(io_harness::USER_CONFIG_ENV, "");
     c
 }
 

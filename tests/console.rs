@@ -239,13 +239,13 @@ fn approval_modal_answers_and_esc_denies() {
     assert_eq!(update(&mut s, key(KeyCode::Char('g'))), vec![]);
     assert_eq!(
         update(&mut s, key(KeyCode::Char('y'))),
-        vec![Effect::Answer(true)]
+        vec![Effect::Answer(io_harness::Answer::Yes)]
     );
     assert!(s.run.approval.is_none());
     update(&mut s, Msg::Approval(ask));
     assert_eq!(
         update(&mut s, key(KeyCode::Esc)),
-        vec![Effect::Answer(false)]
+        vec![Effect::Answer(io_harness::Answer::No)]
     );
 }
 

@@ -319,3 +319,66 @@ fn the_example_file_documents_policy_and_from_policy() {
     assert!(c.web_from_policy());
     assert_eq!(c.web.unwrap().allowed_domains, ["docs.rs", "crates.io"]);
 }
+
+#[tokio::test]
+async fn http_get_to_a_host_the_policy_denies_is_refused() {
+    let c = Config::parse(EXAMPLE_POLICY, "io.toml").unwrap();
+    let policy = c.policy();
+    let dir = tempfile::tempdir().unwrap();
+    let emit = |_: io_harness::EventKind| {};
+    let env = io_harness::run::tools::ToolEnv {
+        workspace: dir.path(),
+        policy: &policy,
+        approver: &io_harness::ApproveAll,
+        emit: &emit,
+    };
+    let call = io_harness::ToolCall {
+        id: "t".into(),
+        name: "http_get".into(),
+        input: serde_json::json!({"url": "https://api.example.com/v1"}),
+    };
+    let r = io_harness::run::tools::execute(&env, &call).await;
+    assert!(!r.ok);
+    assert_eq!(
+        r.output,
+        "refused: net api.example.com:443 is denied by rule deny(\"*.example.com\") in layer \"project\" (io.toml:4)"
+    );
+}
+
+#[test]
+fn saving_web_under_from_policy_writes_no_lists() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("io.toml");
+    let text = "[policy]\nallow = [\"net:docs.rs\"]\n[web]\nsearch = true\nfrom_policy = true\n";
+    std::fs::write(&path, text).unwrap();
+    let web = Config::load(&path).unwrap().web.unwrap();
+    io_harness::write_web(&path, &web.max_uses(2)).unwrap();
+    let back = std::fs::read_to_string(&path).unwrap();
+    assert!(!back.contains("allowed_domains"), "{back}");
+    let c = Config::load(&path).unwrap();
+    assert_eq!(c.web.unwrap().allowed_domains, ["docs.rs"]);
+}
+
+#[test]
+fn preview_says_where_the_projected_lists_came_from() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("io.toml");
+    std::fs::write(
+        &cfg,
+        "[policy]\nallow = [\"net:docs.rs:443\"]\ndeny = [\"net:*.example.com\"]\n[web]\nsearch = true\nfrom_policy = true\n",
+    )
+    .unwrap();
+    let (code, stdout, stderr) = out(bin().args(["preview", "--config", cfg.to_str().unwrap()]));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains(r#""allowed_domains":["docs.rs"]"#),
+        "{stdout}"
+    );
+    let at = cfg.display();
+    assert!(
+        stdout.contains(&format!(
+            "[web] from_policy: allowed_domains docs.rs ← allow \"net:docs.rs:443\" in layer \"project\" ({at}:2)\n[web] from_policy: blocked_domains *.example.com ← deny \"net:*.example.com\" in layer \"project\" ({at}:3)"
+        )),
+        "{stdout}"
+    );
+}

@@ -71,6 +71,10 @@ pub struct Config {
     /// The files read, user scope first.
     #[serde(skip)]
     pub scopes: Vec<Scope>,
+    /// Why `[web] from_policy` could not project the policy (then `web` carries
+    /// no domain lists and nothing may be sent under it).
+    #[serde(skip)]
+    pub web_error: Option<String>,
 }
 
 /// `[providers.NAME]`.
@@ -225,6 +229,12 @@ impl Config {
 
     /// Parse `io.toml` text whose `[policy]` rules form the layer `layer`.
     pub fn parse_scope(text: &str, origin: &str, layer: &str) -> Result<Config> {
+        Config::parse_lenient(text, origin, layer)?.strict()
+    }
+
+    /// As `parse_scope`, but a `[web] from_policy` projection that fails is kept
+    /// in `web_error` (for the console to show at the field) instead of failing.
+    pub(crate) fn parse_lenient(text: &str, origin: &str, layer: &str) -> Result<Config> {
         let mut config: Config =
             toml::from_str(text).map_err(|e| error::describe(&e, text, origin))?;
         config.settle(text, origin, layer)?;
@@ -275,6 +285,12 @@ impl Config {
     /// `Loaded::path` is the project file, else the user file.
     pub fn discover(explicit: Option<&Path>) -> Result<Loaded> {
         Config::discover_with(explicit, user_config_path().as_deref())
+    }
+
+    /// As `discover`, but a failed `from_policy` projection is left in
+    /// `web_error` rather than returned: the console shows it at the field.
+    pub fn discover_lenient(explicit: Option<&Path>) -> Result<Loaded> {
+        Config::discover_scopes(explicit, user_config_path().as_deref(), false)
     }
 
     /// The operator's permission rules over the built-in fallback.

@@ -48,6 +48,14 @@ impl Config {
     /// Read the project file (`explicit`, which must exist, else `./io.toml` when
     /// present) and the user file (`user`, when present), project over user.
     pub fn discover_with(explicit: Option<&Path>, user: Option<&Path>) -> Result<Loaded> {
+        Config::discover_scopes(explicit, user, true)
+    }
+
+    pub(super) fn discover_scopes(
+        explicit: Option<&Path>,
+        user: Option<&Path>,
+        strict: bool,
+    ) -> Result<Loaded> {
         let project = match explicit {
             Some(path) => Some(path.to_path_buf()),
             None => Some(PathBuf::from("io.toml")).filter(|p| p.is_file()),
@@ -63,7 +71,10 @@ impl Config {
                 });
             }
         }
-        let config = Config::from_scopes(scopes)?;
+        let mut config = Config::from_scopes_lenient(scopes)?;
+        if strict {
+            config = config.strict()?;
+        }
         Ok(Loaded {
             config,
             path: project.or(user),
@@ -72,10 +83,15 @@ impl Config {
 
     /// The configuration several scopes make together, later over earlier.
     pub fn from_scopes(scopes: Vec<Scope>) -> Result<Config> {
+        Config::from_scopes_lenient(scopes)?.strict()
+    }
+
+    /// As `from_scopes`, a failed `from_policy` projection left in `web_error`.
+    pub fn from_scopes_lenient(scopes: Vec<Scope>) -> Result<Config> {
         let mut parsed = Vec::new();
         for s in &scopes {
             let origin = s.path.display().to_string();
-            parsed.push(Config::parse_scope(&s.text, &origin, &s.layer)?);
+            parsed.push(Config::parse_lenient(&s.text, &origin, &s.layer)?);
         }
         let mut config = match parsed.len() {
             0 => Config::default(),
@@ -118,18 +134,30 @@ impl Config {
         self.resolve_web()
     }
 
-    /// `web` from `web_table`: as stated, or projected from the operator's rules.
+    /// `web` from `web_table`: as stated, or projected from the operator's rules;
+    /// a projection that fails leaves `web_error` (and no domain lists).
     pub(super) fn resolve_web(&mut self) -> Result<()> {
+        self.web_error = None;
         self.web = match &self.web_table {
             None => None,
-            Some(t) if t.from_policy => Some(
-                t.stated()
-                    .from_policy(&self.policy())
-                    .map_err(|e| Error::config(format!("[web] from_policy = true: {e}")))?,
-            ),
+            Some(t) if t.from_policy => match t.stated().from_policy(&self.policy()) {
+                Ok(web) => Some(web),
+                Err(e) => {
+                    self.web_error = Some(format!("[web] from_policy = true: {e}"));
+                    Some(t.stated())
+                }
+            },
             Some(t) => Some(t.stated()),
         };
         Ok(())
+    }
+
+    /// The configuration, or the `from_policy` error it carries.
+    pub fn strict(self) -> Result<Config> {
+        match &self.web_error {
+            Some(e) => Err(Error::config(e.clone())),
+            None => Ok(self),
+        }
     }
 
     /// True when `[web] from_policy = true` fills the domain lists.

@@ -49,8 +49,15 @@ pub fn with_web(text: &str, web: &WebAccess) -> std::result::Result<String, toml
                 table.remove("max_uses");
             }
         }
-        table.insert("allowed_domains", value(array(&web.allowed_domains)));
-        table.insert("blocked_domains", value(array(&web.blocked_domains)));
+        // Under `from_policy` the lists are the policy's projection: writing them
+        // back would state them twice (an error on the next read).
+        if table.get("from_policy").and_then(Item::as_bool) == Some(true) {
+            table.remove("allowed_domains");
+            table.remove("blocked_domains");
+        } else {
+            table.insert("allowed_domains", value(array(&web.allowed_domains)));
+            table.insert("blocked_domains", value(array(&web.blocked_domains)));
+        }
     }
     Ok(doc.to_string())
 }

@@ -147,7 +147,7 @@ pub enum Effect {
     /// Cancel the run.
     CancelRun,
     /// Answer the pending approval.
-    Answer(bool),
+    Answer(crate::approve::Answer),
     /// Load runs.
     LoadRuns,
     /// Load one run's citations and server-tool calls.

@@ -53,7 +53,7 @@ pub struct Executor {
     /// The approver runs ask; its questions reach the loop.
     pub approver: ChannelApprover,
     /// The answer slot of the question on screen.
-    pub pending: Option<oneshot::Sender<bool>>,
+    pub pending: Option<oneshot::Sender<crate::approve::Answer>>,
     cancel: Option<CancellationToken>,
     task: Option<JoinHandle<()>>,
     started: Option<Instant>,
@@ -118,9 +118,9 @@ impl Executor {
                 model,
             } => self.start(*contract, vendor, model),
             Effect::CancelRun => self.cancel_run(),
-            Effect::Answer(yes) => {
+            Effect::Answer(answer) => {
                 if let Some(p) = self.pending.take() {
-                    let _ = p.send(yes);
+                    let _ = p.send(answer);
                 }
             }
             Effect::LoadRuns => {
@@ -199,6 +199,8 @@ impl Executor {
             Some(idle) => provider.with_idle_timeout(*idle),
             None => provider,
         };
+        // "Allow for this run" lasts one run.
+        self.approver.forget();
         let cancel = CancellationToken::new();
         let options = RunOptions {
             observer: Arc::new(Forward(self.tx.clone())),

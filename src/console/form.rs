@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use ratatui_textarea::TextArea;
 
 use crate::core::contract::{Budget, TaskContract, Verification};
+use crate::core::policy::Rule;
 use crate::core::tools::offered_tools;
 use crate::core::turn::ToolSpec;
 use crate::core::turn::Turn;
@@ -118,6 +119,14 @@ pub struct Form {
     pub mcp: Vec<(String, Vec<String>)>,
     /// Tools beyond the built-ins the run will offer (the MCP servers').
     pub extra_tools: Vec<ToolSpec>,
+    /// The operator's `[policy]` rules, layer by layer (`user`, `project`).
+    pub rules: Vec<Rule>,
+    /// `[web] from_policy = true`: the domain lists are the policy's projection.
+    pub from_policy: bool,
+    /// Where each projected host came from, one line each.
+    pub provenance: Vec<String>,
+    /// Why the projection failed; nothing is sent while it stands.
+    pub web_error: Option<String>,
 }
 
 /// One vendor's preview.
@@ -177,6 +186,10 @@ impl Form {
             agents: Vec::new(),
             mcp: Vec::new(),
             extra_tools: Vec::new(),
+            rules: Vec::new(),
+            from_policy: false,
+            provenance: Vec::new(),
+            web_error: None,
         }
     }
 
@@ -237,6 +250,19 @@ impl Form {
             Field::Search => on_off(self.search),
             Field::Fetch => on_off(self.fetch),
             Field::MaxUses => self.max_uses.map_or_else(String::new, |n| n.to_string()),
+            Field::Allowed | Field::Blocked if self.from_policy => {
+                let list = if field == Field::Allowed {
+                    &self.allowed
+                } else {
+                    &self.blocked
+                };
+                let hosts = if list.is_empty() {
+                    "none".to_string()
+                } else {
+                    list.join(", ")
+                };
+                format!("{hosts} (from [policy])")
+            }
             Field::Allowed => self.allowed.join(", "),
             Field::Blocked => self.blocked.join(", "),
             Field::Workspace => self.workspace.clone(),
@@ -266,6 +292,13 @@ impl Form {
                             .map_err(|_| format!("max uses must be a whole number, not {n:?}"))?,
                     ),
                 }
+            }
+            Field::Allowed | Field::Blocked if self.from_policy => {
+                return Err(
+                    "from_policy = true: the domain lists are the [policy] net rules' projection; \
+                     change the rules in io.toml (io-harness config shows where they are)"
+                        .to_string(),
+                );
             }
             Field::Allowed => self.allowed = list(text),
             Field::Blocked => self.blocked = list(text),
@@ -316,10 +349,16 @@ impl Form {
                     lines.extend(pretty.lines().map(str::to_string));
                     lines
                 });
+                let request = match &self.web_error {
+                    Some(e) => Err(format!("{e}. No request was sent.")),
+                    None => request.map_err(|e| e.to_string()),
+                };
+                let mut cautions = vendor::cautions_wire(endpoint.wire, Some(&web));
+                cautions.extend(self.provenance.iter().cloned());
                 VendorPreview {
                     vendor: v,
-                    request: request.map_err(|e| e.to_string()),
-                    cautions: vendor::cautions_wire(endpoint.wire, Some(&web)),
+                    request,
+                    cautions,
                 }
             })
             .collect()

@@ -9,6 +9,7 @@ use super::form::{FIELDS, Field};
 use super::keys::{Action, Scope};
 use super::runview::RunView;
 use super::theme::{BUILT_IN, Theme};
+use crate::approve::Answer;
 use crate::core::vendor::Vendor;
 
 pub(super) fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
@@ -199,16 +200,20 @@ pub(super) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
         }
         Action::Cancel => {
             if state.run.approval.take().is_some() {
-                return vec![Effect::Answer(false)];
+                return vec![Effect::Answer(Answer::No)];
             } else if state.sources.detail {
                 state.sources.detail = false;
             } else if state.run.running {
                 return vec![Effect::CancelRun];
             }
         }
-        Action::Approve | Action::Deny => {
+        Action::Approve | Action::Deny | Action::ApproveForRun => {
             if state.run.approval.take().is_some() {
-                return vec![Effect::Answer(action == Action::Approve)];
+                return vec![Effect::Answer(match action {
+                    Action::Approve => Answer::Yes,
+                    Action::ApproveForRun => Answer::ForRun,
+                    _ => Answer::No,
+                })];
             }
         }
         Action::SideBySide => state.side_by_side = !state.side_by_side,

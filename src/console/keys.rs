@@ -61,6 +61,8 @@ pub enum Action {
     Approve,
     /// Deny the pending request.
     Deny,
+    /// Approve it, and the same act on the same target for the rest of the run.
+    ApproveForRun,
     /// Next citation / run panel.
     SwitchPane,
 }
@@ -95,7 +97,7 @@ pub struct Binding {
     pub scope: Scope,
 }
 
-const DEFAULTS: [(Action, &str, &str, &str, Scope); 26] = [
+const DEFAULTS: [(Action, &str, &str, &str, Scope); 27] = [
     (
         Action::Help,
         "help",
@@ -254,6 +256,13 @@ const DEFAULTS: [(Action, &str, &str, &str, Scope); 26] = [
     ),
     (Action::Approve, "approve", "y", "approve", Scope::Approval),
     (Action::Deny, "deny", "n", "deny", Scope::Approval),
+    (
+        Action::ApproveForRun,
+        "approve_for_run",
+        "a",
+        "allow for this run",
+        Scope::Approval,
+    ),
 ];
 
 /// The table in force.

@@ -32,7 +32,7 @@ use crate::store::Store;
 /// Open the console: `config` and `store` as on the command line; `demo` forces
 /// the built-in stub vendor.
 pub async fn open(config: Option<PathBuf>, store: Option<PathBuf>, demo: bool) -> Result<()> {
-    let loaded = Config::discover(config.as_deref())?;
+    let loaded = Config::discover_lenient(config.as_deref())?;
     let store_path = store.unwrap_or_else(|| loaded.config.store_path(loaded.path.as_deref()));
     let store = Store::open(&store_path)?;
     log_to_file(&store_path);

@@ -109,6 +109,10 @@ pub fn initial_state(loaded: &Loaded, connection: &Connection, demo: bool) -> Re
         .iter()
         .map(|m| (m.name.clone(), m.net.clone()))
         .collect();
+    form.rules = config.rules.clone();
+    form.from_policy = config.web_from_policy();
+    form.provenance = config.web_provenance();
+    form.web_error = config.web_error.clone();
     let keys = Keymap::new(&config.console.keys)?;
     let name = config
         .console

@@ -69,6 +69,12 @@ fn draw_form(frame: &mut Frame<'_>, area: Rect, state: &State) {
             ),
             Span::styled(shown, style),
         ]));
+        // A projection that failed is shown where the lists would be.
+        if *field == Field::Allowed {
+            if let Some(e) = &f.web_error {
+                lines.push(Line::styled(e.clone(), Style::default().fg(t.error)));
+            }
+        }
     }
     // The roster and the MCP servers, with the boundary each states.
     for (name, description) in &f.agents {
@@ -94,6 +100,7 @@ fn draw_form(frame: &mut Frame<'_>, area: Rect, state: &State) {
             ),
         ]));
     }
+    rules_panel(&mut lines, state);
     if let Some(e) = &f.error {
         lines.push(Line::styled(e.clone(), Style::default().fg(t.error)));
     } else {
@@ -115,6 +122,63 @@ fn draw_form(frame: &mut Frame<'_>, area: Rect, state: &State) {
             .scroll((skip, 0)),
         rest,
     );
+}
+
+/// The active `[policy]` by layer, the built-in fallback, and the hosts
+/// `from_policy` projects — shown once the operator has stated a rule.
+fn rules_panel(lines: &mut Vec<Line<'static>>, state: &State) {
+    let t = &state.theme.1;
+    let f = &state.form;
+    if f.rules.is_empty() && !f.from_policy {
+        return;
+    }
+    let label = |text: &str| Span::styled(format!("{text:>15} "), Style::default().fg(t.muted));
+    let mut layers: Vec<&str> = Vec::new();
+    for r in &f.rules {
+        if !layers.contains(&r.layer.as_str()) {
+            layers.push(r.layer.as_str());
+        }
+    }
+    for layer in layers {
+        let mut parts = Vec::new();
+        for word in ["deny", "ask", "allow"] {
+            let entries: Vec<String> = f
+                .rules
+                .iter()
+                .filter(|r| r.layer == layer && r.effect_word() == word)
+                .map(|r| r.entry())
+                .collect();
+            if !entries.is_empty() {
+                parts.push(format!("{word} {}", entries.join(", ")));
+            }
+        }
+        lines.push(Line::from(vec![
+            label(&format!("{layer} rules")),
+            Span::styled(parts.join(" · "), Style::default().fg(t.text)),
+        ]));
+    }
+    lines.push(Line::from(vec![
+        label("fallback"),
+        Span::styled(
+            "where no rule matches: read allowed, the rest asked",
+            Style::default().fg(t.muted),
+        ),
+    ]));
+    if f.from_policy && f.web_error.is_none() {
+        let shown = if f.provenance.is_empty() {
+            "no net rule: no domain filter".to_string()
+        } else {
+            f.provenance
+                .iter()
+                .map(|p| p.trim_start_matches("[web] from_policy: ").to_string())
+                .collect::<Vec<_>>()
+                .join("; ")
+        };
+        lines.push(Line::from(vec![
+            label("from_policy"),
+            Span::styled(shown, Style::default().fg(t.text)),
+        ]));
+    }
 }
 
 fn draw_preview(frame: &mut Frame<'_>, area: Rect, state: &State) {

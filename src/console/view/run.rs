@@ -390,7 +390,17 @@ pub(super) fn draw_approval(frame: &mut Frame<'_>, area: Rect, state: &State) {
                 ),
                 Style::default().fg(t.ok).add_modifier(Modifier::REVERSED),
             ),
-            Span::raw("   "),
+            Span::raw("  "),
+            Span::styled(
+                format!(
+                    " {} allow for this run ",
+                    state
+                        .keys
+                        .key_for(crate::console::keys::Action::ApproveForRun)
+                ),
+                Style::default().fg(t.ok),
+            ),
+            Span::raw("  "),
             Span::styled(
                 format!(
                     " {} deny ",
