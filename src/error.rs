@@ -90,6 +90,16 @@ impl Error {
         }
     }
 
+    /// The store at `path` could not be opened: a configuration error (exit 2,
+    /// before any request), saying how to point at another file.
+    pub fn store_unusable(path: &std::path::Path, e: &Error) -> Self {
+        Error::config(format!(
+            "the store {} cannot be opened ({e}); nothing was run. Pass --store PATH to use \
+             another file, or set `path` under [store] in io.toml",
+            path.display()
+        ))
+    }
+
     /// An I/O error with the path that caused it.
     pub fn io(path: impl AsRef<std::path::Path>, err: impl std::fmt::Display) -> Self {
         Error::Io {

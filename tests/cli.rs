@@ -328,8 +328,11 @@ fn a_price_for_a_new_model_without_both_token_prices_is_a_config_error() {
     std::fs::write(&cfg, "[prices.\"my-model\"]\ninput_per_mtok = 1.0\n").unwrap();
     let (code, _, err) = run(bin().args(["prices", "--config", cfg.to_str().unwrap()]));
     assert_eq!(code, 2);
-    assert!(
-        err.contains("[prices.\"my-model\"] needs input_per_mtok and output_per_mtok"),
-        "{err}"
+    assert_eq!(
+        err.trim_end(),
+        format!(
+            "{}:1: `output_per_mtok` in [prices.my-model]: is missing; expected it to be set, since the built-in price table has no row for my-model (`io-harness prices` lists the rows)",
+            cfg.display()
+        )
     );
 }

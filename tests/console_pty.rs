@@ -147,6 +147,8 @@ fn spawn(dir: &std::path::Path, script: &str) -> Spawned {
     cmd.cwd(dir);
     cmd.env("TERM", "xterm-256color");
     cmd.env_remove("ANTHROPIC_API_KEY");
+    // Never the real user config directory.
+    cmd.env(io_harness::USER_CONFIG_ENV, "");
     let child = pty.slave.spawn_command(cmd).unwrap();
     drop(pty.slave);
     let mut reader = pty.master.try_clone_reader().unwrap();

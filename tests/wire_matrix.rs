@@ -345,7 +345,7 @@ fn io_toml_picks_the_wire_and_names_the_accepted_values() {
         .to_string();
     assert_eq!(
         err,
-        "io.toml: [providers.openai] api = \"respones\" is not a wire this crate speaks; accepted values: \"chat\", \"responses\" (default \"chat\")"
+        "io.toml:2: `api` in [providers.openai]: api = \"respones\" is not a wire this crate speaks; accepted values: \"chat\", \"responses\" (default \"chat\")"
     );
     let err = Config::parse("[providers.openrouter]\napi = \"responses\"\n", "io.toml")
         .unwrap_err()
@@ -356,6 +356,6 @@ fn io_toml_picks_the_wire_and_names_the_accepted_values() {
         .to_string();
     assert_eq!(
         err,
-        "io.toml: [providers.anthropic] has no key api (it belongs in [providers.openai] and [providers.openrouter]); this table picks its wire with web_tools"
+        "io.toml:2: `api` in [providers.anthropic]: has no key api (it belongs in [providers.openai] and [providers.openrouter]); this table picks its wire with web_tools"
     );
 }

@@ -55,7 +55,13 @@ pub fn preview(
         }
         return Ok(());
     }
-    writeln!(out, "{} {}", request.method, request.url).map_err(io)?;
+    writeln!(
+        out,
+        "{} {}",
+        request.method,
+        io_harness::provider::scrub::display_url(&request.url)
+    )
+    .map_err(io)?;
     for (name, value) in &request.headers {
         writeln!(out, "{name}: {}", shown(value)).map_err(io)?;
     }

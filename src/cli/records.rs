@@ -12,7 +12,7 @@ use super::out;
 fn open(config: Option<PathBuf>, store: Option<PathBuf>) -> Result<(Config, Store)> {
     let loaded = Config::discover(config.as_deref())?;
     let path = store.unwrap_or_else(|| loaded.config.store_path(loaded.path.as_deref()));
-    let store = Store::open(&path)?;
+    let store = Store::open(&path).map_err(|e| io_harness::Error::store_unusable(&path, &e))?;
     Ok((loaded.config, store))
 }
 

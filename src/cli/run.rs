@@ -64,9 +64,11 @@ async fn go(
         config.model(vendor),
         config.max_tokens(vendor),
     )?
+    .with_max_response_bytes(config.max_response_bytes(vendor))
+    .with_request_timeout(config.request_timeout(vendor))
     .with_idle_timeout(config.idle_timeout(vendor));
     let path = store_path.unwrap_or_else(|| config.store_path(loaded.path.as_deref()));
-    let store = Store::open(&path)?;
+    let store = Store::open(&path).map_err(|e| io_harness::Error::store_unusable(&path, &e))?;
     let cancel = CancellationToken::new();
     let on_ctrl_c = cancel.clone();
     tokio::spawn(async move {

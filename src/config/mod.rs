@@ -2,10 +2,12 @@
 //! reading the file is I/O at the edge (`Config::discover`, `Config::load`), and so
 //! is writing the `[web]` table back (`write_web`).
 //!
-//! Every table rejects unknown keys, and every error names the file, the line and
-//! the key, so a misspelled `blocked_domain` is not a boundary that quietly did not
-//! apply. `[web]` is carried whenever present, `search = false` included.
+//! Every table rejects unknown keys, every number is range-checked (`check`), and
+//! every error names the file, the line, the table and the key and says what is
+//! expected (`error`), so a misspelled `blocked_domain` is not a boundary that
+//! quietly did not apply. `[web]` is carried whenever present, `search = false` included.
 
+mod check;
 mod error;
 mod policy;
 mod scope;
@@ -89,6 +91,10 @@ pub struct ProviderConfig {
     pub api_key_env: Option<String>,
     /// Output token cap per request.
     pub max_tokens: Option<u32>,
+    /// The largest response body read, in bytes.
+    pub max_response_bytes: Option<u64>,
+    /// Seconds one request may take, connect to last byte.
+    pub request_timeout_secs: Option<u64>,
     /// `[providers.openai]` `"chat"` (default) | `"responses"`;
     /// `[providers.openrouter]` `"plugin"` (default) | `"server-tools"`.
     pub api: Option<String>,
@@ -237,23 +243,38 @@ impl Config {
     pub(crate) fn parse_lenient(text: &str, origin: &str, layer: &str) -> Result<Config> {
         let mut config: Config =
             toml::from_str(text).map_err(|e| error::describe(&e, text, origin))?;
-        config.settle(text, origin, layer)?;
+        let mut problems = check::check(&config);
         if let Some(task) = &config.task {
             if task.verify_file.is_some() != task.verify_contains.is_some() {
-                return Err(Error::config(format!(
-                    "{origin}: [task] sets {} without {}; give both verify_file and verify_contains, or neither",
-                    if task.verify_file.is_some() {
-                        "verify_file"
-                    } else {
-                        "verify_contains"
-                    },
-                    if task.verify_file.is_some() {
-                        "verify_contains"
-                    } else {
-                        "verify_file"
-                    },
-                )));
+                let (set, unset) = if task.verify_file.is_some() {
+                    ("verify_file", "verify_contains")
+                } else {
+                    ("verify_contains", "verify_file")
+                };
+                problems.push(error::Problem {
+                    path: vec!["task".into(), set.into()],
+                    message: format!(
+                        "is set without {unset}; expected both verify_file and verify_contains, or neither"
+                    ),
+                });
             }
+        }
+        for (vendor, settings) in &config.providers {
+            if let Err(e) = settings.wire(*vendor) {
+                let key = if settings.api.is_some() {
+                    "api"
+                } else {
+                    "web_tools"
+                };
+                let prefix = format!("[providers.{vendor}] ");
+                problems.push(error::Problem {
+                    path: vec!["providers".into(), vendor.as_str().into(), key.into()],
+                    message: e.strip_prefix(prefix.as_str()).unwrap_or(&e).to_string(),
+                });
+            }
+        }
+        if let Some(e) = error::first_problem(problems, text, origin) {
+            return Err(e);
         }
         if let Err(e) = PriceTable::builtin().with_overrides(&config.prices) {
             return Err(Error::config(format!("{origin}: {e}")));
@@ -265,11 +286,7 @@ impl Config {
                 )));
             }
         }
-        for (vendor, settings) in &config.providers {
-            settings
-                .wire(*vendor)
-                .map_err(|e| Error::config(format!("{origin}: {e}")))?;
-        }
+        config.settle(text, origin, layer)?;
         Ok(config)
     }
 
@@ -338,6 +355,21 @@ impl Config {
     /// The output token cap for a vendor.
     pub fn max_tokens(&self, vendor: Vendor) -> u32 {
         self.settings(vendor).max_tokens.unwrap_or(4096)
+    }
+
+    /// The response size cap for a vendor.
+    pub fn max_response_bytes(&self, vendor: Vendor) -> u64 {
+        self.settings(vendor)
+            .max_response_bytes
+            .unwrap_or(crate::provider::DEFAULT_MAX_RESPONSE_BYTES)
+    }
+
+    /// The per-request deadline for a vendor.
+    pub fn request_timeout(&self, vendor: Vendor) -> std::time::Duration {
+        self.settings(vendor).request_timeout_secs.map_or(
+            crate::provider::DEFAULT_REQUEST_TIMEOUT,
+            std::time::Duration::from_secs,
+        )
     }
 
     /// The built-in table with `[prices]` applied (checked when parsed).

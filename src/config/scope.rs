@@ -61,14 +61,19 @@ impl Config {
             None => Some(PathBuf::from("io.toml")).filter(|p| p.is_file()),
         };
         let user = user.filter(|p| p.is_file()).map(Path::to_path_buf);
+        // The project file first: a missing `--config F` is the error to report,
+        // whatever the user file holds.
         let mut scopes = Vec::new();
-        for (layer, path) in [("user", &user), ("project", &project)] {
+        for (layer, path) in [("project", &project), ("user", &user)] {
             if let Some(path) = path {
-                scopes.push(Scope {
-                    layer: layer.to_string(),
-                    text: read(path)?,
-                    path: path.clone(),
-                });
+                scopes.insert(
+                    0,
+                    Scope {
+                        layer: layer.to_string(),
+                        text: read(path)?,
+                        path: path.clone(),
+                    },
+                );
             }
         }
         let mut config = Config::from_scopes_lenient(scopes)?;

@@ -335,7 +335,11 @@ impl Form {
                     web: Some(web.clone()),
                 };
                 let request = vendor::encode(&endpoint, &turn).map(|r| {
-                    let mut lines = vec![format!("{} {}", r.method, r.url)];
+                    let mut lines = vec![format!(
+                        "{} {}",
+                        r.method,
+                        crate::provider::scrub::display_url(&r.url)
+                    )];
                     lines.extend(
                         r.headers
                             .iter()

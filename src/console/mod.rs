@@ -34,7 +34,7 @@ use crate::store::Store;
 pub async fn open(config: Option<PathBuf>, store: Option<PathBuf>, demo: bool) -> Result<()> {
     let loaded = Config::discover_lenient(config.as_deref())?;
     let store_path = store.unwrap_or_else(|| loaded.config.store_path(loaded.path.as_deref()));
-    let store = Store::open(&store_path)?;
+    let store = Store::open(&store_path).map_err(|e| Error::store_unusable(&store_path, &e))?;
     log_to_file(&store_path);
     let connection = setup::connect(&loaded, demo).await?;
     let mut state = setup::initial_state(&loaded, &connection, connection.stub.is_some())?;

@@ -43,7 +43,9 @@ pub async fn connect(loaded: &Loaded, demo: bool) -> Result<Connection> {
     if !demo && key_set {
         let mode = format!(
             "live: {} at {} · key from {}",
-            config.provider, chosen.base_url, chosen.api_key_env
+            config.provider,
+            crate::provider::scrub::display_url(&chosen.base_url),
+            chosen.api_key_env
         );
         return Ok(Connection {
             endpoints,

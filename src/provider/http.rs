@@ -9,7 +9,9 @@ use std::time::{Duration, Instant};
 use async_trait::async_trait;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue as ReqHeaderValue};
 
+use super::body::{self, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_REQUEST_TIMEOUT};
 use super::retry::{Next, RetryPolicy};
+use super::scrub::Secrets;
 use super::{AttemptSink, Provider, Reply};
 use crate::core::event::EventKind;
 use crate::core::turn::{HeaderValue, Turn, WireRequest, WireResponse};
@@ -43,6 +45,10 @@ pub struct HttpProvider {
     key: Option<ApiKey>,
     retry: RetryPolicy,
     client: reqwest::Client,
+    /// The key and any URL credentials, scrubbed from whatever leaves `complete`.
+    secrets: Secrets,
+    max_response_bytes: u64,
+    request_timeout: Duration,
     idle_timeout: Duration,
 }
 
@@ -65,12 +71,15 @@ impl HttpProvider {
     /// A provider with no key yet (see `with_api_key`, `from_env`).
     pub fn new(endpoint: Endpoint, model: impl Into<String>, max_tokens: u32) -> Self {
         HttpProvider {
+            secrets: Secrets::new(None, &endpoint.base_url),
             endpoint,
             model: model.into(),
             max_tokens,
             key: None,
             retry: RetryPolicy::default(),
             client: client(Duration::from_secs(10), Duration::from_secs(300)),
+            max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
+            request_timeout: DEFAULT_REQUEST_TIMEOUT,
             idle_timeout: super::stream::DEFAULT_IDLE_TIMEOUT,
         }
     }
@@ -89,7 +98,20 @@ impl HttpProvider {
 
     /// Use this key.
     pub fn with_api_key(mut self, key: ApiKey) -> Self {
+        self.secrets = Secrets::new(Some(&key.0), &self.endpoint.base_url);
         self.key = Some(key);
+        self
+    }
+
+    /// Refuse response bodies larger than this many bytes.
+    pub fn with_max_response_bytes(mut self, max: u64) -> Self {
+        self.max_response_bytes = max;
+        self
+    }
+
+    /// Abandon an attempt with no complete response after this long.
+    pub fn with_request_timeout(mut self, limit: Duration) -> Self {
+        self.request_timeout = limit;
         self
     }
 
@@ -204,25 +226,16 @@ impl HttpProvider {
             ));
         }
         let expected = response.content_length();
-        let mut body = Vec::new();
-        loop {
-            match response.chunk().await {
-                Ok(Some(chunk)) => body.extend_from_slice(&chunk),
-                Ok(None) => break,
-                Err(e) => {
-                    return Err(Error::Transport {
-                        provider: vendor.to_string(),
-                        message: format!(
-                            "the response body was cut short after {} of {} bytes (HTTP {status}): {}",
-                            body.len(),
-                            expected.map_or("?".to_string(), |n| n.to_string()),
-                            without_url(&e)
-                        ),
-                        retryable: true,
-                    });
-                }
-            }
-        }
+        let cut = |read: usize, e: &reqwest::Error| Error::Transport {
+            provider: vendor.to_string(),
+            message: format!(
+                "the response body was cut short after {read} of {} bytes (HTTP {status}): {}",
+                expected.map_or("?".to_string(), |n| n.to_string()),
+                without_url(e)
+            ),
+            retryable: true,
+        };
+        let body = body::read_capped(&mut response, vendor, self.max_response_bytes, cut).await?;
         Ok(Answer::Whole(WireResponse { body, ..head }))
     }
 }
@@ -233,6 +246,18 @@ fn value_kind(request: &WireRequest, name: &str) -> Option<bool> {
         .iter()
         .find(|(n, _)| n == name)
         .map(|(_, v)| matches!(v, HeaderValue::Secret { .. }))
+}
+
+/// Hands a stream's events on with every secret scrubbed from them.
+struct ScrubbingSink<'a> {
+    inner: &'a dyn AttemptSink,
+    secrets: &'a Secrets,
+}
+
+impl AttemptSink for ScrubbingSink<'_> {
+    fn emit(&self, kind: EventKind) {
+        self.inner.emit(self.secrets.event(kind));
+    }
 }
 
 /// reqwest's message without its URL suffix (the caller names the URL once).
@@ -276,9 +301,28 @@ impl Provider for HttpProvider {
         let mut attempt = 1;
         loop {
             sink.emit(EventKind::RequestSent { attempt });
-            let outcome = match self.attempt(&request, headers.clone(), sink).await {
-                Ok(Answer::Streamed(result)) => result.map_err(|e| (e, None)),
-                Ok(Answer::Whole(response)) => {
+            // The whole attempt, streamed or not, runs under the request deadline, and
+            // whatever the vendor echoed is scrubbed before anything is decoded or shown.
+            let scrubbing = ScrubbingSink {
+                inner: sink,
+                secrets: &self.secrets,
+            };
+            let attempt_once = self.attempt(&request, headers.clone(), &scrubbing);
+            let sent = body::within(
+                self.request_timeout,
+                self.name(),
+                &request.url,
+                attempt_once,
+            );
+            let outcome = match sent.await {
+                Ok(Answer::Streamed(result)) => result
+                    .map(|c| self.secrets.completion(c))
+                    .map_err(|e| (e, None)),
+                Ok(Answer::Whole(mut response)) => {
+                    response.body = self.secrets.bytes(std::mem::take(&mut response.body));
+                    for (_, v) in &mut response.headers {
+                        *v = self.secrets.text(v);
+                    }
                     let should_retry = response
                         .header("x-should-retry")
                         .map(|v| v.eq_ignore_ascii_case("true"));
@@ -298,6 +342,7 @@ impl Provider for HttpProvider {
                     });
                 }
                 Err((error, should_retry)) => {
+                    let error = self.secrets.error(error);
                     match self.retry.next(attempt, &error, should_retry, waited) {
                         Next::GiveUp => return Err(error),
                         Next::RetryAfter(wait) => {

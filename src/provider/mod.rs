@@ -4,9 +4,11 @@
 //! Knows reqwest, timeouts, retries and API keys — not JSON shapes: every body is
 //! made by `core::vendor::encode` and read by `core::vendor::decode`.
 
+mod body;
 mod fallback;
 mod http;
 pub mod retry;
+pub mod scrub;
 pub mod stream;
 
 use async_trait::async_trait;
@@ -17,6 +19,7 @@ use crate::core::turn::Turn;
 use crate::core::web::WebAccess;
 use crate::error::Result;
 
+pub use body::{DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_REQUEST_TIMEOUT};
 pub use fallback::Fallback;
 pub use http::{ApiKey, HttpProvider};
 pub use retry::RetryPolicy;

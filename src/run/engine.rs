@@ -285,7 +285,7 @@ struct Loop<'a, P: ?Sized, A: ?Sized> {
 impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
     async fn steps(&mut self, state: &mut Checkpoint) -> RunOutcome {
         let budget = state.contract.budget;
-        let deadline = self.emitter.started() + Duration::from_secs(budget.seconds);
+        let deadline = deadline_after(self.emitter.started(), budget.seconds);
         loop {
             if self.options.cancel.is_cancelled() {
                 return RunOutcome::Cancelled;
@@ -377,7 +377,16 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
                 state.continuations = 0;
             }
             for call in completion.tool_calls.iter().filter(|_| !refused) {
-                let (result, child) = self.run_tool(state, call, deadline).await;
+                // A tool runs under the run's deadline and cancellation like a request:
+                // a tool that blocks (an approver nobody answers, a hung server) ends
+                // the run rather than holding it past its budget.
+                let (result, child) = tokio::select! {
+                    _ = self.options.cancel.cancelled() => return RunOutcome::Cancelled,
+                    _ = tokio::time::sleep_until(deadline.into()) => {
+                        return RunOutcome::BudgetExhausted { budget: BudgetKind::Time }
+                    }
+                    r = self.run_tool(state, call, deadline) => r,
+                };
                 // A child's requests and tokens count toward this run's budget and totals.
                 self.child_steps = self.child_steps.saturating_add(child.steps);
                 self.spent_micro_usd = self.spent_micro_usd.saturating_add(child.micro_usd);
@@ -597,6 +606,16 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
         }
         observations
     }
+}
+
+/// The instant `seconds` after `start`, saturated: a budget longer than the clock
+/// can represent (or than tokio's timer can hold) means "about a century", never
+/// an overflow panic.
+fn deadline_after(start: std::time::Instant, seconds: u64) -> std::time::Instant {
+    const CENTURY: u64 = 100 * 365 * 24 * 3600;
+    start
+        .checked_add(Duration::from_secs(seconds.min(CENTURY)))
+        .unwrap_or(start)
 }
 
 /// The accounting row of one reply.

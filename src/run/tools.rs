@@ -19,7 +19,7 @@ use crate::core::completion::ToolCall;
 use crate::core::event::EventKind;
 use crate::core::policy::{Act, Effect, Policy, Rule};
 use crate::run::net::{pinned_client, resolve_checked};
-use crate::run::workspace::confine;
+use crate::run::workspace::{confine, open_read, open_write};
 
 /// Longest text a tool hands back to the model.
 pub const MAX_OUTPUT: usize = 8_000;
@@ -164,34 +164,46 @@ fn how_to_allow(rule: Option<&Rule>, act: Act, target: &str) -> String {
 }
 
 async fn read_file(env: &ToolEnv<'_>, path: &str) -> Result<String, String> {
+    use tokio::io::AsyncReadExt;
     let c = confine(env.workspace, path)?;
     gate(env, Act::Read, &c.relative, "read_file").await?;
-    let meta = tokio::fs::metadata(&c.absolute)
-        .await
-        .map_err(|e| format!("{path}: {e}"))?;
-    if meta.len() > MAX_READ {
+    let file = open_read(&c.absolute, path).await?;
+    let len = file.metadata().await.map_or(0, |m| m.len());
+    if len > MAX_READ {
         return Err(format!(
-            "{path} is {} bytes; read_file reads files up to {MAX_READ}",
-            meta.len()
+            "{path} is {len} bytes; read_file reads files up to {MAX_READ}"
         ));
     }
-    let bytes = tokio::fs::read(&c.absolute)
+    // Bounded even if the file grows while it is read.
+    let mut bytes = Vec::new();
+    file.take(MAX_READ + 1)
+        .read_to_end(&mut bytes)
         .await
         .map_err(|e| format!("{path}: {e}"))?;
+    if bytes.len() as u64 > MAX_READ {
+        return Err(format!(
+            "{path} grew past {MAX_READ} bytes while it was read"
+        ));
+    }
     String::from_utf8(bytes).map_err(|_| format!("{path} is not UTF-8 text"))
 }
 
 async fn write_file(env: &ToolEnv<'_>, path: &str, content: &str) -> Result<String, String> {
+    use tokio::io::AsyncWriteExt;
     let c = confine(env.workspace, path)?;
     gate(env, Act::Write, &c.relative, "write_file").await?;
     if let Some(parent) = c.absolute.parent() {
         tokio::fs::create_dir_all(parent)
             .await
             .map_err(|e| format!("{path}: {e}"))?;
+        // The directories made must still lead inside (nothing raced a link in).
+        confine(env.workspace, path)?;
     }
-    tokio::fs::write(&c.absolute, content)
+    let mut file = open_write(&c.absolute, path).await?;
+    file.write_all(content.as_bytes())
         .await
         .map_err(|e| format!("{path}: {e}"))?;
+    file.flush().await.map_err(|e| format!("{path}: {e}"))?;
     Ok(format!("wrote {} bytes to {}", content.len(), c.relative))
 }
 

@@ -1,6 +1,9 @@
 //! Confinement of local tools to the workspace: a path the model names is resolved
 //! against the workspace root and refused if it escapes it — by `..`, by an absolute
-//! path elsewhere, or through a symlink that points outside.
+//! path elsewhere, or through a symlink that points outside. A link whose target
+//! does not exist yet is refused too: following it to create the target could
+//! create a file anywhere. The tools open what this returns with `O_NOFOLLOW`, so a
+//! link planted after the check is not followed either.
 
 use std::path::{Component, Path, PathBuf};
 
@@ -40,10 +43,12 @@ pub fn confine(root: &Path, requested: &str) -> Result<Confined, String> {
     if !normal.starts_with(&root) {
         return Err(format!("path {requested} is outside the workspace"));
     }
-    // Resolve symlinks on the longest existing prefix; the rest does not exist yet.
+    // Resolve symlinks on the longest prefix that exists *as an entry* (`lstat`, so
+    // a dangling link counts as existing); the rest names nothing yet, so creating
+    // it cannot follow a link anywhere.
     let mut existing = normal.clone();
     let mut rest = Vec::new();
-    while !existing.exists() {
+    while std::fs::symlink_metadata(&existing).is_err() {
         match existing.file_name() {
             Some(name) => rest.push(name.to_os_string()),
             None => break,
@@ -52,9 +57,16 @@ pub fn confine(root: &Path, requested: &str) -> Result<Confined, String> {
             break;
         }
     }
-    let mut real = existing
-        .canonicalize()
-        .map_err(|e| format!("path {requested}: {e}"))?;
+    let mut real = existing.canonicalize().map_err(|e| {
+        if is_link(&existing) {
+            format!(
+                "path {requested} goes through a link whose target does not exist; it is \
+                 refused, since writing there could create a file outside the workspace"
+            )
+        } else {
+            format!("path {requested}: {e}")
+        }
+    })?;
     if !real.starts_with(&root) {
         return Err(format!(
             "path {requested} resolves through a link to outside the workspace"
@@ -80,6 +92,74 @@ pub fn confine(root: &Path, requested: &str) -> Result<Confined, String> {
             relative
         },
     })
+}
+
+/// Open a confined file to read: a link is not followed, a FIFO or device does not
+/// block the open, and anything but a regular file is refused.
+pub(crate) async fn open_read(path: &Path, shown: &str) -> Result<tokio::fs::File, String> {
+    let mut options = tokio::fs::OpenOptions::new();
+    options.read(true);
+    no_follow_no_block(&mut options);
+    let file = options.open(path).await.map_err(|e| opened(shown, &e))?;
+    regular(&file, shown).await?;
+    Ok(file)
+}
+
+/// Open a confined file to write (created or truncated), under the same rules.
+pub(crate) async fn open_write(path: &Path, shown: &str) -> Result<tokio::fs::File, String> {
+    // An existing FIFO or device is refused before opening: opening one to write
+    // would block until a reader came, or fail with an obscure error.
+    if let Ok(meta) = tokio::fs::symlink_metadata(path).await {
+        if !meta.is_file() {
+            return Err(not_regular(shown, &meta.file_type()));
+        }
+    }
+    let mut options = tokio::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    no_follow_no_block(&mut options);
+    let file = options.open(path).await.map_err(|e| opened(shown, &e))?;
+    regular(&file, shown).await?;
+    Ok(file)
+}
+
+#[cfg(unix)]
+fn no_follow_no_block(options: &mut tokio::fs::OpenOptions) {
+    options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+}
+
+#[cfg(not(unix))]
+fn no_follow_no_block(_: &mut tokio::fs::OpenOptions) {}
+
+fn opened(shown: &str, e: &std::io::Error) -> String {
+    #[cfg(unix)]
+    if e.raw_os_error() == Some(libc::ELOOP) {
+        return format!("{shown} is a link; it is not followed");
+    }
+    format!("{shown}: {e}")
+}
+
+async fn regular(file: &tokio::fs::File, shown: &str) -> Result<(), String> {
+    let meta = file.metadata().await.map_err(|e| format!("{shown}: {e}"))?;
+    if meta.is_file() {
+        Ok(())
+    } else {
+        Err(not_regular(shown, &meta.file_type()))
+    }
+}
+
+fn not_regular(shown: &str, kind: &std::fs::FileType) -> String {
+    let what = if kind.is_dir() {
+        "a directory (use list_dir)"
+    } else if kind.is_symlink() {
+        "a link"
+    } else {
+        "a FIFO, socket or device"
+    };
+    format!("{shown} is not a regular file: it is {what}; only regular files are read or written")
+}
+
+fn is_link(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
 }
 
 #[cfg(test)]

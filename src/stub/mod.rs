@@ -3,6 +3,7 @@
 //! every request it got (API-key headers redacted). Tests and the console's offline
 //! demo use it; `io-harness stub-vendor` runs it standalone.
 
+mod fault;
 mod script;
 
 use std::collections::HashMap;
@@ -11,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::Router;
-use axum::body::{Body, Bytes};
+use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
@@ -224,17 +225,11 @@ async fn answer(
     for (n, v) in &r.headers {
         builder = builder.header(n.as_str(), v.as_str());
     }
-    let response = match r.truncate_after {
-        Some(n) if n < r.body.len() => {
-            let head = Bytes::copy_from_slice(&r.body[..n]);
-            let chunks: Vec<std::result::Result<Bytes, std::io::Error>> =
-                vec![Ok(head), Err(std::io::Error::other("truncated by script"))];
-            builder
-                .header("content-length", r.body.len())
-                .body(Body::from_stream(futures_util::stream::iter(chunks)))
-        }
-        _ => builder.body(Body::from(r.body.clone())),
-    };
+    let (body, length) = fault::body(&r);
+    if let Some(n) = length {
+        builder = builder.header("content-length", n);
+    }
+    let response = builder.body(body);
     response.unwrap_or_else(|e| {
         json_error(
             StatusCode::INTERNAL_SERVER_ERROR,

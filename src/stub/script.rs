@@ -11,6 +11,8 @@
 //! body = '''{"type": "message", ...}'''   # or body_file = "relative/to/script.json"
 //! delay_ms = 0                   # wait before answering
 //! truncate_after = 20            # send a full Content-Length, then close after N bytes
+//! drip_ms = 100                  # send the body one byte per interval
+//! pad_bytes = 1048576            # follow the body with this many spaces (made as sent)
 //! ```
 
 use std::collections::BTreeMap;
@@ -39,6 +41,10 @@ pub struct ScriptedResponse {
     pub delay_ms: Option<u64>,
     /// Close the connection after this many body bytes.
     pub truncate_after: Option<usize>,
+    /// Send the body one byte per this many milliseconds.
+    pub drip_ms: Option<u64>,
+    /// Follow the body with this many spaces, generated as they are sent.
+    pub pad_bytes: Option<usize>,
 }
 
 impl Default for ScriptedResponse {
@@ -51,6 +57,8 @@ impl Default for ScriptedResponse {
             body: Vec::new(),
             delay_ms: None,
             truncate_after: None,
+            drip_ms: None,
+            pad_bytes: None,
         }
     }
 }
@@ -85,6 +93,8 @@ struct Entry {
     body_file: Option<String>,
     delay_ms: Option<u64>,
     truncate_after: Option<usize>,
+    drip_ms: Option<u64>,
+    pad_bytes: Option<usize>,
 }
 
 const DEMO: &str = include_str!("../../demo/stub-demo.toml");
@@ -145,6 +155,8 @@ impl Script {
                 body,
                 delay_ms: entry.delay_ms,
                 truncate_after: entry.truncate_after,
+                drip_ms: entry.drip_ms,
+                pad_bytes: entry.pad_bytes,
             });
         }
         Ok(Script {

@@ -22,6 +22,10 @@ use crate::error::{Error, Result};
 
 const PROVIDER: &str = "openrouter";
 
+/// The most `server_tool_calls` rows one response's counter can produce. The full
+/// count stays in `Usage::server_tool_requests`.
+pub const MAX_COUNTED_ROWS: u64 = 32;
+
 /// Encode one turn (the declaration has already passed `check`).
 pub fn encode(endpoint: &Endpoint, turn: &Turn) -> Result<WireRequest> {
     let mut body = chat_body(turn, "max_tokens");
@@ -87,10 +91,12 @@ pub(crate) fn decode_value(response: &WireResponse, v: &Value) -> Result<Complet
         .or_else(|| usage.and_then(|u| u.get("server_tool_use")))
         .map_or(0, |s| u64_field(s, "web_search_requests"));
     let mut completion = chat_completion(PROVIDER, response, v, counter)?;
-    // One row per reported request; where nothing was counted but sources came back,
-    // a search evidently ran.
+    // One row per reported request, up to `MAX_COUNTED_ROWS`: the counter is the
+    // vendor's claim and is recorded whole in the usage, but it never decides how
+    // much this process allocates or writes. Where nothing was counted but sources
+    // came back, a search evidently ran.
     let ran = if counter > 0 {
-        counter
+        counter.min(MAX_COUNTED_ROWS)
     } else {
         u64::from(!completion.citations.is_empty())
     };

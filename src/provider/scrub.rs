@@ -1,0 +1,226 @@
+//! Secrets out of everything that leaves the transport. A vendor may echo the API
+//! key back (a 401 quoting a malformed key, a 500 dumping the request), and a
+//! `base_url` may carry `user:password@`; whatever the source, the configured
+//! secrets are replaced before a body is decoded and before an error or a retry
+//! reason is handed on, so none reaches the store, an event, the console or a log.
+
+use crate::core::completion::Completion;
+use crate::core::event::EventKind;
+use crate::error::Error;
+
+/// What a secret is replaced with.
+pub const REDACTED: &str = "[redacted]";
+
+/// Shorter than this is not scrubbed: replacing every `a` of a one-letter
+/// "password" would garble every message while protecting nothing.
+const MIN_SECRET: usize = 4;
+
+/// The secrets one provider holds.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct Secrets(Vec<String>);
+
+impl std::fmt::Debug for Secrets {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Secrets({} held)", self.0.len())
+    }
+}
+
+impl Secrets {
+    /// The key, and the credentials in the URL's user-info (the password; the
+    /// user name too when it is the only credential, as in `https://TOKEN@host`),
+    /// each also in its percent-decoded spelling.
+    pub fn new(key: Option<&str>, base_url: &str) -> Self {
+        let mut list = Vec::new();
+        if let Some(k) = key {
+            list.push(k.to_string());
+        }
+        if let Ok(url) = url::Url::parse(base_url) {
+            match url.password() {
+                Some(p) => list.push(p.to_string()),
+                None if !url.username().is_empty() => list.push(url.username().to_string()),
+                None => {}
+            }
+        }
+        let decoded: Vec<String> = list
+            .iter()
+            .filter_map(|s| percent_decode(s).filter(|d| d != s))
+            .collect();
+        list.extend(decoded);
+        list.retain(|s| s.len() >= MIN_SECRET);
+        // Longest first, so a secret containing another is replaced whole.
+        list.sort_by_key(|s| std::cmp::Reverse(s.len()));
+        list.dedup();
+        Secrets(list)
+    }
+
+    /// Text with every secret replaced.
+    pub fn text(&self, text: &str) -> String {
+        let mut out = text.to_string();
+        for s in &self.0 {
+            if out.contains(s.as_str()) {
+                out = out.replace(s.as_str(), REDACTED);
+            }
+        }
+        out
+    }
+
+    /// Bytes with every secret replaced (bodies need not be UTF-8).
+    pub fn bytes(&self, mut bytes: Vec<u8>) -> Vec<u8> {
+        for s in &self.0 {
+            bytes = replace_bytes(bytes, s.as_bytes(), REDACTED.as_bytes());
+        }
+        bytes
+    }
+
+    /// An error with every secret replaced in every text it carries.
+    pub fn error(&self, e: Error) -> Error {
+        if self.0.is_empty() {
+            return e;
+        }
+        match e {
+            Error::Config(m) => Error::Config(self.text(&m)),
+            Error::Vendor(mut v) => {
+                v.message = self.text(&v.message);
+                v.error_type = v.error_type.map(|t| self.text(&t));
+                v.code = v.code.map(|t| self.text(&t));
+                v.request_id = v.request_id.map(|t| self.text(&t));
+                Error::Vendor(v)
+            }
+            Error::Decode {
+                provider,
+                message,
+                snippet,
+            } => Error::Decode {
+                provider,
+                message: self.text(&message),
+                snippet: self.text(&snippet),
+            },
+            Error::Transport {
+                provider,
+                message,
+                retryable,
+            } => Error::Transport {
+                provider,
+                message: self.text(&message),
+                retryable,
+            },
+            Error::Store(m) => Error::Store(self.text(&m)),
+            Error::Io { path, message } => Error::Io {
+                path: self.text(&path),
+                message: self.text(&message),
+            },
+            Error::Cancelled => Error::Cancelled,
+        }
+    }
+}
+
+impl Secrets {
+    /// A value with every secret scrubbed from every string in it, through its
+    /// JSON form (a stream's completion and events are assembled, not decoded
+    /// from scrubbed bytes). A value whose scrubbed form does not read back is
+    /// returned as it was only when it held no secret.
+    fn value<T: serde::Serialize + serde::de::DeserializeOwned>(&self, v: T) -> Option<T> {
+        let json = serde_json::to_string(&v).ok()?;
+        let clean = self.text(&json);
+        if clean == json {
+            return Some(v);
+        }
+        serde_json::from_str(&clean).ok()
+    }
+
+    /// A completion with every secret scrubbed.
+    pub fn completion(&self, c: Completion) -> Completion {
+        if self.0.is_empty() {
+            return c;
+        }
+        self.value(c.clone()).unwrap_or_else(|| Completion {
+            text: REDACTED.to_string(),
+            tool_calls: Vec::new(),
+            citations: Vec::new(),
+            server_tools: Vec::new(),
+            ..c
+        })
+    }
+
+    /// An event with every secret scrubbed.
+    pub fn event(&self, kind: EventKind) -> EventKind {
+        if self.0.is_empty() {
+            return kind;
+        }
+        self.value(kind).unwrap_or(EventKind::TextDelta {
+            text: REDACTED.to_string(),
+        })
+    }
+}
+
+/// A URL with the password (or a lone user name) of its user-info replaced, for
+/// showing where a provider points without showing how it logs in.
+pub fn display_url(raw: &str) -> String {
+    Secrets::new(None, raw).text(raw)
+}
+
+fn replace_bytes(haystack: Vec<u8>, needle: &[u8], with: &[u8]) -> Vec<u8> {
+    if needle.is_empty() || !haystack.windows(needle.len()).any(|w| w == needle) {
+        return haystack;
+    }
+    let mut out = Vec::with_capacity(haystack.len());
+    let mut i = 0;
+    while i < haystack.len() {
+        if haystack[i..].starts_with(needle) {
+            out.extend_from_slice(with);
+            i += needle.len();
+        } else {
+            out.push(haystack[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+fn percent_decode(s: &str) -> Option<String> {
+    if !s.contains('%') {
+        return None;
+    }
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).ok()?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn key_password_and_lone_user_are_scrubbed() {
+        let s = Secrets::new(Some("sk-abc-123"), "https://me:p%40ss-word@h.test/api");
+        assert_eq!(
+            s.text("key sk-abc-123 pw p%40ss-word or p@ss-word, user me"),
+            "key [redacted] pw [redacted] or [redacted], user me"
+        );
+        let token = Secrets::new(None, "https://tok-0123456@h.test");
+        assert_eq!(
+            token.text("GET https://tok-0123456@h.test"),
+            "GET https://[redacted]@h.test"
+        );
+        assert_eq!(
+            s.bytes(b"\xff sk-abc-123 \xfe".to_vec()),
+            b"\xff [redacted] \xfe".to_vec()
+        );
+        assert_eq!(Secrets::new(Some("ab"), "nonsense").text("ab"), "ab");
+        assert_eq!(
+            display_url("http://u:secret-pw@127.0.0.1:9"),
+            "http://u:[redacted]@127.0.0.1:9"
+        );
+    }
+}
