@@ -1,15 +1,18 @@
 //! Store write throughput beside a bare-rusqlite baseline in the same run: ten
 //! citations per transaction through `Store::record_citations` against the same
 //! ten rows inserted by hand into an equivalent table of a fresh WAL file, and a
-//! whole step's accounting (a provider call, ten citations, two server-tool calls).
+//! whole step's accounting (a provider call, ten citations, two server-tool calls),
+//! both as three separate writes and as the loop records a step: one transaction
+//! with the step row and the checkpoint (`Store::record_step_whole`). The baseline
+//! file uses the store's own pragmas (WAL, synchronous NORMAL).
 //! Rows per second = rows per iteration / time; read the ratio to the baseline.
 
 use std::hint::black_box;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use io_harness::store::{NewRun, ProviderCall, Store};
-use io_harness::{Citation, ServerToolCall, Usage};
+use io_harness::store::{CHECKPOINT_FORMAT, Checkpoint, NewRun, ProviderCall, StepRecord, Store};
+use io_harness::{Citation, ServerToolCall, TaskContract, Usage, Verification};
 use rusqlite::{Connection, params};
 
 fn citations() -> Vec<Citation> {
@@ -28,6 +31,8 @@ fn store_writes(c: &mut Criterion) {
 
     let conn = Connection::open(dir.path().join("baseline.db")).unwrap_or_else(|e| panic!("{e}"));
     conn.pragma_update(None, "journal_mode", "WAL")
+        .unwrap_or_else(|e| panic!("{e}"));
+    conn.pragma_update(None, "synchronous", "NORMAL")
         .unwrap_or_else(|e| panic!("{e}"));
     conn.execute_batch(
         "CREATE TABLE citations (id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL, step INTEGER NOT NULL,
@@ -75,31 +80,57 @@ fn store_writes(c: &mut Criterion) {
         ServerToolCall::ok("anthropic", "web_search"),
         ServerToolCall::failed("anthropic", "web_search", "max_uses_exceeded"),
     ];
+    let call = ProviderCall {
+        provider: "anthropic".into(),
+        model: "claude-sonnet-4-5".into(),
+        usage: Some(Usage {
+            input_tokens: 2841,
+            output_tokens: 212,
+            server_tool_requests: 1,
+            ..Default::default()
+        }),
+        stop_reason: "tool_use".into(),
+        latency_ms: 900,
+        request_id: Some("req_1".into()),
+    };
     g.throughput(Throughput::Elements(13));
     g.bench_function("one step's accounting, 13 rows", |b| {
         b.iter(|| {
             let s = step.fetch_add(1, Ordering::Relaxed);
-            store.record_provider_call(
-                run,
-                s,
-                &ProviderCall {
-                    provider: "anthropic".into(),
-                    model: "claude-sonnet-4-5".into(),
-                    usage: Some(Usage {
-                        input_tokens: 2841,
-                        output_tokens: 212,
-                        server_tool_requests: 1,
-                        ..Default::default()
-                    }),
-                    stop_reason: "tool_use".into(),
-                    latency_ms: 900,
-                    request_id: Some("req_1".into()),
-                },
-            );
+            store.record_provider_call(run, s, &call);
             store.record_citations(run, s, &cites);
             store.record_server_tool_calls(run, s, &calls);
         })
     });
+    let observations = vec!["[step 1] list_dir {\"path\":\".\"}: README.md".to_string(); 5];
+    let checkpoint = Checkpoint {
+        format: CHECKPOINT_FORMAT,
+        step: 1,
+        observations: observations.clone(),
+        tokens_used: 3053,
+        continuations: 0,
+        contract: TaskContract::workspace("bench", ".", Verification::None),
+    };
+    g.bench_function(
+        "one step whole, 13 rows + step + checkpoint, one transaction",
+        |b| {
+            b.iter(|| {
+                let s = step.fetch_add(1, Ordering::Relaxed);
+                let record = StepRecord {
+                    step: s,
+                    attempt: 1,
+                    call: &call,
+                    server_tools: &calls,
+                    citations: &cites,
+                    text: "Checking the changelog.",
+                    observations: &observations,
+                };
+                store
+                    .record_step_whole(run, &record, &checkpoint, None)
+                    .unwrap_or_else(|e| panic!("{e}"));
+            })
+        },
+    );
     g.finish();
 }
 
