@@ -48,6 +48,8 @@ pub struct Executor {
     pub mcp: Option<Arc<crate::mcp::McpServers>>,
     /// How long each vendor's stream may stay silent (the default where absent).
     pub idle_timeouts: BTreeMap<Vendor, std::time::Duration>,
+    /// Per vendor: `max_response_bytes` and the request deadline from io.toml.
+    pub response_bounds: BTreeMap<Vendor, (u64, std::time::Duration)>,
     /// Messages back to the loop.
     pub tx: mpsc::UnboundedSender<Msg>,
     /// The approver runs ask; its questions reach the loop.
@@ -91,6 +93,7 @@ impl Executor {
             agents: Vec::new(),
             mcp: None,
             idle_timeouts: BTreeMap::new(),
+            response_bounds: BTreeMap::new(),
             tx,
             approver,
             pending: None,
@@ -197,6 +200,12 @@ impl Executor {
         };
         let provider = match self.idle_timeouts.get(&vendor) {
             Some(idle) => provider.with_idle_timeout(*idle),
+            None => provider,
+        };
+        let provider = match self.response_bounds.get(&vendor) {
+            Some((bytes, deadline)) => provider
+                .with_max_response_bytes(*bytes)
+                .with_request_timeout(*deadline),
             None => provider,
         };
         // "Allow for this run" lasts one run.
