@@ -200,8 +200,8 @@ fn the_example_file_loads_with_every_table() {
     );
     assert_eq!(io_harness::Budget::default().tokens, 2_000_000);
     assert_eq!(c.console.theme.as_deref(), Some("dark"));
-    assert_eq!(c.agents[0].name, "researcher");
-    assert_eq!(c.mcp[0].command, "npx");
+    // The optional parts are commented out (tests/cli_polish.rs turns them on).
+    assert!(c.agents.is_empty() && c.mcp.is_empty());
 }
 
 #[test]

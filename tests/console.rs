@@ -100,7 +100,8 @@ fn block_only(state: &mut State, host: &str) {
 fn clear_allowed(state: &mut State) {
     focus(state, "allowed domains");
     update(state, key(KeyCode::Enter));
-    while !state.form.allowed.is_empty() {
+    // The edit is committed by Enter, so watch the field's text, not the form.
+    while !state.form.editing.as_ref().unwrap().0.is_empty() {
         update(state, key(KeyCode::Backspace));
     }
     update(state, key(KeyCode::Enter));
@@ -170,7 +171,8 @@ fn editing_a_field_recomputes_the_preview_and_esc_restores_it() {
     update(&mut s, key(KeyCode::Enter));
     update(&mut s, key(KeyCode::Backspace));
     typed(&mut s, "7");
-    assert_eq!(s.form.max_uses, Some(7));
+    // The preview follows the valid draft; the form takes it only on Enter.
+    assert_eq!(s.form.max_uses, Some(3));
     let body = s.previews[0].request.as_ref().unwrap().join("\n");
     assert!(body.contains("\"max_uses\": 7"), "{body}");
     typed(&mut s, "x");
@@ -485,7 +487,7 @@ async fn live(script: Script) -> Live {
         Store::open(&store_path).unwrap(),
         dir.path().join("io.toml"),
         conn.endpoints.clone(),
-        true,
+        Some(stub.rewinder()),
         state.form.max_tokens.clone(),
         loaded.config.price_table(),
         tx,

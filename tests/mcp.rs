@@ -10,7 +10,7 @@
 mod common;
 
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use common::*;
@@ -19,25 +19,36 @@ use io_harness::config::McpDef;
 use io_harness::mcp::McpServers;
 use io_harness::run::RunOptions;
 
-/// The pinned server, installed once per target directory.
+/// The pinned server, installed once per target directory. Without npm (or
+/// the npm registry) every test here fails with the same one message saying so;
+/// the install is tried once, not once per test.
 fn everything() -> PathBuf {
-    static INSTALL: Mutex<()> = Mutex::new(());
-    let _one = INSTALL.lock().unwrap();
+    static INSTALL: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    match INSTALL.get_or_init(install) {
+        Ok(bin) => bin.clone(),
+        Err(why) => panic!("{why}"),
+    }
+}
+
+fn install() -> Result<PathBuf, String> {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("mcp-everything");
     let bin = dir.join("node_modules/.bin/mcp-server-everything");
-    if !bin.exists() {
-        std::fs::create_dir_all(&dir).unwrap();
-        let status = std::process::Command::new("npm")
-            .args(["install", "--no-audit", "--no-fund", "--prefix"])
-            .arg(&dir)
-            .arg("@modelcontextprotocol/server-everything@2026.8.31")
-            .status()
-            .unwrap_or_else(|e| {
-                panic!("these tests need npm (Node.js) to install the MCP server: {e}")
-            });
-        assert!(status.success(), "npm install of server-everything failed");
+    if bin.exists() {
+        return Ok(bin);
     }
-    bin
+    let need = "the MCP tests need Node.js with npm on PATH and the npm registry reachable, to install @modelcontextprotocol/server-everything into target/tmp";
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| format!("{need}: cannot create {}: {e}", dir.display()))?;
+    let status = std::process::Command::new("npm")
+        .args(["install", "--no-audit", "--no-fund", "--prefix"])
+        .arg(&dir)
+        .arg("@modelcontextprotocol/server-everything@2026.8.31")
+        .status()
+        .map_err(|e| format!("{need}; running `npm` failed: {e}"))?;
+    if !status.success() || !bin.exists() {
+        return Err(format!("{need}; `npm install` ended with {status}"));
+    }
+    Ok(bin)
 }
 
 fn def() -> McpDef {

@@ -368,7 +368,14 @@ fn preview_says_where_the_projected_lists_came_from() {
         "[policy]\nallow = [\"net:docs.rs:443\"]\ndeny = [\"net:*.example.com\"]\n[web]\nsearch = true\nfrom_policy = true\n",
     )
     .unwrap();
-    let (code, stdout, stderr) = out(bin().args(["preview", "--config", cfg.to_str().unwrap()]));
+    // A goal, since preview refuses an empty one as run does.
+    let (code, stdout, stderr) = out(bin().args([
+        "preview",
+        "--config",
+        cfg.to_str().unwrap(),
+        "--goal",
+        "find the docs",
+    ]));
     assert_eq!(code, 0, "{stderr}");
     assert!(
         stdout.contains(r#""allowed_domains":["docs.rs"]"#),

@@ -88,7 +88,9 @@ fn anthropic_search_ok() {
     );
     assert!(
         c.text
-            .starts_with("I'll search for today's tech news.Based on the search results")
+            .starts_with("I'll search for today's tech news.\n\nBased on the search results"),
+        "the search block between the two texts is a paragraph break: {:?}",
+        c.text
     );
     assert_eq!(c.model.as_deref(), Some("claude-sonnet-4-20250514"));
 }
@@ -123,7 +125,7 @@ fn anthropic_pause_turn_keeps_partial_text_and_ignores_the_dangling_call() {
     assert_eq!(c.stop, StopReason::PauseTurn);
     assert_eq!(
         c.text,
-        "I'll research quantum computing breakthroughs in 2025.Let me look for more detail on error correction."
+        "I'll research quantum computing breakthroughs in 2025.\n\nLet me look for more detail on error correction."
     );
     // The second server_tool_use has no result yet: it has not run.
     assert_eq!(

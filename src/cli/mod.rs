@@ -57,6 +57,10 @@ pub enum Command {
         /// Print only the body bytes.
         #[arg(long)]
         body_only: bool,
+        /// The request the built-in stub vendor would get (as `run --demo`): no key
+        /// needed, the demo's goal and declaration where io.toml gives none.
+        #[arg(long)]
+        demo: bool,
     },
     /// Run a task to its end, recording everything in the store.
     Run {
@@ -87,6 +91,10 @@ pub enum Command {
         /// End the run once it has spent more than this many US dollars (overrides `[budget] usd`).
         #[arg(long)]
         max_usd: Option<f64>,
+        /// Run against the built-in loopback stub vendor and its demo script: no
+        /// key, nothing leaves this machine.
+        #[arg(long)]
+        demo: bool,
     },
     /// Past runs, newest first.
     Runs {
@@ -141,7 +149,8 @@ pub async fn main(cli: Cli) -> ExitCode {
             model,
             goal,
             body_only,
-        }) => preview::preview(cli.config, provider, model, goal, body_only),
+            demo,
+        }) => preview::preview(cli.config, provider, model, goal, body_only, demo).await,
         Some(Command::Run {
             provider,
             goal,
@@ -152,6 +161,7 @@ pub async fn main(cli: Cli) -> ExitCode {
             resume,
             approve_all,
             max_usd,
+            demo,
         }) => {
             let args = run::RunArgs {
                 provider,
@@ -163,6 +173,7 @@ pub async fn main(cli: Cli) -> ExitCode {
                 resume,
                 approve_all,
                 max_usd,
+                demo,
             };
             return run::run(cli.config, cli.store, args).await;
         }
@@ -179,6 +190,9 @@ pub async fn main(cli: Cli) -> ExitCode {
         Err(e) => fail(&e),
     }
 }
+
+/// What `run` and `preview` say when there is nothing to ask.
+pub(crate) const NO_GOAL: &str = "no goal: pass --goal TEXT or set `goal` under [task] in io.toml";
 
 /// Print an error and pick its exit code.
 pub(crate) fn fail(e: &Error) -> ExitCode {

@@ -5,18 +5,20 @@
 use std::io::Write;
 use std::path::PathBuf;
 
+use io_harness::console::setup;
 use io_harness::core::tools::offered_tools;
 use io_harness::core::vendor;
 use io_harness::{Config, Error, HeaderValue, Result, Turn};
 
 /// Print `POST <url>`, redacted headers, a blank line and the body; or only the
 /// body bytes with `body_only` (cautions then go to stderr).
-pub fn preview(
+pub async fn preview(
     config_path: Option<PathBuf>,
     provider: Option<String>,
     model: Option<String>,
     goal: Option<String>,
     body_only: bool,
+    demo: bool,
 ) -> Result<()> {
     let loaded = Config::discover(config_path.as_deref())?;
     let config = &loaded.config;
@@ -24,6 +26,14 @@ pub fn preview(
     let mut contract = config.task_contract();
     if let Some(goal) = goal {
         contract.goal = goal;
+    }
+    let mut endpoint = config.endpoint(vendor);
+    if demo {
+        setup::demo_defaults(config, &mut contract);
+        // The stub's own address, as `run --demo` would reach it.
+        let stub = setup::demo_stub().await?;
+        endpoint.base_url = stub.base_url(vendor);
+        stub.shutdown();
     }
     let agents: Vec<String> = config.agents.iter().map(|a| a.name.clone()).collect();
     let turn = Turn {
@@ -34,14 +44,23 @@ pub fn preview(
         tools: offered_tools(&agents, &[]),
         web: contract.web.clone(),
     };
-    let endpoint = config.endpoint(vendor);
+    // A refusal first (it is about the declaration, whatever the goal), then
+    // the same refusal of an empty goal that `run` gives.
     let request = vendor::encode(&endpoint, &turn)?;
+    if contract.goal.trim().is_empty() {
+        return Err(Error::config(super::NO_GOAL));
+    }
     let mut cautions = vendor::cautions_wire(endpoint.wire, contract.web.as_ref());
     cautions.extend(config.web_provenance());
     if !config.mcp.is_empty() {
-        let names: Vec<&str> = config.mcp.iter().map(|m| m.name.as_str()).collect();
+        let names: Vec<String> = config.mcp.iter().map(|m| format!("`{}`", m.name)).collect();
+        let (servers, start) = if names.len() == 1 {
+            ("server", "it starts")
+        } else {
+            ("servers", "they start")
+        };
         cautions.push(format!(
-            "note: a run also offers the tools of MCP servers {} once they start; preview starts no process, so they are not in this body",
+            "note: a run also offers the tools of the MCP {servers} {} once {start}; preview starts no process, so they are not in this body",
             names.join(", ")
         ));
     }
@@ -63,7 +82,11 @@ pub fn preview(
     )
     .map_err(io)?;
     for (name, value) in &request.headers {
-        writeln!(out, "{name}: {}", shown(value)).map_err(io)?;
+        let shown = match value {
+            HeaderValue::Secret { .. } if demo => "(none: the stub vendor checks no key)".into(),
+            _ => shown(value),
+        };
+        writeln!(out, "{name}: {shown}").map_err(io)?;
     }
     writeln!(out).map_err(io)?;
     out.write_all(&request.body).map_err(io)?;

@@ -25,6 +25,7 @@ pub struct RunArgs {
     pub resume: Option<i64>,
     pub approve_all: bool,
     pub max_usd: Option<f64>,
+    pub demo: bool,
 }
 
 /// Run and pick the exit code from the outcome.
@@ -54,16 +55,29 @@ async fn go(
     if let (Some(file), Some(needle)) = (args.verify_file, args.verify_contains) {
         contract.verification = Verification::WorkspaceFileContains { file, needle };
     }
-    if contract.goal.trim().is_empty() && args.resume.is_none() {
-        return Err(io_harness::Error::config(
-            "no goal: pass --goal TEXT or set `goal` under [task] in io.toml",
-        ));
+    if args.demo {
+        io_harness::console::setup::demo_defaults(config, &mut contract);
     }
-    let provider = HttpProvider::from_env(
-        config.endpoint(vendor),
-        config.model(vendor),
-        config.max_tokens(vendor),
-    )?
+    if contract.goal.trim().is_empty() && args.resume.is_none() {
+        return Err(io_harness::Error::config(super::NO_GOAL));
+    }
+    // The demo's stub lives until this function returns.
+    let mut stub = None;
+    let provider = if args.demo {
+        let s = io_harness::console::setup::demo_stub().await?;
+        let mut endpoint = config.endpoint(vendor);
+        endpoint.base_url = s.base_url(vendor);
+        stub = Some(s);
+        // The stub checks no key; this one is not a secret.
+        HttpProvider::new(endpoint, config.model(vendor), config.max_tokens(vendor))
+            .with_api_key(io_harness::ApiKey::new("demo"))
+    } else {
+        HttpProvider::from_env(
+            config.endpoint(vendor),
+            config.model(vendor),
+            config.max_tokens(vendor),
+        )?
+    }
     .with_max_response_bytes(config.max_response_bytes(vendor))
     .with_request_timeout(config.request_timeout(vendor))
     .with_idle_timeout(config.idle_timeout(vendor));
@@ -113,6 +127,9 @@ async fn go(
     }
     let policy = config.policy();
     let result = run_with_options(&contract, &provider, &store, &policy, approver, options).await?;
+    if let Some(stub) = stub {
+        stub.shutdown();
+    }
     if !args.json {
         super::out::line(&result.answer)?;
         eprintln!(
@@ -193,11 +210,16 @@ fn describe(kind: &EventKind) -> Option<String> {
         } => {
             let u = usage.unwrap_or_default();
             format!(
-                "{} in ({} cached) / {} out tokens, {} searches, {stop_reason}, {latency_ms} ms, {}",
+                "{} in ({} cached) / {} out tokens, {} search{}, {stop_reason}, {latency_ms} ms, {}",
                 u.all_input_tokens(),
-                u.cache_write_tokens + u.cache_read_tokens,
+                u.cache_write_tokens.saturating_add(u.cache_read_tokens),
                 u.output_tokens,
                 u.server_tool_requests,
+                if u.server_tool_requests == 1 {
+                    ""
+                } else {
+                    "es"
+                },
                 io_harness::price::describe(cost)
             )
         }

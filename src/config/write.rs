@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use toml_edit::{Array, DocumentMut, Item, Table, value};
+use toml_edit::{Array, DocumentMut, Item, Table, Value, value};
 
 use crate::core::web::WebAccess;
 use crate::error::{Error, Result};
@@ -39,12 +39,10 @@ pub fn with_web(text: &str, web: &WebAccess) -> std::result::Result<String, toml
         doc.insert("web", Item::Table(Table::new()));
     }
     if let Some(table) = doc.get_mut("web").and_then(Item::as_table_mut) {
-        table.insert("search", value(web.search));
-        table.insert("fetch", value(web.fetch));
+        set(table, "search", Value::from(web.search));
+        set(table, "fetch", Value::from(web.fetch));
         match web.max_uses {
-            Some(n) => {
-                table.insert("max_uses", value(i64::from(n)));
-            }
+            Some(n) => set(table, "max_uses", Value::from(i64::from(n))),
             None => {
                 table.remove("max_uses");
             }
@@ -55,11 +53,34 @@ pub fn with_web(text: &str, web: &WebAccess) -> std::result::Result<String, toml
             table.remove("allowed_domains");
             table.remove("blocked_domains");
         } else {
-            table.insert("allowed_domains", value(array(&web.allowed_domains)));
-            table.insert("blocked_domains", value(array(&web.blocked_domains)));
+            set(
+                table,
+                "allowed_domains",
+                Value::Array(array(&web.allowed_domains)),
+            );
+            set(
+                table,
+                "blocked_domains",
+                Value::Array(array(&web.blocked_domains)),
+            );
         }
     }
     Ok(doc.to_string())
+}
+
+/// Set a key's value keeping what surrounds it: the comment after it on its
+/// line, and the spacing before it.
+fn set(table: &mut Table, key: &str, new: Value) {
+    match table.get_mut(key).and_then(Item::as_value_mut) {
+        Some(old) => {
+            let decor = old.decor().clone();
+            *old = new;
+            *old.decor_mut() = decor;
+        }
+        None => {
+            table.insert(key, value(new));
+        }
+    }
 }
 
 fn array(items: &[String]) -> Array {

@@ -97,10 +97,37 @@ pub struct State {
     pub mode: String,
     /// The last notice, and whether it is an error.
     pub notice: Option<(String, bool)>,
+    /// What the notice is about, when the form can make it untrue: checked after
+    /// every message, and the notice goes when its cause has.
+    pub notice_cause: Option<NoticeCause>,
+    /// Ctrl-C was pressed once while a run was in flight; a second one quits.
+    pub confirm_quit: bool,
     /// Spinner frame.
     pub spinner: usize,
     /// Something changed since the last draw.
     pub dirty: bool,
+}
+
+/// A notice the form can make untrue.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NoticeCause {
+    /// The chosen vendor refused the declaration with this text.
+    Refused(String),
+    /// The goal was empty.
+    EmptyGoal,
+}
+
+impl NoticeCause {
+    fn holds(&self, state: &State) -> bool {
+        match self {
+            NoticeCause::Refused(text) => state
+                .previews
+                .iter()
+                .find(|p| p.vendor == state.form.vendor)
+                .is_some_and(|p| p.request.as_ref().err() == Some(text)),
+            NoticeCause::EmptyGoal => state.form.goal_text().trim().is_empty(),
+        }
+    }
 }
 
 /// What happened.
@@ -204,6 +231,8 @@ impl State {
             prices,
             mode,
             notice: None,
+            notice_cause: None,
+            confirm_quit: false,
             spinner: 0,
             dirty: true,
         }
@@ -218,6 +247,12 @@ impl State {
             Screen::Run => Scope::Run,
             Screen::Sources => Scope::Sources,
         }
+    }
+
+    /// Put a notice on the status line (replacing any, and its cause).
+    pub(super) fn say(&mut self, text: impl Into<String>, error: bool) {
+        self.notice = Some((text.into(), error));
+        self.notice_cause = None;
     }
 
     pub(super) fn refresh_preview(&mut self) {
@@ -266,6 +301,19 @@ pub fn host_of(url: &str) -> String {
 
 /// Apply one message.
 pub fn update(state: &mut State, msg: Msg) -> Vec<Effect> {
+    let effects = apply(state, msg);
+    // A notice about the form leaves once the form no longer says what it said.
+    if let Some(cause) = &state.notice_cause {
+        if !cause.holds(state) {
+            state.notice = None;
+            state.notice_cause = None;
+            state.dirty = true;
+        }
+    }
+    effects
+}
+
+fn apply(state: &mut State, msg: Msg) -> Vec<Effect> {
     state.dirty = true;
     match msg {
         Msg::Key(key) => super::input::on_key(state, key),
@@ -306,9 +354,7 @@ pub fn update(state: &mut State, msg: Msg) -> Vec<Effect> {
             Vec::new()
         }
         Msg::RunFailed(message) => {
-            state.run.running = false;
-            state.run.in_flight = false;
-            state.notice = Some((message, true));
+            state.run.failed(&message);
             Vec::new()
         }
         Msg::Runs(runs) => {
@@ -341,7 +387,7 @@ pub fn update(state: &mut State, msg: Msg) -> Vec<Effect> {
             Vec::new()
         }
         Msg::Notice(text, error) => {
-            state.notice = Some((text, error));
+            state.say(text, error);
             Vec::new()
         }
     }

@@ -34,8 +34,9 @@ pub struct Executor {
     pub config_path: PathBuf,
     /// Each vendor's endpoint (the stub's in demo mode).
     pub endpoints: BTreeMap<Vendor, Endpoint>,
-    /// Talking to the built-in stub: no key is read.
-    pub demo: bool,
+    /// Talking to the built-in stub: no key is read, and each run starts the
+    /// stub's script from its first answer.
+    pub demo: Option<crate::stub::Rewinder>,
     /// Output cap per vendor.
     pub max_tokens: BTreeMap<Vendor, u32>,
     /// Prices for live costs.
@@ -76,7 +77,7 @@ impl Executor {
         store: Store,
         config_path: PathBuf,
         endpoints: BTreeMap<Vendor, Endpoint>,
-        demo: bool,
+        demo: Option<crate::stub::Rewinder>,
         max_tokens: BTreeMap<Vendor, u32>,
         prices: PriceTable,
         tx: mpsc::UnboundedSender<Msg>,
@@ -152,10 +153,7 @@ impl Executor {
             }
             Effect::SaveWeb(web) => {
                 let msg = match crate::config::write_web(&self.config_path, &web) {
-                    Ok(()) => Msg::Notice(
-                        format!("wrote [web] to {}", self.config_path.display()),
-                        false,
-                    ),
+                    Ok(()) => Msg::Notice(saved(&self.config_path, &web), false),
                     Err(e) => Msg::Notice(e.to_string(), true),
                 };
                 let _ = self.tx.send(msg);
@@ -186,7 +184,9 @@ impl Executor {
             .cloned()
             .unwrap_or_else(|| Endpoint::public(vendor));
         let max_tokens = self.max_tokens.get(&vendor).copied().unwrap_or(4096);
-        let provider = if self.demo {
+        let provider = if let Some(rewinder) = &self.demo {
+            // A cancelled demo run left the script part-way; this one sees it all.
+            rewinder.rewind();
             // The stub checks no key; this one is not a secret.
             HttpProvider::new(endpoint, model, max_tokens).with_api_key(ApiKey::new("demo"))
         } else {
@@ -273,4 +273,19 @@ pub fn past_run(store: &Store, id: RunId, prices: &PriceTable) -> crate::Result<
         server: store.server_tool_calls(id)?,
         citations: store.citations(id)?.len(),
     })))
+}
+
+/// What Ctrl-S wrote and where: only the declaration is saved, and it says so.
+fn saved(path: &std::path::Path, web: &crate::core::web::WebAccess) -> String {
+    let on = |b: bool| if b { "on" } else { "off" };
+    format!(
+        "wrote [web] to {} (search {}, fetch {}, max_uses {}, {} allowed, {} blocked); goal, provider and the other fields are not saved",
+        path.display(),
+        on(web.search),
+        on(web.fetch),
+        web.max_uses
+            .map_or_else(|| "none".to_string(), |n| n.to_string()),
+        web.allowed_domains.len(),
+        web.blocked_domains.len()
+    )
 }

@@ -281,6 +281,13 @@ impl Form {
                 .collect::<Vec<_>>()
         };
         match field {
+            Field::Model if text.trim().is_empty() => {
+                return Err(format!(
+                    "the model cannot be empty: type the model {} should use, or Esc to keep {}",
+                    self.vendor,
+                    self.model()
+                ));
+            }
             Field::Model => {
                 self.models.insert(self.vendor, text.trim().to_string());
             }
@@ -311,8 +318,16 @@ impl Form {
     }
 
     /// Each vendor's exact request for this form (no observations yet, the local
-    /// tools offered), or its refusal: what `io-harness preview` prints.
+    /// tools offered), or its refusal: what `io-harness preview` prints. A line
+    /// being edited shows in it while it is valid, though only Enter commits it.
     pub fn previews(&self) -> Vec<VendorPreview> {
+        if let Some((buf, _)) = &self.editing {
+            let mut draft = self.clone();
+            draft.editing = None;
+            if draft.set(self.focus, buf).is_ok() {
+                return draft.previews();
+            }
+        }
         let web = self.web();
         Vendor::ALL
             .iter()

@@ -4,7 +4,7 @@
 
 use crossterm::event::{KeyCode, KeyEvent};
 
-use super::app::{Effect, Grouping, Screen, State};
+use super::app::{Effect, Grouping, NoticeCause, Screen, State};
 use super::form::{FIELDS, Field};
 use super::keys::{Action, Scope};
 use super::runview::RunView;
@@ -26,8 +26,30 @@ pub(super) fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
         }
         return Vec::new();
     }
+    let action = state.keys.lookup(state.scope(), &key);
+    // Ctrl-C quits unless it was bound to something else; while a run is in
+    // flight it asks first (a second Ctrl-C confirms).
+    let ctrl_c = action.is_none()
+        && key.code == KeyCode::Char('c')
+        && key
+            .modifiers
+            .contains(crossterm::event::KeyModifiers::CONTROL);
+    let confirming = std::mem::take(&mut state.confirm_quit);
+    if ctrl_c && (confirming || !state.run.running) {
+        return quit(state);
+    }
+    if ctrl_c {
+        state.confirm_quit = true;
+        let text = format!(
+            "a run is in progress: ctrl-c again cancels it and quits; {} cancels the run only",
+            state.keys.key_for(Action::Cancel)
+        );
+        state.say(text, true);
+        return Vec::new();
+    }
     // Text entry swallows plain keys before bindings see them; a chord or a
-    // function key ends the edit (keeping it) and does what it is bound to.
+    // function key commits the edit and does what it is bound to — unless the
+    // edit cannot be committed, which then stays in its field, marked.
     let plain = !key
         .modifiers
         .intersects(crossterm::event::KeyModifiers::CONTROL | crossterm::event::KeyModifiers::ALT)
@@ -39,6 +61,10 @@ pub(super) fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
         if let Some((buf, before)) = state.form.editing.take() {
             if plain {
                 return edit_line(state, key, buf, before);
+            }
+            // Quitting goes ahead either way.
+            if !commit(state, buf, before) && action != Some(Action::Quit) {
+                return Vec::new();
             }
         }
     }
@@ -64,7 +90,6 @@ pub(super) fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
             _ => {}
         }
     }
-    let action = state.keys.lookup(state.scope(), &key);
     let goal_focused = state.screen == Screen::Declare
         && state.form.focus == Field::Goal
         && state.run.approval.is_none();
@@ -109,12 +134,11 @@ fn edit_line(state: &mut State, key: KeyEvent, mut buf: String, before: String) 
     let field = state.form.focus;
     match key.code {
         KeyCode::Enter => {
-            state.form.editing = None;
+            commit(state, buf, before);
             return Vec::new();
         }
         KeyCode::Esc => {
-            let _ = state.form.set(field, &before);
-            state.form.editing = None;
+            // Esc undoes the edit: the committed value stays, as the help says.
             state.form.error = None;
             state.refresh_preview();
             return Vec::new();
@@ -125,10 +149,29 @@ fn edit_line(state: &mut State, key: KeyEvent, mut buf: String, before: String) 
         KeyCode::Char(c) => buf.push(c),
         _ => {}
     }
-    state.form.error = state.form.set(field, &buf).err();
+    // Checked as typed, so the mark appears at once; committed only by Enter.
+    state.form.error = state.form.clone().set(field, &buf).err();
     state.form.editing = Some((buf, before));
     state.refresh_preview();
     Vec::new()
+}
+
+/// Take a line edit into the form when it is valid; otherwise leave it in its
+/// field with the reason. Returns whether it was committed.
+fn commit(state: &mut State, buf: String, before: String) -> bool {
+    let field = state.form.focus;
+    match state.form.set(field, &buf) {
+        Ok(()) => {
+            state.form.error = None;
+            state.refresh_preview();
+            true
+        }
+        Err(e) => {
+            state.form.error = Some(e);
+            state.form.editing = Some((buf, before));
+            false
+        }
+    }
 }
 
 fn quit(state: &mut State) -> Vec<Effect> {
@@ -154,7 +197,7 @@ pub(super) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
         }
         Action::StartRun => {
             if state.run.running {
-                state.notice = Some(("a run is already in progress; Esc cancels it".into(), true));
+                state.say("a run is already in progress; Esc cancels it", true);
                 return Vec::new();
             }
             if let Some(refusal) = state
@@ -163,14 +206,17 @@ pub(super) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
                 .find(|p| p.vendor == state.form.vendor)
                 .and_then(|p| p.request.as_ref().err())
             {
-                state.notice = Some((refusal.clone(), true));
+                let refusal = refusal.clone();
+                state.say(refusal.clone(), true);
+                state.notice_cause = Some(NoticeCause::Refused(refusal));
                 return Vec::new();
             }
             if state.form.goal_text().trim().is_empty() {
-                state.notice = Some((
-                    "the goal is empty: type what the run should achieve first".into(),
+                state.say(
+                    "the goal is empty: type what the run should achieve first",
                     true,
-                ));
+                );
+                state.notice_cause = Some(NoticeCause::EmptyGoal);
                 return Vec::new();
             }
             state.run = RunView {
@@ -181,6 +227,7 @@ pub(super) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
             };
             state.screen = Screen::Run;
             state.notice = None;
+            state.notice_cause = None;
             return vec![Effect::StartRun {
                 contract: Box::new(state.form.contract()),
                 vendor: state.form.vendor,
@@ -196,6 +243,7 @@ pub(super) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
             let (name, text) = BUILT_IN[i];
             if let Ok(t) = Theme::parse(text, name) {
                 state.theme = (name.to_string(), t);
+                state.say(format!("theme: {name}"), false);
             }
         }
         Action::Cancel => {

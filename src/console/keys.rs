@@ -29,7 +29,7 @@ pub enum Action {
     SideBySide,
     /// Next theme.
     CycleTheme,
-    /// Cancel the run, close a dialog, stop editing.
+    /// Cancel the run, close a dialog, undo the edit of a line.
     Cancel,
     /// Next form field.
     NextField,
@@ -152,7 +152,7 @@ const DEFAULTS: [(Action, &str, &str, &str, Scope); 27] = [
         Action::Cancel,
         "cancel",
         "esc",
-        "cancel run / close / stop editing",
+        "cancel run / close / undo the edit",
         Scope::Global,
     ),
     (
@@ -299,6 +299,7 @@ impl Keymap {
                 })?;
             b.key = key.to_ascii_lowercase();
         }
+        shadowed(&bindings)?;
         Ok(Keymap { bindings })
     }
 
@@ -321,6 +322,49 @@ impl Keymap {
             .map(|b| b.key.clone())
             .unwrap_or_default()
     }
+}
+
+/// Two bindings one key could reach in the same place: the same scope, or a
+/// screen's own binding over a global one (the screen's wins there, so the global
+/// one could not be pressed on that screen). An error naming both.
+fn shadowed(bindings: &[Binding]) -> Result<()> {
+    let scope = |s: Scope| match s {
+        Scope::Global => "everywhere",
+        Scope::Declare => "in Declare",
+        Scope::Run => "in Run",
+        Scope::Sources => "in Sources",
+        Scope::Approval => "in the approval dialog",
+    };
+    for (i, a) in bindings.iter().enumerate() {
+        let Some(ka) = parse_key(&a.key) else {
+            continue;
+        };
+        for b in &bindings[i + 1..] {
+            if !parse_key(&b.key).is_some_and(|kb| same(&ka, &kb)) {
+                continue;
+            }
+            let (first, second) = if a.scope == b.scope {
+                (a.name.to_string(), b.name.to_string())
+            } else if a.scope == Scope::Global || b.scope == Scope::Global {
+                (
+                    format!("{} ({})", a.name, scope(a.scope)),
+                    format!("{} ({})", b.name, scope(b.scope)),
+                )
+            } else {
+                continue;
+            };
+            let place = if a.scope == b.scope {
+                format!(" {}", scope(a.scope))
+            } else {
+                String::new()
+            };
+            return Err(Error::config(format!(
+                "[console.keys]: {first} and {second} are both bound to \"{}\"{place}, so one of them could never be pressed; give one of them another key",
+                b.key
+            )));
+        }
+    }
+    Ok(())
 }
 
 impl Default for Keymap {

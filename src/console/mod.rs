@@ -44,7 +44,10 @@ pub async fn open(config: Option<PathBuf>, store: Option<PathBuf>, demo: bool) -
         store,
         setup::config_target(&loaded),
         connection.endpoints.clone(),
-        connection.stub.is_some(),
+        connection
+            .stub
+            .as_ref()
+            .map(crate::stub::StubHandle::rewinder),
         state.form.max_tokens.clone(),
         loaded.config.price_table(),
         tx,

@@ -114,6 +114,9 @@ pub struct RunView {
     pub approval: Option<ApprovalRequest>,
     /// Opened from the store, not live.
     pub past: bool,
+    /// The starts of observations already shown another way (a tool's result,
+    /// a paused turn's text): the observation repeating one is not logged again.
+    pub echoes: Vec<String>,
     /// What the request in flight has streamed.
     pub live: super::live::Live,
 }
@@ -174,7 +177,10 @@ impl RunView {
             }
             EventKind::StepStarted { observations } => self.log.push((
                 step,
-                format!("step {step}: request with {observations} observations"),
+                format!(
+                    "step {step}: request with {observations} observation{}",
+                    if *observations == 1 { "" } else { "s" }
+                ),
                 Tone::Muted,
             )),
             EventKind::RequestSent { .. } => self.in_flight = true,
@@ -203,9 +209,11 @@ impl RunView {
             } => {
                 self.in_flight = false;
                 let streamed = self.settle_live();
-                if !streamed && !text.trim().is_empty() {
-                    self.log
-                        .push((step, format!("model: {}", one_line(text)), Tone::Plain));
+                if !streamed {
+                    self.log_text(step, "model: ", text);
+                }
+                if stop_reason == "pause_turn" && !text.trim().is_empty() {
+                    self.echoes.push(format!("[step {step}] partial answer "));
                 }
                 self.calls
                     .push(CallLine::new(step, *usage, cost, stop_reason.clone()));
@@ -235,6 +243,7 @@ impl RunView {
                     one_line(&format!("{name} {input} → {output}")),
                     if *ok { Tone::Good } else { Tone::Bad },
                 ));
+                self.echoes.push(format!("[step {step}] {name} {input}: "));
             }
             EventKind::ApprovalAsked {
                 act, target, tool, ..
@@ -248,7 +257,18 @@ impl RunView {
                 (if *approved { "approved" } else { "denied" }).to_string(),
                 if *approved { Tone::Good } else { Tone::Bad },
             )),
-            EventKind::Observation { text } => self.log.push((step, one_line(text), Tone::Plain)),
+            EventKind::Observation { text } => {
+                match self
+                    .echoes
+                    .iter()
+                    .position(|e| text.starts_with(e.as_str()))
+                {
+                    Some(i) => {
+                        self.echoes.remove(i);
+                    }
+                    None => self.log.push((step, one_line(text), Tone::Plain)),
+                }
+            }
             // Folded by `apply_live` above.
             EventKind::TextDelta { .. }
             | EventKind::ServerToolStarted { .. }
@@ -296,6 +316,37 @@ impl RunView {
 }
 
 impl RunView {
+    /// A completion's text as log lines: one per paragraph (the decoder puts a
+    /// blank line where a tool or search block stood between text blocks), the
+    /// first after `lead`.
+    fn log_text(&mut self, step: u32, lead: &str, text: &str) {
+        let paragraphs = text.split("\n\n").map(str::trim).filter(|p| !p.is_empty());
+        for (i, p) in paragraphs.enumerate() {
+            let line = if i == 0 {
+                format!("{lead}{}", one_line(p))
+            } else {
+                one_line(p)
+            };
+            self.log.push((step, line, Tone::Plain));
+        }
+    }
+
+    /// The run could not start, or its task ended in an error outside its
+    /// outcome: said in the panes, where the operator is looking.
+    pub fn failed(&mut self, message: &str) {
+        self.running = false;
+        self.in_flight = false;
+        self.approval = None;
+        let verdict = if self.run_id.is_none() {
+            "could not start"
+        } else {
+            "error"
+        };
+        self.outcome.get_or_insert_with(|| verdict.to_string());
+        self.log
+            .push((self.step, format!("{verdict}: {message}"), Tone::Bad));
+    }
+
     /// A spawned child's event, nested under the step that spawned it: its
     /// requests count toward the totals, its lines are marked `↳ child N`.
     fn apply_child(&mut self, event: &Event) {
@@ -322,13 +373,7 @@ impl RunView {
                     cost,
                     format!("child {id} {stop_reason}"),
                 ));
-                if !text.trim().is_empty() {
-                    self.log.push((
-                        step,
-                        format!("{tag} model: {}", one_line(text)),
-                        Tone::Plain,
-                    ));
-                }
+                self.log_text(step, &format!("{tag} model: "), text);
             }
             EventKind::ServerToolUsed {
                 tool, error, input, ..

@@ -11,6 +11,7 @@ use super::form::Form;
 use super::keys::Keymap;
 use super::theme::Theme;
 use crate::config::Loaded;
+use crate::core::contract::TaskContract;
 use crate::core::vendor::{Endpoint, Vendor};
 use crate::core::web::WebAccess;
 use crate::error::Result;
@@ -53,8 +54,7 @@ pub async fn connect(loaded: &Loaded, demo: bool) -> Result<Connection> {
             mode,
         });
     }
-    let stub =
-        StubVendor::start(SocketAddr::from((Ipv4Addr::LOCALHOST, 0)), Script::demo()).await?;
+    let stub = demo_stub().await?;
     for (v, e) in endpoints.iter_mut() {
         e.base_url = stub.base_url(*v);
     }
@@ -74,20 +74,30 @@ pub async fn connect(loaded: &Loaded, demo: bool) -> Result<Connection> {
     })
 }
 
+/// The demo's goal and declaration where io.toml gives none (the console's
+/// `--demo`, `run --demo`, `preview --demo`).
+pub fn demo_defaults(config: &crate::config::Config, contract: &mut TaskContract) {
+    if contract.goal.trim().is_empty() {
+        contract.goal = DEMO_GOAL.to_string();
+        if config.web.is_none() {
+            // What every vendor carries: no domain filter (OpenRouter takes none),
+            // no fetch (Anthropic only), so switching provider never refuses.
+            contract.web = Some(WebAccess::search().max_uses(3));
+        }
+    }
+}
+
+/// The built-in stub vendor with its demo script, on a free loopback port.
+pub async fn demo_stub() -> Result<StubHandle> {
+    StubVendor::start(SocketAddr::from((Ipv4Addr::LOCALHOST, 0)), Script::demo()).await
+}
+
 /// The first state: the form seeded from io.toml, the theme and keys it names.
 pub fn initial_state(loaded: &Loaded, connection: &Connection, demo: bool) -> Result<State> {
     let config = &loaded.config;
     let mut contract = config.task_contract();
-    if demo && contract.goal.trim().is_empty() {
-        contract.goal = DEMO_GOAL.to_string();
-        if config.web.is_none() {
-            contract.web = Some(
-                WebAccess::search()
-                    .max_uses(3)
-                    .allow("crates.io")
-                    .allow("docs.rs"),
-            );
-        }
+    if demo {
+        demo_defaults(config, &mut contract);
     }
     let models = Vendor::ALL.iter().map(|&v| (v, config.model(v))).collect();
     let max_tokens = Vendor::ALL

@@ -1,5 +1,5 @@
-//! Themes: TOML files naming roles (text, muted, accent, ok, error, warning,
-//! selection, border) in named ANSI colours. The three shipped themes are embedded
+//! Themes: TOML files naming roles (background, text, muted, accent, ok, error,
+//! warning, selection, border) in named ANSI colours. The three shipped themes are embedded
 //! so the binary works anywhere; `themes/NAME.toml` on disk is used when present.
 
 use std::collections::BTreeMap;
@@ -10,7 +10,8 @@ use ratatui::style::Color;
 use crate::error::{Error, Result};
 
 /// The roles a theme names.
-pub const ROLES: [&str; 8] = [
+pub const ROLES: [&str; 9] = [
+    "background",
     "text",
     "muted",
     "accent",
@@ -21,7 +22,8 @@ pub const ROLES: [&str; 8] = [
     "border",
 ];
 /// The colour names a theme may use.
-pub const COLOURS: [&str; 16] = [
+pub const COLOURS: [&str; 17] = [
+    "default",
     "black",
     "red",
     "green",
@@ -52,6 +54,8 @@ pub const BUILT_IN: [(&str, &str); 3] = [
 /// Colours by role.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Theme {
+    /// Behind everything; `default` keeps the terminal's own.
+    pub background: Color,
     /// Body text.
     pub text: Color,
     /// Secondary text.
@@ -73,6 +77,7 @@ pub struct Theme {
 impl Default for Theme {
     fn default() -> Self {
         Theme {
+            background: Color::Reset,
             text: Color::White,
             muted: Color::DarkGray,
             accent: Color::Cyan,
@@ -87,6 +92,7 @@ impl Default for Theme {
 
 fn colour(name: &str) -> Option<Color> {
     Some(match name {
+        "default" => Color::Reset,
         "black" => Color::Black,
         "red" => Color::Red,
         "green" => Color::Green,
@@ -122,6 +128,7 @@ impl Theme {
                 ))
             })?;
             let slot = match role.as_str() {
+                "background" => &mut theme.background,
                 "text" => &mut theme.text,
                 "muted" => &mut theme.muted,
                 "accent" => &mut theme.accent,
@@ -170,14 +177,14 @@ mod tests {
             .to_string();
         assert_eq!(
             e,
-            "theme t.toml: unknown role `txt`; the roles are: text, muted, accent, ok, error, warning, selection, border"
+            "theme t.toml: unknown role `txt`; the roles are: background, text, muted, accent, ok, error, warning, selection, border"
         );
         let e = Theme::parse("text = \"purple\"\n", "t.toml")
             .unwrap_err()
             .to_string();
         assert!(
             e.starts_with(
-                "theme t.toml: role `text` has unknown colour `purple`; use one of: black, red"
+                "theme t.toml: role `text` has unknown colour `purple`; use one of: default, black, red"
             ),
             "{e}"
         );

@@ -15,8 +15,9 @@ use crate::core::policy::Act;
 pub struct RunId(pub i64);
 
 impl std::fmt::Display for RunId {
+    /// The number, honouring width and alignment (`{:>5}` pads it).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}", self.0)
+        std::fmt::Display::fmt(&self.0, f)
     }
 }
 

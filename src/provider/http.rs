@@ -89,7 +89,7 @@ impl HttpProvider {
         let var = endpoint.api_key_env.clone();
         let key = std::env::var(&var).ok().filter(|k| !k.trim().is_empty()).ok_or_else(|| {
             Error::config(format!(
-                "{var} is not set: export {var}=… with your {} API key, or name another variable with `api_key_env` under [providers.{}] in io.toml",
+                "{var} is not set: export {var}=… with your {} API key, or name another variable with `api_key_env` under [providers.{}] in io.toml; `--demo` runs against the built-in stub vendor instead (no key, nothing leaves this machine)",
                 endpoint.vendor, endpoint.vendor
             ))
         })?;

@@ -79,11 +79,37 @@ impl StubHandle {
             .unwrap_or_default()
     }
 
+    /// A handle that sends the script back to its first answer, for whoever
+    /// starts runs against this stub (the console's demo: every run sees the
+    /// whole script, however the last one ended).
+    pub fn rewinder(&self) -> Rewinder {
+        Rewinder(self.shared.clone())
+    }
+
     /// Stop serving.
     pub fn shutdown(mut self) {
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
         }
+    }
+}
+
+/// Sends a running stub's script back to its first answer.
+#[derive(Clone)]
+pub struct Rewinder(Shared);
+
+impl Rewinder {
+    /// The next request to each vendor gets that vendor's first scripted answer.
+    pub fn rewind(&self) {
+        if let Ok(mut inner) = self.0.lock() {
+            inner.cursor.clear();
+        }
+    }
+}
+
+impl std::fmt::Debug for Rewinder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Rewinder")
     }
 }
 

@@ -52,7 +52,14 @@ fn draw_form(frame: &mut Frame<'_>, area: Rect, state: &State) {
             (Some((buf, _)), true) => format!("{buf}▏"),
             _ => f.value(*field),
         };
-        let style = if focused {
+        let marked = focused && f.editing.is_some() && f.error.is_some();
+        let style = if marked {
+            // An edit that cannot be committed stays here, marked.
+            Style::default()
+                .fg(t.error)
+                .bg(t.selection)
+                .add_modifier(Modifier::UNDERLINED)
+        } else if focused {
             Style::default().fg(t.text).bg(t.selection)
         } else {
             Style::default().fg(t.text)
@@ -103,6 +110,11 @@ fn draw_form(frame: &mut Frame<'_>, area: Rect, state: &State) {
     rules_panel(&mut lines, state);
     if let Some(e) = &f.error {
         lines.push(Line::styled(e.clone(), Style::default().fg(t.error)));
+    } else if f.editing.is_some() {
+        lines.push(Line::styled(
+            "enter: commit the edit · esc: undo it",
+            Style::default().fg(t.muted),
+        ));
     } else {
         lines.push(Line::styled(
             "tab: next field · enter: toggle/edit · ctrl-s: save [web]",

@@ -9,8 +9,8 @@ mod sources;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
-use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph, Row, Table, Wrap};
+use ratatui::text::{Line, Span, Text};
+use ratatui::widgets::{Block, Borders, Cell, Clear, Paragraph, Row, Table, Wrap};
 
 use super::app::{Screen, State};
 use super::keys::{Action, Scope};
@@ -33,6 +33,12 @@ pub fn draw(frame: &mut Frame<'_>, state: &State) {
         frame.render_widget(note, area);
         return;
     }
+    // The theme's background under everything (the terminal's own unless the
+    // theme names one), so a light theme's dark text has its light ground.
+    frame.render_widget(
+        Block::default().style(Style::default().bg(t.background)),
+        area,
+    );
     let [tabs, body, status] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Min(3),
@@ -67,7 +73,7 @@ fn draw_tabs(frame: &mut Frame<'_>, area: Rect, state: &State) {
         };
         Span::styled(format!(" {key} {name} "), style)
     };
-    let line = Line::from(vec![
+    let mut spans = vec![
         tab(
             "Declare",
             k(Action::ShowDeclare),
@@ -81,16 +87,27 @@ fn draw_tabs(frame: &mut Frame<'_>, area: Rect, state: &State) {
             k(Action::ShowSources),
             state.screen == Screen::Sources,
         ),
-        Span::styled(
-            format!(
-                "  {} help · {} run · {} quit",
-                k(Action::Help),
-                k(Action::StartRun),
-                k(Action::Quit)
-            ),
-            Style::default().fg(t.muted),
+    ];
+    // The longest hint that fits whole; a narrow terminal drops hints, never
+    // cuts one in half.
+    let used: usize = spans.iter().map(|s| s.width()).sum();
+    let hints = [
+        format!(
+            "  {} help · {} run · {} quit",
+            k(Action::Help),
+            k(Action::StartRun),
+            k(Action::Quit)
         ),
-    ]);
+        format!("  {} help · {} quit", k(Action::Help), k(Action::Quit)),
+        format!("  {} help", k(Action::Help)),
+    ];
+    if let Some(hint) = hints
+        .into_iter()
+        .find(|h| used + h.chars().count() <= area.width as usize)
+    {
+        spans.push(Span::styled(hint, Style::default().fg(t.muted)));
+    }
+    let line = Line::from(spans);
     frame.render_widget(Paragraph::new(line), area);
 }
 
@@ -142,7 +159,7 @@ fn draw_status(frame: &mut Frame<'_>, area: Rect, state: &State) {
 
 fn draw_help(frame: &mut Frame<'_>, area: Rect, state: &State) {
     let t = &state.theme.1;
-    let popup = centered(area, 72, area.height.saturating_sub(2));
+    let popup = centered(area, 88, area.height.saturating_sub(2));
     frame.render_widget(Clear, popup);
     let scope = |s: Scope| match s {
         Scope::Global => "everywhere",
@@ -151,30 +168,63 @@ fn draw_help(frame: &mut Frame<'_>, area: Rect, state: &State) {
         Scope::Sources => "Sources",
         Scope::Approval => "approval",
     };
-    // Rows past the popup scroll (up/down); the title says how many there are.
-    let visible = popup.height.saturating_sub(3) as usize;
+    // Fixed columns sized to their longest entry; the description takes the
+    // rest and wraps onto a second row rather than being cut.
+    const KEY: u16 = 9;
+    const WHERE: u16 = 10;
+    const NAME: u16 = 14; // "[console.keys]"
+    let desc_w = popup
+        .width
+        .saturating_sub(2 + KEY + WHERE + NAME + 3)
+        .max(8) as usize;
+    let heights: Vec<usize> = state
+        .keys
+        .bindings
+        .iter()
+        .map(|b| wrap_text(b.desc, desc_w).len())
+        .collect();
+    // Rows past the popup scroll (up/down); the title says which are shown.
+    let room = popup.height.saturating_sub(3) as usize;
     let total = state.keys.bindings.len();
-    let first = (state.help_scroll as usize).min(total.saturating_sub(visible));
+    let fits_from = |first: usize| {
+        let mut used = 0;
+        heights[first..]
+            .iter()
+            .take_while(|h| {
+                used += **h;
+                used <= room
+            })
+            .count()
+    };
+    // The last first row that still fills the popup: scrolling stops there.
+    let last_first = (0..total).find(|&f| f + fits_from(f) >= total).unwrap_or(0);
+    let first = (state.help_scroll as usize).min(last_first);
+    let shown = fits_from(first);
     let title = format!(
         "help · {}–{} of {total} · ↑↓ scroll · any other key closes",
         first + 1,
-        (first + visible).min(total)
+        first + shown
     );
-    let rows = state.keys.bindings.iter().skip(first).map(|b| {
+    let rows = state.keys.bindings.iter().skip(first).take(shown).map(|b| {
+        let desc = wrap_text(b.desc, desc_w);
+        let height = desc.len() as u16;
         Row::new(vec![
-            b.key.clone(),
-            b.desc.to_string(),
-            scope(b.scope).to_string(),
-            b.name.to_string(),
+            Cell::from(b.key.clone()),
+            Cell::from(Text::from(
+                desc.into_iter().map(Line::from).collect::<Vec<_>>(),
+            )),
+            Cell::from(scope(b.scope)),
+            Cell::from(b.name),
         ])
+        .height(height)
     });
     let table = Table::new(
         rows,
         [
-            Constraint::Length(9),
-            Constraint::Min(20),
-            Constraint::Length(10),
-            Constraint::Length(13),
+            Constraint::Length(KEY),
+            Constraint::Min(8),
+            Constraint::Length(WHERE),
+            Constraint::Length(NAME),
         ],
     )
     .header(
@@ -184,6 +234,30 @@ fn draw_help(frame: &mut Frame<'_>, area: Rect, state: &State) {
     .style(Style::default().fg(t.text))
     .block(block(t, &title, true));
     frame.render_widget(table, popup);
+}
+
+/// `text` in rows of at most `width` characters, broken at spaces.
+fn wrap_text(text: &str, width: usize) -> Vec<String> {
+    let mut rows: Vec<String> = Vec::new();
+    for word in text.split(' ') {
+        match rows.last_mut() {
+            Some(row) if row.chars().count() + 1 + word.chars().count() <= width => {
+                row.push(' ');
+                row.push_str(word);
+            }
+            _ => rows.push(word.to_string()),
+        }
+    }
+    rows
+}
+
+/// `1 source`, `3 sources`.
+pub(crate) fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
 }
 
 /// A bordered block with a title, highlighted when focused.

@@ -17,6 +17,17 @@ pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
     let t = &state.theme.1;
     let r = &state.run;
     if r.run_id.is_none() && !r.running {
+        // A run that never started: its reason, where the operator looks.
+        if let Some((_, why, _)) = r.log.last() {
+            frame.render_widget(
+                Paragraph::new(why.clone())
+                    .style(Style::default().fg(t.error))
+                    .wrap(Wrap { trim: true })
+                    .block(block(t, "Run · could not start", true)),
+                area,
+            );
+            return;
+        }
         let hint = format!(
             "No run yet. {} runs the declaration; a past run opens from Sources ({}).",
             state.keys.key_for(crate::console::keys::Action::StartRun),
@@ -241,14 +252,9 @@ fn draw_requests(frame: &mut Frame<'_>, area: Rect, state: &State) {
         caption.push_str(" · c: searches counted here, no vendor counter");
     }
     let title = format!(
-        "requests · total {} · {} {}",
+        "requests · total {} · {}",
         usd_or_dash(total),
-        r.citations,
-        if r.citations == 1 {
-            "source"
-        } else {
-            "sources"
-        }
+        super::count(r.citations, "source")
     );
     let table = Table::new(
         rows.chain(live).chain([sum]),

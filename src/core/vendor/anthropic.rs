@@ -208,9 +208,19 @@ pub(crate) fn decode_message(response: &WireResponse, v: &Value) -> Result<Compl
     let mut citations = Vec::new();
     let mut tool_calls = Vec::new();
     let mut server_tools = Vec::new();
+    // Text blocks split only by citations are one run of prose, joined exactly as
+    // sent; a tool or search block between two text blocks ends a paragraph.
+    let mut broken = false;
     for b in blocks {
-        match b.get("type").and_then(Value::as_str) {
+        let kind = b.get("type").and_then(Value::as_str);
+        if kind != Some("text") {
+            broken = !text.is_empty();
+        }
+        match kind {
             Some("text") => {
+                if std::mem::take(&mut broken) {
+                    text.push_str("\n\n");
+                }
                 text.push_str(b.get("text").and_then(Value::as_str).unwrap_or_default());
                 for c in b
                     .get("citations")

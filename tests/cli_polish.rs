@@ -1,0 +1,179 @@
+//! A newcomer's first hour with the command line (issue 10), run as the real
+//! binary: `runs` lines up under its header, `preview` refuses an empty goal as
+//! `run` does, `--demo` runs and previews against the built-in stub with no key,
+//! and `io.toml.example` starts nothing optional until its parts are uncommented.
+
+#![allow(clippy::unwrap_used)]
+
+use std::process::{Command, Output};
+
+use io_harness::Config;
+use io_harness::store::{NewRun, Store};
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_io-harness"));
+    c.env_remove("ANTHROPIC_API_KEY")
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("OPENROUTER_API_KEY");
+    c
+}
+
+fn run(c: &mut Command) -> (i32, String, String) {
+    let Output {
+        status,
+        stdout,
+        stderr,
+    } = c.output().unwrap();
+    (
+        status.code().unwrap_or(-1),
+        String::from_utf8(stdout).unwrap(),
+        String::from_utf8(stderr).unwrap(),
+    )
+}
+
+fn example() -> String {
+    std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/io.toml.example")).unwrap()
+}
+
+/// The example with every optional part turned on, as its comments say to.
+fn uncommented(text: &str) -> String {
+    text.lines()
+        .map(|l| match l.strip_prefix('#') {
+            Some(rest) if !rest.starts_with([' ', '#']) && !rest.is_empty() => rest,
+            _ => l,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn runs_ids_sit_under_their_header() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("runs.db");
+    let store = Store::open(&db).unwrap();
+    for _ in 0..12 {
+        store
+            .begin_run(&NewRun {
+                goal: "g".into(),
+                provider: "anthropic".into(),
+                model: "m".into(),
+                ..Default::default()
+            })
+            .unwrap();
+    }
+    let empty = dir.path().join("io.toml");
+    std::fs::write(&empty, "").unwrap();
+    let (code, out, err) = run(bin().args([
+        "runs",
+        "--config",
+        empty.to_str().unwrap(),
+        "--store",
+        db.to_str().unwrap(),
+    ]));
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    let end = lines[0].find("run").unwrap() + 3;
+    for row in &lines[1..] {
+        let id = row[..end].trim_start();
+        assert!(
+            !id.is_empty() && id.chars().all(|c| c.is_ascii_digit()),
+            "the id is not right-aligned under `run`: {row:?}"
+        );
+    }
+    assert!(lines[1].starts_with("   12  "), "{:?}", lines[1]);
+}
+
+#[test]
+fn preview_without_a_goal_refuses_as_run_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("io.toml");
+    std::fs::write(&cfg, "[web]\nsearch = true\n").unwrap();
+    let (code, out, err) = run(bin().args(["preview", "--config", cfg.to_str().unwrap()]));
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert_eq!(
+        err.trim_end(),
+        "no goal: pass --goal TEXT or set `goal` under [task] in io.toml"
+    );
+}
+
+#[test]
+fn run_and_preview_take_demo_and_need_no_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("io.toml");
+    std::fs::write(&cfg, "").unwrap();
+    let (code, out, err) = run(bin().current_dir(dir.path()).args([
+        "preview",
+        "--demo",
+        "--config",
+        cfg.to_str().unwrap(),
+    ]));
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("POST http://127.0.0.1:"), "{out}");
+    assert!(out.contains("\"web_search_20250305\""), "{out}");
+    let (code, out, err) = run(bin().current_dir(dir.path()).args([
+        "run",
+        "--demo",
+        "--json",
+        "--config",
+        cfg.to_str().unwrap(),
+        "--store",
+        dir.path().join("runs.db").to_str().unwrap(),
+    ]));
+    assert_eq!(code, 0, "{err}");
+    let last: serde_json::Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
+    assert_eq!(last["kind"]["outcome"]["outcome"], "passed", "{out}");
+    // Without --demo and without a key it still says which variable is missing.
+    let (code, _, err) = run(bin().current_dir(dir.path()).args([
+        "run",
+        "--goal",
+        "g",
+        "--config",
+        cfg.to_str().unwrap(),
+    ]));
+    assert_eq!(code, 2);
+    assert!(err.contains("ANTHROPIC_API_KEY is not set"), "{err}");
+    assert!(
+        err.contains("--demo"),
+        "the error points at the demo: {err}"
+    );
+}
+
+#[test]
+fn the_example_starts_nothing_optional_until_uncommented() {
+    let text = example();
+    let plain = Config::parse(&text, "io.toml.example").unwrap();
+    assert!(
+        plain.mcp.is_empty(),
+        "no MCP server starts from a plain copy"
+    );
+    assert!(plain.agents.is_empty());
+    let contract = plain.task_contract();
+    assert_eq!(contract.verification, io_harness::Verification::None);
+    // Each optional part says how to turn it on, and turned on it is valid.
+    for part in ["[[mcp]]", "[[agent]]", "verify_file"] {
+        let at = text.find(&format!("#{part}")).unwrap();
+        let before = &text[..at];
+        let said = before.lines().rev().take(4).any(|l| l.contains("To turn"));
+        assert!(said, "no line says how to turn on {part}");
+    }
+    let on = Config::parse(&uncommented(&text), "io.toml.example (uncommented)").unwrap();
+    assert_eq!(on.mcp[0].command, "npx");
+    assert_eq!(on.agents[0].name, "researcher");
+    assert!(matches!(
+        on.task_contract().verification,
+        io_harness::Verification::WorkspaceFileContains { .. }
+    ));
+}
+
+#[test]
+fn the_mcp_preview_note_reads_as_a_sentence() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("io.toml");
+    std::fs::write(&cfg, uncommented(&example())).unwrap();
+    let (code, out, err) = run(bin().args(["preview", "--config", cfg.to_str().unwrap()]));
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("note: a run also offers the tools of the MCP server `everything` once it starts; preview starts no process, so they are not in this body"),
+        "{out}"
+    );
+}

@@ -1,0 +1,621 @@
+//! A newcomer's first hour with the console (issue 10): the places where an
+//! operator stumbled, lost an edit or was misled, each pinned by `update` and
+//! `TestBackend` assertions, and the demo driven for real against the built-in
+//! stub vendor (loopback HTTP, a temp SQLite file).
+
+#![allow(clippy::unwrap_used)]
+
+use std::time::Duration;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use io_harness::approve::ChannelApprover;
+use io_harness::config::{Config, Loaded};
+use io_harness::console::app::{Effect, Msg, Screen, State, update};
+use io_harness::console::effects::Executor;
+use io_harness::console::keys::{Action, Keymap};
+use io_harness::console::setup::{Connection, connect, initial_state};
+use io_harness::console::view;
+use io_harness::core::vendor::Endpoint;
+use io_harness::store::Store;
+use io_harness::{Cost, Event, EventKind, RunId, Usage, Vendor};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use tokio::sync::mpsc;
+
+const CONFIG: &str = r#"
+provider = "anthropic"
+
+[task]
+goal = "Find the current io-harness release and say which version it is."
+
+[web]
+search = true
+max_uses = 3
+allowed_domains = ["docs.rs", "crates.io"]
+"#;
+
+fn loaded(text: &str) -> Loaded {
+    Loaded {
+        config: Config::parse(text, "io.toml").unwrap(),
+        path: None,
+    }
+}
+
+fn connection() -> Connection {
+    Connection {
+        endpoints: Vendor::ALL
+            .iter()
+            .map(|&v| (v, Endpoint::public(v)))
+            .collect(),
+        stub: None,
+        mode: "live: anthropic at https://api.anthropic.com · key from ANTHROPIC_API_KEY".into(),
+    }
+}
+
+fn state() -> State {
+    initial_state(&loaded(CONFIG), &connection(), false).unwrap()
+}
+
+fn key(code: KeyCode) -> Msg {
+    Msg::Key(KeyEvent::new(code, KeyModifiers::NONE))
+}
+
+fn ctrl(c: char) -> Msg {
+    Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))
+}
+
+fn typed(state: &mut State, text: &str) {
+    for c in text.chars() {
+        update(state, key(KeyCode::Char(c)));
+    }
+}
+
+fn screen(state: &State, w: u16, h: u16) -> String {
+    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+    t.draw(|f| view::draw(f, state)).unwrap();
+    t.backend().to_string()
+}
+
+fn focus(state: &mut State, label: &str) {
+    for _ in 0..12 {
+        if state.form.focus.label() == label {
+            return;
+        }
+        update(state, key(KeyCode::Tab));
+    }
+    panic!("no field {label}");
+}
+
+fn event(step: u32, kind: EventKind) -> Msg {
+    Msg::Run(Box::new(Event {
+        run_id: RunId(1),
+        step,
+        elapsed_ms: 0,
+        kind,
+    }))
+}
+
+fn called(step: u32, text: &str, stop: &str) -> Msg {
+    event(
+        step,
+        EventKind::ProviderCalled {
+            provider: "anthropic".into(),
+            model: "claude-sonnet-4-5".into(),
+            usage: Some(Usage {
+                input_tokens: 10,
+                output_tokens: 2,
+                server_tool_requests: 1,
+                ..Default::default()
+            }),
+            stop_reason: stop.into(),
+            latency_ms: 1,
+            cost: Cost::default(),
+            text: text.into(),
+        },
+    )
+}
+
+// ---- 4: the demo runs on every provider; a notice leaves with its cause ------
+
+#[test]
+fn the_demo_defaults_run_on_every_provider() {
+    let mut s = initial_state(&loaded(""), &connection(), true).unwrap();
+    for p in &s.previews {
+        assert!(p.request.is_ok(), "{}: {:?}", p.vendor, p.request);
+    }
+    focus(&mut s, "provider");
+    update(&mut s, key(KeyCode::Enter));
+    update(&mut s, key(KeyCode::Enter));
+    assert_eq!(s.form.vendor, Vendor::OpenRouter);
+    assert!(matches!(
+        update(&mut s, ctrl('r'))[..],
+        [Effect::StartRun {
+            vendor: Vendor::OpenRouter,
+            ..
+        }]
+    ));
+}
+
+#[test]
+fn a_refusal_notice_clears_once_the_form_no_longer_refuses() {
+    let mut s = state();
+    focus(&mut s, "provider");
+    update(&mut s, key(KeyCode::Enter));
+    update(&mut s, key(KeyCode::Enter));
+    assert_eq!(s.form.vendor, Vendor::OpenRouter);
+    assert_eq!(update(&mut s, ctrl('r')), vec![]);
+    assert!(s.notice.as_ref().unwrap().1, "{:?}", s.notice);
+    // An edit that does not fix it keeps the notice.
+    focus(&mut s, "max uses");
+    update(&mut s, key(KeyCode::Enter));
+    update(&mut s, key(KeyCode::Backspace));
+    typed(&mut s, "2");
+    update(&mut s, key(KeyCode::Enter));
+    assert!(s.notice.is_some());
+    focus(&mut s, "allowed domains");
+    update(&mut s, key(KeyCode::Enter));
+    while !s.form.editing.as_ref().unwrap().0.is_empty() {
+        update(&mut s, key(KeyCode::Backspace));
+    }
+    update(&mut s, key(KeyCode::Enter));
+    assert!(s.form.allowed.is_empty());
+    assert_eq!(s.notice, None, "the refusal is gone, so is its notice");
+    assert!(!screen(&s, 80, 24).contains("cannot restrict"));
+}
+
+#[test]
+fn the_empty_goal_notice_clears_when_a_goal_is_typed() {
+    let mut s = initial_state(&loaded("provider = \"openai\"\n"), &connection(), false).unwrap();
+    update(&mut s, ctrl('r'));
+    assert!(s.notice.is_some());
+    typed(&mut s, "find it");
+    assert_eq!(s.notice, None);
+}
+
+// ---- 5 and 6: an edit is committed on Enter, only when valid -----------------
+
+#[test]
+fn an_invalid_edit_stays_in_the_field_and_commits_nothing() {
+    let mut s = state();
+    focus(&mut s, "max uses");
+    update(&mut s, key(KeyCode::Enter));
+    update(&mut s, key(KeyCode::Backspace));
+    typed(&mut s, "abc");
+    update(&mut s, key(KeyCode::Enter));
+    assert_eq!(s.form.max_uses, Some(3), "nothing was committed");
+    assert_eq!(
+        s.form.editing.as_ref().map(|e| e.0.as_str()),
+        Some("abc"),
+        "the edit stays in the field"
+    );
+    assert_eq!(
+        s.form.error.as_deref(),
+        Some("max uses must be a whole number, not \"abc\"")
+    );
+    // Tab does not carry it off either.
+    update(&mut s, key(KeyCode::Tab));
+    assert_eq!(s.form.focus.label(), "max uses");
+    assert!(s.form.editing.is_some());
+    // Fixed and committed.
+    for _ in 0..3 {
+        update(&mut s, key(KeyCode::Backspace));
+    }
+    typed(&mut s, "7");
+    update(&mut s, key(KeyCode::Enter));
+    assert_eq!((s.form.max_uses, s.form.error.as_deref()), (Some(7), None));
+    assert_eq!(s.form.editing, None);
+    let body = s.previews[0].request.as_ref().unwrap().join("\n");
+    assert!(body.contains("\"max_uses\": 7"), "{body}");
+}
+
+#[test]
+fn the_model_cannot_be_emptied() {
+    let mut s = state();
+    focus(&mut s, "model");
+    update(&mut s, key(KeyCode::Enter));
+    while !s.form.editing.as_ref().unwrap().0.is_empty() {
+        update(&mut s, key(KeyCode::Backspace));
+    }
+    update(&mut s, key(KeyCode::Enter));
+    assert_eq!(s.form.model(), "claude-sonnet-4-5");
+    assert!(s.form.editing.is_some());
+    assert_eq!(
+        s.form.error.as_deref(),
+        Some(
+            "the model cannot be empty: type the model anthropic should use, or Esc to keep claude-sonnet-4-5"
+        )
+    );
+    for p in &s.previews {
+        if let Ok(lines) = &p.request {
+            assert!(!lines.join("\n").contains("\"model\": \"\""), "{lines:?}");
+        }
+    }
+    // Ctrl-R does not run past an edit that cannot be committed.
+    assert_eq!(update(&mut s, ctrl('r')), vec![]);
+    assert_eq!(s.screen, Screen::Declare);
+    // Esc puts the committed value back, as the help says.
+    update(&mut s, key(KeyCode::Esc));
+    assert_eq!((s.form.editing.clone(), s.form.error.clone()), (None, None));
+    let esc = Keymap::default()
+        .bindings
+        .into_iter()
+        .find(|b| b.action == Action::Cancel)
+        .unwrap();
+    assert_eq!(esc.desc, "cancel run / close / undo the edit");
+}
+
+// ---- 8: no binding shadows another; Ctrl-C quits or says what does -----------
+
+#[test]
+fn a_binding_that_shadows_another_is_a_config_error_naming_both() {
+    let err = |keys: &str| {
+        initial_state(
+            &loaded(&format!("{CONFIG}\n[console.keys]\n{keys}\n")),
+            &connection(),
+            false,
+        )
+        .err()
+        .map(|e| e.to_string())
+    };
+    assert_eq!(
+        err("run = \"ctrl-q\""),
+        Some("[console.keys]: run and quit are both bound to \"ctrl-q\" everywhere, so one of them could never be pressed; give one of them another key".into())
+    );
+    assert_eq!(
+        err("group_by = \"tab\""),
+        Some("[console.keys]: switch_pane and group_by are both bound to \"tab\" in Sources, so one of them could never be pressed; give one of them another key".into())
+    );
+    // A screen's own binding over a global one hides the global one there.
+    assert_eq!(
+        err("next_field = \"f4\""),
+        Some("[console.keys]: sources (everywhere) and next_field (in Declare) are both bound to \"f4\", so one of them could never be pressed; give one of them another key".into())
+    );
+    // Swapping two keys is fine; the same key on two different screens too.
+    assert_eq!(err("run = \"f5\"\nquit = \"ctrl-r\""), None);
+}
+
+#[test]
+fn ctrl_c_quits_and_asks_first_while_a_run_is_in_flight() {
+    let mut s = state();
+    assert_eq!(update(&mut s, ctrl('c')), vec![Effect::Quit]);
+    let mut s = state();
+    update(&mut s, ctrl('r'));
+    assert_eq!(update(&mut s, ctrl('c')), vec![]);
+    assert_eq!(
+        s.notice,
+        Some((
+            "a run is in progress: ctrl-c again cancels it and quits; esc cancels the run only"
+                .into(),
+            true
+        ))
+    );
+    assert_eq!(
+        update(&mut s, ctrl('c')),
+        vec![Effect::CancelRun, Effect::Quit]
+    );
+    // Any other key in between withdraws the question.
+    let mut s = state();
+    update(&mut s, ctrl('r'));
+    update(&mut s, ctrl('c'));
+    update(&mut s, key(KeyCode::F(2)));
+    assert_eq!(update(&mut s, ctrl('c')), vec![]);
+}
+
+// ---- 9 and 10: the Run pane -------------------------------------------------
+
+#[test]
+fn the_run_pane_shows_each_thing_once() {
+    let mut s = state();
+    update(&mut s, ctrl('r'));
+    update(&mut s, called(1, "first.", "tool_use"));
+    update(
+        &mut s,
+        event(
+            1,
+            EventKind::ToolCalled {
+                name: "list_dir".into(),
+                input: "{\"path\":\".\"}".into(),
+                ok: true,
+                output: "(empty)".into(),
+            },
+        ),
+    );
+    update(
+        &mut s,
+        event(
+            1,
+            EventKind::Observation {
+                text: "[step 1] list_dir {\"path\":\".\"}: (empty)".into(),
+            },
+        ),
+    );
+    update(&mut s, called(2, "Checking the changelog.", "pause_turn"));
+    update(
+        &mut s,
+        event(
+            2,
+            EventKind::Observation {
+                text: "[step 2] partial answer (the provider paused the turn): Checking the changelog.".into(),
+            },
+        ),
+    );
+    update(
+        &mut s,
+        event(
+            2,
+            EventKind::Observation {
+                text: "[step 2] provider web tool: web_search failed (max_uses_exceeded)".into(),
+            },
+        ),
+    );
+    let lines: Vec<&str> = s.run.log.iter().map(|(_, t, _)| t.as_str()).collect();
+    assert_eq!(
+        lines,
+        [
+            "model: first.",
+            "list_dir {\"path\":\".\"} → (empty)",
+            "model: Checking the changelog.",
+            "[step 2] provider web tool: web_search failed (max_uses_exceeded)",
+        ]
+    );
+}
+
+#[test]
+fn text_blocks_on_either_side_of_a_tool_block_are_separate_paragraphs() {
+    let mut s = state();
+    update(&mut s, ctrl('r'));
+    update(
+        &mut s,
+        called(
+            1,
+            "I'll look first.\n\nThe newest is 0.22.0, and docs agree.",
+            "end_turn",
+        ),
+    );
+    let lines: Vec<&str> = s.run.log.iter().map(|(_, t, _)| t.as_str()).collect();
+    assert_eq!(
+        lines,
+        [
+            "model: I'll look first.",
+            "The newest is 0.22.0, and docs agree."
+        ]
+    );
+}
+
+#[test]
+fn a_run_that_cannot_start_says_why_in_the_run_pane() {
+    let mut s = state();
+    update(&mut s, ctrl('r'));
+    let why = "OPENAI_API_KEY is not set: export it, or name another variable with api_key_env under [providers.openai] in io.toml";
+    update(&mut s, Msg::RunFailed(why.into()));
+    let text = screen(&s, 80, 24);
+    assert!(!text.contains("No run yet"), "{text}");
+    assert!(text.contains("could not start"), "{text}");
+    assert!(text.contains("OPENAI_API_KEY is not set"), "{text}");
+    assert!(!s.run.running);
+}
+
+// ---- 11: small things --------------------------------------------------------
+
+#[test]
+fn counts_are_singular_when_one() {
+    let mut s = state();
+    update(&mut s, ctrl('r'));
+    update(&mut s, called(1, "", "tool_use"));
+    update(
+        &mut s,
+        event(
+            1,
+            EventKind::CitationRecorded {
+                citation: io_harness::Citation {
+                    url: "https://docs.rs/x".into(),
+                    title: None,
+                    cited_text: None,
+                },
+            },
+        ),
+    );
+    let text = screen(&s, 100, 30);
+    assert!(text.contains("· 1 source"), "{text}");
+    assert!(!text.contains("1 sources"), "{text}");
+}
+
+#[test]
+fn the_header_fits_at_60_columns() {
+    let s = state();
+    let text = screen(&s, 60, 20);
+    let header = text.lines().next().unwrap().trim_matches('"').trim_end();
+    assert!(
+        header.ends_with("help") || header.ends_with("quit"),
+        "{header:?}"
+    );
+    assert!(header.contains("F1 help"), "{header:?}");
+}
+
+#[test]
+fn the_help_overlay_shows_its_whole_header_and_every_description() {
+    let mut s = state();
+    update(&mut s, key(KeyCode::F(1)));
+    let first = screen(&s, 80, 24);
+    assert!(first.contains("[console.keys]"), "{first}");
+    for _ in 0..40 {
+        update(&mut s, key(KeyCode::Down));
+    }
+    let last = screen(&s, 80, 24);
+    // The longest description wraps onto a second row rather than being cut.
+    assert!(
+        last.contains("open run in the Run panes / citation") && last.contains("│          detail"),
+        "{last}"
+    );
+    assert!(last.contains("deny"), "{last}");
+}
+
+#[test]
+fn ctrl_t_says_which_theme_is_active_and_light_has_a_background() {
+    let mut s = state();
+    update(&mut s, ctrl('t'));
+    assert_eq!(s.theme.0, "light");
+    assert_eq!(s.notice, Some(("theme: light".into(), false)));
+    let mut t = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    t.draw(|f| view::draw(f, &s)).unwrap();
+    let buf = t.backend().buffer();
+    for (x, y) in [(0, 0), (79, 23), (40, 12)] {
+        assert_eq!(
+            buf[(x, y)].bg,
+            ratatui::style::Color::White,
+            "cell {x},{y} has no background"
+        );
+    }
+}
+
+// ---- 7: Ctrl-S keeps comments and says what it wrote ------------------------
+
+#[test]
+fn saving_web_keeps_every_trailing_comment() {
+    let example =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/io.toml.example")).unwrap();
+    let web = io_harness::WebAccess::search().max_uses(2).allow("docs.rs");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("io.toml");
+    std::fs::write(&path, &example).unwrap();
+    io_harness::write_web(&path, &web).unwrap();
+    let written = std::fs::read_to_string(&path).unwrap();
+    let comments = |text: &str| -> Vec<String> {
+        let start = text.find("\n[web]").unwrap();
+        let section = &text[start + 1..];
+        let end = section[1..].find("\n[").map_or(section.len(), |i| i + 1);
+        section[..end]
+            .lines()
+            .filter(|l| !l.starts_with('#') && l.contains('='))
+            .map(|l| {
+                l.split_once('#')
+                    .map(|(_, c)| c.trim().to_string())
+                    .unwrap_or_default()
+            })
+            .collect()
+    };
+    assert_eq!(comments(&written), comments(&example));
+    assert!(comments(&example).iter().all(|c| !c.is_empty()));
+    assert!(written.contains("max_uses = 2"), "{written}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_s_says_which_file_and_what_was_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("io.toml");
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let (approver, _approvals) = ChannelApprover::new();
+    let s = state();
+    let mut executor = Executor::new(
+        Store::open(dir.path().join("runs.db")).unwrap(),
+        path.clone(),
+        s.form.endpoints.clone(),
+        None,
+        s.form.max_tokens.clone(),
+        io_harness::PriceTable::default(),
+        tx,
+        approver,
+    );
+    assert!(executor.perform(Effect::SaveWeb(s.form.web())));
+    let Some(Msg::Notice(text, false)) = rx.recv().await else {
+        panic!()
+    };
+    assert_eq!(
+        text,
+        format!(
+            "wrote [web] to {} (search on, fetch off, max_uses 3, 2 allowed, 0 blocked); goal, provider and the other fields are not saved",
+            path.display()
+        )
+    );
+}
+
+// ---- 3: every demo run sees the whole script --------------------------------
+
+struct Demo {
+    state: State,
+    executor: Executor,
+    rx: mpsc::UnboundedReceiver<Msg>,
+    _conn: Connection,
+    _dir: tempfile::TempDir,
+}
+
+async fn demo() -> Demo {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().display().to_string();
+    let loaded = loaded(&format!("[task]\nworkspace = {ws:?}\n"));
+    let conn = connect(&loaded, true).await.unwrap();
+    let state = initial_state(&loaded, &conn, true).unwrap();
+    let (tx, rx) = mpsc::unbounded_channel();
+    let (approver, _approvals) = ChannelApprover::new();
+    let executor = Executor::new(
+        Store::open(dir.path().join("runs.db")).unwrap(),
+        dir.path().join("io.toml"),
+        conn.endpoints.clone(),
+        conn.stub.as_ref().map(|s| s.rewinder()),
+        state.form.max_tokens.clone(),
+        loaded.config.price_table(),
+        tx,
+        approver,
+    );
+    Demo {
+        state,
+        executor,
+        rx,
+        _conn: conn,
+        _dir: dir,
+    }
+}
+
+impl Demo {
+    fn send(&mut self, msg: Msg) {
+        for effect in update(&mut self.state, msg) {
+            assert!(self.executor.perform(effect));
+        }
+    }
+
+    async fn until(&mut self, done: impl Fn(&State) -> bool) {
+        let wait = async {
+            while !done(&self.state) {
+                let m = self.rx.recv().await.unwrap();
+                self.send(m);
+            }
+        };
+        tokio::time::timeout(Duration::from_secs(20), wait)
+            .await
+            .unwrap();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_demo_run_after_a_cancel_sees_the_whole_script() {
+    let mut d = demo().await;
+    d.send(ctrl('r'));
+    d.until(|s| s.run.calls.len() == 1 && s.run.in_flight).await;
+    d.send(key(KeyCode::Esc));
+    d.until(|s| s.run.outcome.is_some()).await;
+    assert_eq!(d.state.run.outcome.as_deref(), Some("cancelled"));
+    d.send(ctrl('r'));
+    d.until(|s| s.run.outcome.is_some()).await;
+    let r = &d.state.run;
+    assert_eq!(r.outcome.as_deref(), Some("passed"));
+    assert_eq!(
+        r.calls.iter().map(|c| c.stop.as_str()).collect::<Vec<_>>(),
+        ["tool_use", "pause_turn", "end_turn"],
+        "the second run starts at the script's first answer"
+    );
+    // Each thing once, and the first step's two paragraphs apart.
+    let lines: Vec<&str> = r.log.iter().map(|(_, t, _)| t.as_str()).collect();
+    assert!(
+        lines.contains(&"model: I'll look up the current release first."),
+        "{lines:#?}"
+    );
+    assert!(
+        lines.contains(&"The newest published version is 0.22.0, and its docs agree."),
+        "{lines:#?}"
+    );
+    assert!(
+        !lines.iter().any(|l| l.starts_with("[step 1] list_dir")
+            || l.starts_with("[step 2] partial answer")),
+        "{lines:#?}"
+    );
+}
