@@ -173,7 +173,7 @@ fn editing_a_field_recomputes_the_preview_and_esc_restores_it() {
     typed(&mut s, "7");
     // The preview follows the valid draft; the form takes it only on Enter.
     assert_eq!(s.form.max_uses, Some(3));
-    let body = s.previews[0].request.as_ref().unwrap().join("\n");
+    let body = s.previews[0].text();
     assert!(body.contains("\"max_uses\": 7"), "{body}");
     typed(&mut s, "x");
     assert_eq!(
@@ -188,7 +188,11 @@ fn editing_a_field_recomputes_the_preview_and_esc_restores_it() {
     focus(&mut s, "fetch");
     update(&mut s, key(KeyCode::Enter));
     let lines = s.previews[0].request.as_ref().unwrap();
-    assert!(lines.contains(&"anthropic-beta: web-fetch-2025-09-10".to_string()));
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.added && l.text == "anthropic-beta: web-fetch-2025-09-10")
+    );
     // Ctrl-S writes what the form says.
     assert_eq!(
         update(&mut s, ctrl('s')),
@@ -204,14 +208,7 @@ fn the_goal_takes_text_and_keys_still_work_from_it() {
     update(&mut s, key(KeyCode::End));
     typed(&mut s, " Quickly.");
     assert!(s.form.goal_text().ends_with("Quickly."));
-    assert!(
-        s.previews[0]
-            .request
-            .as_ref()
-            .unwrap()
-            .join("\n")
-            .contains("Quickly.")
-    );
+    assert!(s.previews[0].text().contains("Quickly."));
     assert_eq!(update(&mut s, key(KeyCode::F(4))), vec![Effect::LoadRuns]);
     assert_eq!(s.screen, Screen::Sources);
 }
@@ -794,8 +791,8 @@ fn snapshot_declare_shows_the_roster_and_mcp_boundaries() {
     focus(&mut s, "verify contains");
     insta::assert_snapshot!("declare_roster_100x30", screen(&s, 100, 30));
     // The preview carries what the run will offer: spawn_agent with the roster.
-    let body = s.previews[0].request.as_ref().unwrap().join("\n");
-    assert!(body.contains("\"name\": \"spawn_agent\""), "{body}");
+    let body = s.previews[0].text();
+    assert!(body.contains("▸ spawn_agent {…}"), "{body}");
 }
 
 #[test]

@@ -13,7 +13,7 @@ use crate::approve::ApprovalRequest;
 use crate::core::contract::TaskContract;
 use crate::core::event::{Event, RunId};
 use crate::core::price::PriceTable;
-use crate::core::vendor::Vendor;
+use crate::core::vendor::{Vendor, Verdict};
 use crate::core::web::WebAccess;
 use crate::store::{CitationRow, RunRow, ServerToolCallRow};
 
@@ -83,8 +83,13 @@ pub struct State {
     pub previews: Vec<VendorPreview>,
     /// All three vendors side by side.
     pub side_by_side: bool,
-    /// Preview scroll offset.
-    pub preview_scroll: u16,
+    /// Preview scroll, in rows from where the view anchors it (the first line the
+    /// declaration adds); reset on every edit.
+    pub preview_scroll: i16,
+    /// Local tool schemas folded to one line each in the preview.
+    pub tools_folded: bool,
+    /// Every wire's verdict on the declaration (the side-by-side view's table).
+    pub wires: Vec<Verdict>,
     /// The Run panes.
     pub run: RunView,
     /// Log scroll offset from the end.
@@ -202,7 +207,8 @@ impl State {
         prices: PriceTable,
         mode: String,
     ) -> State {
-        let previews = form.previews();
+        let previews = form.previews(true);
+        let wires = crate::core::vendor::portability(Some(&form.web()));
         State {
             screen: Screen::Declare,
             help: false,
@@ -213,6 +219,8 @@ impl State {
             previews,
             side_by_side: false,
             preview_scroll: 0,
+            tools_folded: true,
+            wires,
             run: RunView::default(),
             run_scroll: 0,
             sources: Sources {
@@ -256,7 +264,10 @@ impl State {
     }
 
     pub(super) fn refresh_preview(&mut self) {
-        self.previews = self.form.previews();
+        self.previews = self.form.previews(self.tools_folded);
+        self.wires = crate::core::vendor::portability(Some(&self.form.web()));
+        // Every edit brings what the declaration adds back into view.
+        self.preview_scroll = 0;
     }
 
     /// Citations after the filter (by-step mode filters here; by-domain asked the store).

@@ -7,12 +7,13 @@ use std::path::PathBuf;
 
 use ratatui_textarea::TextArea;
 
+use crate::console::preview::{PreviewLine, request_lines};
 use crate::core::contract::{Budget, TaskContract, Verification};
 use crate::core::policy::Rule;
 use crate::core::tools::offered_tools;
 use crate::core::turn::ToolSpec;
 use crate::core::turn::Turn;
-use crate::core::vendor::{self, Endpoint, Vendor};
+use crate::core::vendor::{self, Endpoint, Vendor, Wire};
 use crate::core::web::WebAccess;
 
 /// The form's fields, in focus order.
@@ -134,10 +135,27 @@ pub struct Form {
 pub struct VendorPreview {
     /// Which vendor.
     pub vendor: Vendor,
-    /// The request as lines (method and URL, redacted headers, blank, pretty body), or the refusal.
-    pub request: Result<Vec<String>, String>,
+    /// The wire its endpoint is configured for.
+    pub wire: Wire,
+    /// The request as lines (method and URL, redacted headers, blank, pretty body),
+    /// each marked when the declaration added it; or the refusal.
+    pub request: Result<Vec<PreviewLine>, String>,
     /// Caution lines.
     pub cautions: Vec<String>,
+}
+
+impl VendorPreview {
+    /// The request's lines joined, or the refusal.
+    pub fn text(&self) -> String {
+        match &self.request {
+            Ok(lines) => lines
+                .iter()
+                .map(|l| l.text.as_str())
+                .collect::<Vec<_>>()
+                .join("\n"),
+            Err(refusal) => refusal.clone(),
+        }
+    }
 }
 
 impl Form {
@@ -318,14 +336,16 @@ impl Form {
     }
 
     /// Each vendor's exact request for this form (no observations yet, the local
-    /// tools offered), or its refusal: what `io-harness preview` prints. A line
-    /// being edited shows in it while it is valid, though only Enter commits it.
-    pub fn previews(&self) -> Vec<VendorPreview> {
+    /// tools offered), or its refusal: what `io-harness preview` prints. Lines the
+    /// declaration adds are marked (the same turn declaring nothing is encoded too);
+    /// with `folded`, local tool schemas are one line each. A line being edited
+    /// shows in it while it is valid, though only Enter commits it.
+    pub fn previews(&self, folded: bool) -> Vec<VendorPreview> {
         if let Some((buf, _)) = &self.editing {
             let mut draft = self.clone();
             draft.editing = None;
             if draft.set(self.focus, buf).is_ok() {
-                return draft.previews();
+                return draft.previews(folded);
             }
         }
         let web = self.web();
@@ -349,25 +369,13 @@ impl Form {
                     tools: offered_tools(&self.agent_names(), &self.extra_tools),
                     web: Some(web.clone()),
                 };
-                let request = vendor::encode(&endpoint, &turn).map(|r| {
-                    let mut lines = vec![format!(
-                        "{} {}",
-                        r.method,
-                        crate::provider::scrub::display_url(&r.url)
-                    )];
-                    lines.extend(
-                        r.headers
-                            .iter()
-                            .map(|(n, h)| format!("{n}: {}", h.redacted())),
-                    );
-                    lines.push(String::new());
-                    let pretty = serde_json::from_slice::<serde_json::Value>(&r.body)
-                        .ok()
-                        .and_then(|v| serde_json::to_string_pretty(&v).ok())
-                        .unwrap_or_else(|| String::from_utf8_lossy(&r.body).into_owned());
-                    lines.extend(pretty.lines().map(str::to_string));
-                    lines
-                });
+                let undeclared = Turn {
+                    web: None,
+                    ..turn.clone()
+                };
+                let baseline = vendor::encode(&endpoint, &undeclared).ok();
+                let request = vendor::encode(&endpoint, &turn)
+                    .map(|r| request_lines(&r, baseline.as_ref(), folded));
                 let request = match &self.web_error {
                     Some(e) => Err(format!("{e}. No request was sent.")),
                     None => request.map_err(|e| e.to_string()),
@@ -376,6 +384,7 @@ impl Form {
                 cautions.extend(self.provenance.iter().cloned());
                 VendorPreview {
                     vendor: v,
+                    wire: endpoint.wire,
                     request,
                     cautions,
                 }

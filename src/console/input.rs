@@ -107,6 +107,7 @@ pub(super) fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
             | Action::CycleTheme
             | Action::Cancel
             | Action::SideBySide
+            | Action::FoldTools
             | Action::PageUp
             | Action::PageDown),
         ) => on_action(state, a),
@@ -265,6 +266,10 @@ pub(super) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
             }
         }
         Action::SideBySide => state.side_by_side = !state.side_by_side,
+        Action::FoldTools => {
+            state.tools_folded = !state.tools_folded;
+            state.refresh_preview();
+        }
         Action::PageUp => state.preview_scroll = state.preview_scroll.saturating_sub(10),
         Action::PageDown => state.preview_scroll = state.preview_scroll.saturating_add(10),
         Action::NextField | Action::PrevField => {

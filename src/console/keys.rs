@@ -27,6 +27,8 @@ pub enum Action {
     Save,
     /// One vendor or all three side by side.
     SideBySide,
+    /// Fold or unfold the local tool schemas in the preview.
+    FoldTools,
     /// Next theme.
     CycleTheme,
     /// Cancel the run, close a dialog, undo the edit of a line.
@@ -97,7 +99,7 @@ pub struct Binding {
     pub scope: Scope,
 }
 
-const DEFAULTS: [(Action, &str, &str, &str, Scope); 27] = [
+const DEFAULTS: [(Action, &str, &str, &str, Scope); 28] = [
     (
         Action::Help,
         "help",
@@ -160,6 +162,13 @@ const DEFAULTS: [(Action, &str, &str, &str, Scope); 27] = [
         "side_by_side",
         "ctrl-v",
         "one vendor / all three side by side",
+        Scope::Declare,
+    ),
+    (
+        Action::FoldTools,
+        "fold_tools",
+        "ctrl-o",
+        "fold / unfold tool schemas in preview",
         Scope::Declare,
     ),
     (

@@ -9,6 +9,7 @@ pub mod form;
 mod input;
 pub mod keys;
 pub mod live;
+pub mod preview;
 pub mod runview;
 pub mod setup;
 pub mod terminal;

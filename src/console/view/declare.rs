@@ -10,7 +10,9 @@ use ratatui::widgets::{Paragraph, Wrap};
 use super::block;
 use crate::console::app::State;
 use crate::console::form::{FIELDS, Field, VendorPreview};
+use crate::console::keys::Action;
 use crate::console::theme::Theme;
+use crate::core::vendor::Wire;
 
 pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
     // Side by side, the three previews take the whole width: portability at a glance.
@@ -195,25 +197,53 @@ fn rules_panel(lines: &mut Vec<Line<'static>>, state: &State) {
 
 fn draw_preview(frame: &mut Frame<'_>, area: Rect, state: &State) {
     let t = &state.theme.1;
+    let fold = state.keys.key_for(Action::FoldTools);
     if state.side_by_side {
-        let cols = Layout::horizontal([Constraint::Ratio(1, 3); 3]).split(area);
+        // Every wire's verdict first: where the declaration is portable, and why not.
+        let table_h = (state.wires.len() as u16 + 2).min(area.height / 3);
+        let [table, panes] =
+            Layout::vertical([Constraint::Length(table_h), Constraint::Min(0)]).areas(area);
+        draw_wires(frame, table, state);
+        let cols = Layout::horizontal([Constraint::Ratio(1, 3); 3]).split(panes);
         for (p, col) in state.previews.iter().zip(cols.iter()) {
-            preview_pane(
-                frame,
-                *col,
-                t,
-                p,
-                state.preview_scroll,
-                p.vendor == state.form.vendor,
-            );
+            let chosen = p.vendor == state.form.vendor;
+            preview_pane(frame, *col, t, p, state.preview_scroll, chosen, &fold);
         }
     } else if let Some(p) = state
         .previews
         .iter()
         .find(|p| p.vendor == state.form.vendor)
     {
-        preview_pane(frame, area, t, p, state.preview_scroll, true);
+        preview_pane(frame, area, t, p, state.preview_scroll, true, &fold);
     }
+}
+
+/// One row per wire: carried or refused, with the reason; the configured wires marked.
+fn draw_wires(frame: &mut Frame<'_>, area: Rect, state: &State) {
+    let t = &state.theme.1;
+    let configured: Vec<_> = state.previews.iter().map(|p| p.wire).collect();
+    let lines: Vec<Line<'_>> = state
+        .wires
+        .iter()
+        .map(|v| {
+            let mark = if configured.contains(&v.wire) {
+                "▸"
+            } else {
+                " "
+            };
+            let label = format!("{mark} {:<34}", v.wire.label());
+            let (verdict, style) = match &v.reason {
+                None => ("✓ carried".to_string(), Style::default().fg(t.ok)),
+                Some(r) => (format!("✗ refused — {r}"), Style::default().fg(t.error)),
+            };
+            Line::from(vec![
+                Span::styled(label, Style::default().fg(t.text)),
+                Span::styled(verdict, style),
+            ])
+        })
+        .collect();
+    let para = Paragraph::new(lines).block(block(t, "every wire (▸ configured)", false));
+    frame.render_widget(para, area);
 }
 
 fn preview_pane(
@@ -221,42 +251,98 @@ fn preview_pane(
     area: Rect,
     t: &Theme,
     p: &VendorPreview,
-    scroll: u16,
+    scroll: i16,
     chosen: bool,
+    fold: &str,
 ) {
-    let (title, lines): (String, Vec<Line<'_>>) = match &p.request {
-        Ok(lines) => {
-            let mut out: Vec<Line<'_>> = lines
-                .iter()
-                .enumerate()
-                .map(|(i, l)| {
-                    let style = if i == 0 {
-                        Style::default().fg(t.accent).add_modifier(Modifier::BOLD)
-                    } else {
-                        Style::default().fg(t.text)
-                    };
-                    Line::styled(l.clone(), style)
-                })
-                .collect();
-            // Cautions right under the request line, where they are seen without scrolling.
-            let cautions = p
-                .cautions
-                .iter()
-                .map(|c| Line::styled(c.clone(), Style::default().fg(t.warning)));
-            out.splice(1..1, cautions);
-            (format!("{} ✓ carried", p.vendor), out)
-        }
-        Err(refusal) => (
-            format!("{} ✗ REFUSED", p.vendor),
-            vec![Line::styled(
-                refusal.clone(),
-                Style::default().fg(t.error).add_modifier(Modifier::BOLD),
-            )],
-        ),
+    let wire = if p.wire.is_spec() {
+        String::new()
+    } else {
+        format!(" ({} = \"{}\")", Wire::key(p.vendor), p.wire.value())
     };
-    let para = Paragraph::new(lines)
-        .wrap(Wrap { trim: false })
-        .scroll((scroll, 0))
-        .block(block(t, &title, chosen));
-    frame.render_widget(para, area);
+    let Ok(lines) = &p.request else {
+        let refusal = p.request.as_ref().err().cloned().unwrap_or_default();
+        let para = Paragraph::new(Line::styled(
+            refusal,
+            Style::default().fg(t.error).add_modifier(Modifier::BOLD),
+        ))
+        .wrap(Wrap { trim: false });
+        let title = format!("{}{wire} ✗ REFUSED", p.vendor);
+        frame.render_widget(para.block(block(t, &title, chosen)), area);
+        return;
+    };
+    // The request line and the cautions are pinned above the scrolling part, so
+    // where the request goes and what to beware of stay seen; below them the
+    // headers and body, with a gutter marking what the declaration added.
+    let mut pinned: Vec<(String, Style, bool)> = Vec::new();
+    let mut rows: Vec<(String, Style, bool)> = Vec::new();
+    for (i, l) in lines.iter().enumerate() {
+        if i == 0 {
+            let style = Style::default().fg(t.accent).add_modifier(Modifier::BOLD);
+            pinned.push((l.text.clone(), style, false));
+            for c in &p.cautions {
+                pinned.push((c.clone(), Style::default().fg(t.warning), false));
+            }
+            continue;
+        }
+        let style = if l.added {
+            Style::default().fg(t.ok).add_modifier(Modifier::BOLD)
+        } else {
+            Style::default().fg(t.text)
+        };
+        let gutter = if l.added { "+ " } else { "  " };
+        rows.push((format!("{gutter}{}", l.text), style, l.added));
+    }
+    let title = format!("{}{wire} ✓ carried · + = [web] · {fold} folds", p.vendor);
+    let outer = block(t, &title, chosen);
+    let inner = outer.inner(area);
+    frame.render_widget(outer, area);
+    let width = inner.width as usize;
+    let pinned = hard_wrap(&pinned, width);
+    // Pinned rows never take more than half the pane.
+    let pinned_h = (pinned.len() as u16).min(inner.height / 2);
+    let [top, body] =
+        Layout::vertical([Constraint::Length(pinned_h), Constraint::Min(0)]).areas(inner);
+    frame.render_widget(Paragraph::new(to_lines(pinned)), top);
+    let wrapped = hard_wrap(&rows, width);
+    let first_added = wrapped.iter().position(|(_, _, added)| *added);
+    let last_added = wrapped.iter().rposition(|(_, _, added)| *added);
+    let height = body.height as usize;
+    let max_start = wrapped.len().saturating_sub(height);
+    // Anchor so that what the declaration adds is in view on every edit: as much
+    // of the top as still lets the added block end on screen, and never below one
+    // row of context above its first line. The operator scrolls from there.
+    let anchor = match (first_added, last_added) {
+        (Some(first), Some(last)) => (last + 2)
+            .saturating_sub(height)
+            .min(first.saturating_sub(1))
+            .min(max_start),
+        _ => 0,
+    };
+    let start = (anchor as i64 + i64::from(scroll)).clamp(0, max_start as i64) as u16;
+    frame.render_widget(Paragraph::new(to_lines(wrapped)).scroll((start, 0)), body);
+}
+
+fn to_lines(rows: Vec<(String, Style, bool)>) -> Vec<Line<'static>> {
+    rows.into_iter()
+        .map(|(text, style, _)| Line::styled(text, style))
+        .collect()
+}
+
+/// Split rows to `width` columns by characters, so the scroll offset counts
+/// screen rows exactly (the anchor must land on the first added line).
+fn hard_wrap(rows: &[(String, Style, bool)], width: usize) -> Vec<(String, Style, bool)> {
+    let width = width.max(1);
+    let mut out = Vec::new();
+    for (text, style, added) in rows {
+        let chars: Vec<char> = text.chars().collect();
+        if chars.is_empty() {
+            out.push((String::new(), *style, *added));
+            continue;
+        }
+        for chunk in chars.chunks(width) {
+            out.push((chunk.iter().collect(), *style, *added));
+        }
+    }
+    out
 }

@@ -398,6 +398,8 @@ pub struct Verdict {
     pub wire: Wire,
     /// `None` when carried; the refusal text when not.
     pub refusal: Option<String>,
+    /// The refusal in a few words (`fetch: its web plugin runs searches only`).
+    pub reason: Option<String>,
     /// What the cap becomes there (when one is declared).
     pub cap: Cap,
 }
@@ -406,10 +408,24 @@ pub struct Verdict {
 pub fn portability(web: Option<&WebAccess>) -> Vec<Verdict> {
     Wire::ALL
         .into_iter()
-        .map(|wire| Verdict {
-            wire,
-            refusal: super::check_wire(wire, web).err().map(|e| e.to_string()),
-            cap: wire.capabilities().cap,
+        .map(|wire| {
+            let refusal = super::check_wire(wire, web).err().map(|e| e.to_string());
+            let short = web.and_then(|w| {
+                let row = wire.capabilities();
+                let f = row.first_refused(w)?;
+                let what = match f {
+                    Feature::Fetch => "fetch",
+                    Feature::AllowList => "allow-list",
+                    Feature::BlockList => "block-list",
+                };
+                Some(format!("{what}: {}", row.reason(f).unwrap_or_default()))
+            });
+            Verdict {
+                wire,
+                reason: refusal.as_ref().map(|r| short.unwrap_or_else(|| r.clone())),
+                refusal,
+                cap: wire.capabilities().cap,
+            }
         })
         .collect()
 }

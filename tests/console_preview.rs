@@ -1,0 +1,162 @@
+//! The Declare preview keeps what the declaration adds in view: lines the web
+//! declaration adds are marked, local tool schemas fold to one line each (a key
+//! unfolds them), the view anchors on the first added line, and side by side lists
+//! every wire with its verdict. Drawn into a `TestBackend` at 120×40.
+
+#![allow(clippy::unwrap_used)]
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use io_harness::Vendor;
+use io_harness::config::{Config, Loaded};
+use io_harness::console::app::{Msg, State, update};
+use io_harness::console::setup::{Connection, initial_state};
+use io_harness::console::view;
+use io_harness::core::vendor::{Endpoint, Wire};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+
+/// Six local tools: the five built-ins and spawn_agent (a roster is configured).
+const CONFIG: &str = r#"
+provider = "anthropic"
+
+[task]
+goal = "Find the current io-harness release and say which version it is."
+
+[web]
+search = true
+max_uses = 3
+allowed_domains = ["docs.rs", "crates.io"]
+
+[[agent]]
+name = "researcher"
+description = "looks things up"
+"#;
+
+fn state_with(endpoints: Vec<(Vendor, Endpoint)>) -> State {
+    let loaded = Loaded {
+        config: Config::parse(CONFIG, "io.toml").unwrap(),
+        path: None,
+    };
+    let connection = Connection {
+        endpoints: endpoints.into_iter().collect(),
+        stub: None,
+        mode: "live".into(),
+    };
+    initial_state(&loaded, &connection, false).unwrap()
+}
+
+fn state() -> State {
+    state_with(
+        Vendor::ALL
+            .iter()
+            .map(|&v| (v, Endpoint::public(v)))
+            .collect(),
+    )
+}
+
+fn ctrl(c: char) -> Msg {
+    Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))
+}
+
+fn key(code: KeyCode) -> Msg {
+    Msg::Key(KeyEvent::new(code, KeyModifiers::NONE))
+}
+
+fn screen(state: &State, w: u16, h: u16) -> String {
+    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+    t.draw(|f| view::draw(f, state)).unwrap();
+    t.backend().to_string()
+}
+
+#[test]
+fn six_local_tools_fold_and_the_web_entry_is_on_screen_at_120x40() {
+    let mut s = state();
+    let body = s.previews[0].text();
+    assert_eq!(body.matches(" {…},").count(), 6, "{body}");
+    let shown = screen(&s, 120, 40);
+    assert!(
+        shown.contains("+       \"type\": \"web_search_20250305\""),
+        "{shown}"
+    );
+    insta::assert_snapshot!("preview_single_120x40", shown);
+    // Unfolded, the schemas are long, and the view still anchors on the web entry.
+    update(&mut s, ctrl('o'));
+    assert!(!s.previews[0].text().contains("{…}"));
+    let shown = screen(&s, 120, 40);
+    assert!(shown.contains("web_search_20250305"), "{shown}");
+    assert!(shown.contains("\"allowed_domains\""), "{shown}");
+}
+
+#[test]
+fn side_by_side_lists_every_wire_and_keeps_each_web_entry_in_view() {
+    let mut s = state();
+    update(&mut s, ctrl('v'));
+    let shown = screen(&s, 120, 40);
+    for wire in Wire::ALL {
+        assert!(
+            shown.contains(&wire.label()),
+            "{} missing:\n{shown}",
+            wire.label()
+        );
+    }
+    assert!(
+        shown.contains("✗ refused — allow-list: its web plugin takes no domain filter"),
+        "{shown}"
+    );
+    // Each vendor that carries it shows its web part without scrolling.
+    assert!(shown.contains("web_search_20250305"), "{shown}");
+    assert!(shown.contains("\"web_search_options\""), "{shown}");
+    insta::assert_snapshot!("preview_side_by_side_120x40", shown);
+}
+
+#[test]
+fn the_configured_wire_is_previewed_and_marked() {
+    let s = state_with(vec![
+        (
+            Vendor::Anthropic,
+            Endpoint::public(Vendor::Anthropic).with_wire(Wire::Anthropic2026),
+        ),
+        (
+            Vendor::OpenAi,
+            Endpoint::public(Vendor::OpenAi).with_wire(Wire::OpenAiResponses),
+        ),
+        (
+            Vendor::OpenRouter,
+            Endpoint::public(Vendor::OpenRouter).with_wire(Wire::OpenRouterServerTools),
+        ),
+    ]);
+    let texts: Vec<String> = s.previews.iter().map(|p| p.text()).collect();
+    assert!(texts[0].contains("web_search_20260318"), "{}", texts[0]);
+    assert!(texts[1].starts_with("POST https://api.openai.com/v1/responses"));
+    assert!(texts[2].contains("openrouter:web_search"), "{}", texts[2]);
+    let mut s = s;
+    update(&mut s, ctrl('v'));
+    let shown = screen(&s, 120, 40);
+    assert!(shown.contains("▸ openai · api = \"responses\""), "{shown}");
+    assert!(
+        shown.contains("openrouter (api = \"server-tools\") ✓"),
+        "{shown}"
+    );
+}
+
+#[test]
+fn an_edit_brings_the_declaration_back_into_view() {
+    let mut s = state();
+    update(&mut s, key(KeyCode::PageDown));
+    assert_eq!(s.preview_scroll, 10);
+    // Any edit: toggle fetch.
+    for _ in 0..12 {
+        if s.form.focus.label() == "fetch" {
+            break;
+        }
+        update(&mut s, key(KeyCode::Tab));
+    }
+    update(&mut s, key(KeyCode::Enter));
+    assert!(s.form.fetch);
+    assert_eq!(s.preview_scroll, 0);
+    let shown = screen(&s, 120, 40);
+    assert!(
+        shown.contains("+ anthropic-beta: web-fetch-2025-09-10"),
+        "{shown}"
+    );
+}
