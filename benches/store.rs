@@ -87,6 +87,7 @@ fn store_writes(c: &mut Criterion) {
             input_tokens: 2841,
             output_tokens: 212,
             server_tool_requests: 1,
+            ..Default::default()
         }),
         stop_reason: "tool_use".into(),
         latency_ms: 900,

@@ -30,7 +30,8 @@ pub use crate::core::completion::{
 pub use crate::core::contract::{Budget, TaskContract, Verification};
 pub use crate::core::event::{BudgetKind, Cost, Event, EventKind, RunId, RunOutcome};
 pub use crate::core::policy::{Act, Decision, Effect, Policy, Rule};
-pub use crate::core::price::{Price, PriceTable};
+pub use crate::core::price;
+pub use crate::core::price::{Price, PriceOverride, PriceRow, PriceTable};
 pub use crate::core::turn::{HeaderValue, ToolSpec, Turn, WireRequest, WireResponse};
 pub use crate::core::vendor::{Endpoint, Vendor, Wire};
 pub use crate::core::web::WebAccess;

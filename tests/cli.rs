@@ -217,11 +217,45 @@ async fn run_json_then_runs_then_citations_against_the_stub() {
             .any(|(n, v)| n == "x-api-key" && v == "<redacted>")
     }));
 
+    // Every request carries its cost, itemised; no [prices] needed (the built-in
+    // table prices claude-sonnet-4-5). The same figures as the console's snapshot
+    // of the same demo run (tests/snapshots/console__run_finished_80x24.snap).
+    let costs: Vec<&serde_json::Value> = events
+        .iter()
+        .filter(|e| e["kind"]["event"] == "provider_called")
+        .map(|e| &e["kind"]["cost"])
+        .collect();
+    let per_request: Vec<u64> = costs
+        .iter()
+        .map(|c| c["total_micro_usd"].as_u64().unwrap())
+        .collect();
+    assert_eq!(per_request, [21_703, 21_370, 13_821]);
+    assert_eq!(
+        costs
+            .iter()
+            .map(|c| c["fees_micro_usd"].as_u64().unwrap())
+            .collect::<Vec<_>>(),
+        [10_000, 10_000, 0]
+    );
+
     let (code, out, _) = run(bin().args(["runs", "--config", &cfg, "--json"]));
     assert_eq!(code, 0);
     let runs: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(runs[0]["run_id"].as_i64(), Some(run_id));
     assert_eq!(runs[0]["citation_count"].as_u64(), Some(3));
+    // The run's total is the sum of its requests' costs, on every surface.
+    assert_eq!(
+        runs[0]["cost"]["total_micro_usd"].as_u64(),
+        Some(per_request.iter().sum::<u64>())
+    );
+    assert_eq!(runs[0]["cost"]["total_micro_usd"].as_u64(), Some(56_894));
+    assert_eq!(runs[0]["cost"]["fees_micro_usd"].as_u64(), Some(20_000));
+    let (code, table, _) = run(bin().args(["runs", "--config", &cfg]));
+    assert_eq!(code, 0);
+    assert!(
+        table.contains("$0.020000   $0.056894  find the release"),
+        "{table}"
+    );
 
     let (code, out, _) = run(bin().args(["citations", &run_id.to_string(), "--config", &cfg]));
     assert_eq!(code, 0);
@@ -248,4 +282,75 @@ fn run_without_a_key_is_a_config_error_naming_the_variable() {
     let (code, _, err) = run(bin().args(["run", "--config", &example(), "--goal", "g"]));
     assert_eq!(code, 2);
     assert!(err.starts_with("ANTHROPIC_API_KEY is not set"), "{err}");
+}
+
+#[test]
+fn prices_lists_every_row_dated_and_sourced_with_io_toml_overrides() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("io.toml");
+    std::fs::write(
+        &cfg,
+        "[prices.claude-sonnet-4-5]\ninput_per_mtok = 2.5\n[prices.\"my-model\"]\ninput_per_mtok = 1.0\noutput_per_mtok = 2.0\n",
+    )
+    .unwrap();
+    let cfg = cfg.to_str().unwrap();
+    let (code, out, err) = run(bin().args(["prices", "--config", cfg, "--json"]));
+    assert_eq!(code, 0, "{err}");
+    let rows: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let row = |m: &str| rows.iter().find(|r| r["model"] == m).unwrap().clone();
+    let sonnet = row("claude-sonnet-4-5");
+    for key in [
+        "vendor",
+        "model",
+        "input_per_mtok",
+        "output_per_mtok",
+        "cache_write_per_mtok",
+        "cache_read_per_mtok",
+        "per_search_request",
+        "per_fetch_request",
+        "read_on",
+        "source",
+    ] {
+        assert!(sonnet.get(key).is_some(), "{key} missing from {sonnet}");
+    }
+    // io.toml replaced one field; the rest, the date and the page stay.
+    assert_eq!(sonnet["input_per_mtok"], 2.5);
+    assert_eq!(sonnet["output_per_mtok"], 15.0);
+    assert_eq!(sonnet["read_on"], "2026-12-03");
+    assert_eq!(sonnet["overridden"], serde_json::json!(["input_per_mtok"]));
+    let mine = row("my-model");
+    assert_eq!(
+        (mine["source"].as_str(), mine["read_on"].is_null()),
+        (Some("io.toml"), true)
+    );
+
+    let (code, out, _) = run(bin().args(["prices", "--config", cfg]));
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("https://platform.claude.com/docs/en/about-claude/pricing"),
+        "{out}"
+    );
+    assert!(
+        out.contains("The vendor's invoice is the authority."),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_price_for_a_new_model_without_both_token_prices_is_a_config_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("io.toml");
+    std::fs::write(&cfg, "[prices.\"my-model\"]\ninput_per_mtok = 1.0\n").unwrap();
+    let (code, _, err) = run(bin().args(["prices", "--config", cfg.to_str().unwrap()]));
+    assert_eq!(code, 2);
+    assert_eq!(
+        err.trim_end(),
+        format!(
+            "{}:1: `output_per_mtok` in [prices.my-model]: is missing; expected it to be set, since the built-in price table has no row for my-model (`io-harness prices` lists the rows)",
+            cfg.display()
+        )
+    );
 }

@@ -176,6 +176,29 @@ fn the_example_file_loads_with_every_table() {
         )
     );
     assert_eq!(c.prices["claude-sonnet-4-5"].per_search_request, Some(0.01));
+    assert_eq!(
+        c.prices["claude-sonnet-4-5"].cache_read_per_mtok,
+        Some(0.30)
+    );
+    let budget = c.task_contract().budget;
+    assert_eq!((budget.tokens, budget.usd_micro), (2_000_000, None));
+    // The commented `usd` line, turned on.
+    let text = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("# usd = 2.00", "usd = 2.00");
+    let on = Config::parse(&text, "io.toml.example").unwrap();
+    assert_eq!(on.task_contract().budget.usd_micro, Some(2_000_000));
+    let bad = Config::parse("[budget]\nusd = -1.0\n", "io.toml").unwrap_err();
+    assert_eq!(
+        bad.to_string(),
+        "io.toml:2: `usd` in [budget]: -1 is not a price; expected US dollars as a finite number, 0 or more"
+    );
+    let zero = Config::parse("[budget]\nusd = 0.0\n", "io.toml").unwrap_err();
+    assert_eq!(
+        zero.to_string(),
+        "io.toml: [budget] usd = 0 is not a positive number of US dollars"
+    );
+    assert_eq!(io_harness::Budget::default().tokens, 2_000_000);
     assert_eq!(c.console.theme.as_deref(), Some("dark"));
     // The optional parts are commented out (tests/cli_polish.rs turns them on).
     assert!(c.agents.is_empty() && c.mcp.is_empty());

@@ -32,10 +32,6 @@ goal = "Find the current io-harness release and say which version it is."
 search = true
 max_uses = 3
 allowed_domains = ["docs.rs", "crates.io"]
-
-[prices.claude-sonnet-4-5]
-input_per_mtok = 3.0
-output_per_mtok = 15.0
 "#;
 
 fn loaded(text: &str) -> Loaded {
@@ -549,7 +545,16 @@ async fn a_demo_run_streams_into_the_panes_and_sources_read_it_back() {
         r.server.iter().map(|x| x.error.clone()).collect::<Vec<_>>(),
         [None, None, Some("max_uses_exceeded".to_string())]
     );
-    assert!(r.total_cost().unwrap() > 0.0);
+    // Built-in prices, no [prices] needed: every request priced, the total their sum.
+    let live_total = r.total_cost().unwrap();
+    assert!(r.calls.iter().all(|c| c.cost.total_micro_usd.is_some()));
+    assert_eq!(
+        live_total,
+        r.calls
+            .iter()
+            .map(|c| c.cost.total_micro_usd.unwrap())
+            .sum::<u64>()
+    );
     insta::assert_snapshot!("run_finished_80x24", screen(&l.state, 80, 24));
     insta::assert_snapshot!("run_finished_50x16", screen(&l.state, 50, 16));
 
@@ -595,15 +600,16 @@ async fn a_demo_run_streams_into_the_panes_and_sources_read_it_back() {
     l.send(key(KeyCode::Enter));
     l.until(|s| s.screen == Screen::Run && s.run.past).await;
     assert_eq!(l.state.run.calls.len(), 3);
-    assert!(l.state.run.total_cost().unwrap() > 0.0);
+    assert_eq!(l.state.run.total_cost(), Some(live_total));
     insta::assert_snapshot!("run_past_80x24", screen(&l.state, 80, 24));
 
     // Nothing was lost: the store holds what the panes showed.
     let store = Store::open(&l.store_path).unwrap();
-    let Msg::Past(past) = past_run(&store, io_harness::RunId(1)).unwrap() else {
+    let Msg::Past(past) = past_run(&store, io_harness::RunId(1), &l.state.prices).unwrap() else {
         panic!()
     };
-    assert_eq!(past.calls.len(), 3);
+    assert_eq!(past.ledger.lines.len(), 3);
+    assert_eq!(past.ledger.total_micro_usd(), Some(live_total));
     assert_eq!(past.server.len(), 3);
 }
 
@@ -898,6 +904,7 @@ fn the_total_row_stays_on_screen_however_many_requests() {
                     input_tokens: 100,
                     output_tokens: 10,
                     server_tool_requests: 1,
+                    ..Default::default()
                 }),
                 stop_reason: "tool_use".into(),
                 latency_ms: 1,
@@ -908,9 +915,9 @@ fn the_total_row_stays_on_screen_however_many_requests() {
         update(&mut s, Msg::Run(Box::new(e)));
     }
     let text = screen(&s, 80, 24);
-    assert!(text.contains("Σ   3000"), "{text}");
+    assert!(text.contains("Σ  3000"), "{text}");
     assert!(
-        text.contains("30  100"),
+        text.contains("30 100"),
         "the latest request is shown: {text}"
     );
     // The wheel scrolls the help overlay, not the list under it.

@@ -105,6 +105,7 @@ fn called(step: u32, text: &str, stop: &str) -> Msg {
                 input_tokens: 10,
                 output_tokens: 2,
                 server_tool_requests: 1,
+                ..Default::default()
             }),
             stop_reason: stop.into(),
             latency_ms: 1,

@@ -45,11 +45,8 @@ impl Screen {
 #[test]
 fn the_console_runs_the_demo_in_a_real_terminal_and_leaves_it_sane() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("io.toml"),
-        "[prices.claude-sonnet-4-5]\ninput_per_mtok = 3.0\noutput_per_mtok = 15.0\n",
-    )
-    .unwrap();
+    // A fresh machine: no [prices]; the built-in table prices the demo.
+    std::fs::write(dir.path().join("io.toml"), "").unwrap();
     let (screen, mut child, mut writer, reading) = spawn(
         dir.path(),
         &format!(
@@ -78,18 +75,24 @@ fn the_console_runs_the_demo_in_a_real_terminal_and_leaves_it_sane() {
         );
     }
 
-    // Ctrl-R runs it: the failed search with its code, and the cost total.
+    // Ctrl-R runs it: the failed search with its code, a dollar cost on every
+    // request, the total their sum, and where the prices come from.
     press(b"\x12");
     let run = screen.wait_for(&[
         "finished: passed",
         "FAILED",
         "max_uses_exceeded",
-        "total $0.0369",
+        "total $0.056894",
+        "prices: built-in, platform.claude.com, 2026-12-03",
     ]);
-    assert!(
-        run.contains("3   3902    141    0    $0.0138   end_turn"),
-        "{run}"
-    );
+    for row in [
+        "1  2841    212   1    $0.010000 $0.021703  tool_use",
+        "2  3310    96    1    $0.010000 $0.021370  pause_turn",
+        "3  3902    141   0    $0.000000 $0.013821  end_turn",
+        "Σ  10053   449   2    $0.020000 $0.056894  passed",
+    ] {
+        assert!(run.contains(row), "{row} not on screen:\n{run}");
+    }
 
     // F4: Sources lists the run and its citation URLs.
     press(b"\x1bOS");
@@ -98,6 +101,7 @@ fn the_console_runs_the_demo_in_a_real_terminal_and_leaves_it_sane() {
         "https://crates.io/crates/io-harness",
         "https://docs.rs/io-harness/latest/io_harness/",
         "(max_uses_exceeded)",
+        "$0.056894",
     ]);
 
     // Ctrl-Q quits; the shell's stty sees a cooked terminal.

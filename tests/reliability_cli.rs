@@ -211,6 +211,7 @@ fn a_store_with_absurd_token_counts_still_lists() {
                     input_tokens: 5_000_000_000_000_000_000,
                     output_tokens: 5_000_000_000_000_000_000,
                     server_tool_requests: 0,
+                    ..Default::default()
                 }),
                 stop_reason: "end_turn".into(),
                 ..ProviderCall::default()

@@ -40,6 +40,7 @@ fn call(input: u64, output: u64) -> ProviderCall {
             input_tokens: input,
             output_tokens: output,
             server_tool_requests: 0,
+            ..Default::default()
         }),
         stop_reason: "end_turn".into(),
         latency_ms: 1,

@@ -370,3 +370,94 @@ async fn server_tool_rows_match_the_completion() {
             .with_input("claude shannon information theory 1948 paper")
     );
 }
+
+fn priced_at(input_per_mtok: f64) -> io_harness::PriceTable {
+    io_harness::PriceTable::new([(
+        "m".to_string(),
+        io_harness::Price {
+            input_per_mtok,
+            ..Default::default()
+        },
+    )])
+}
+
+#[tokio::test]
+async fn a_dollar_budget_ends_the_run_after_the_completion_that_exceeds_it() {
+    // Each request: 10 input tokens at $1000 per million = $0.01.
+    let tool = tool_use("list_dir", r#"{"path":"."}"#);
+    let h = Harness::new(vec![ok(&tool), ok(&tool), ok(&tool)]).await;
+    let mut c = contract("g");
+    c.budget.usd_micro = Some(15_000);
+    let options = io_harness::RunOptions {
+        prices: priced_at(1000.0),
+        ..Default::default()
+    };
+    let r = h.run_with(c, options).await;
+    assert_eq!(
+        r.outcome,
+        RunOutcome::BudgetExhausted {
+            budget: BudgetKind::Usd
+        }
+    );
+    assert_eq!((r.steps, r.spent_micro_usd), (2, 20_000));
+    assert_eq!(h.bodies().len(), 2, "no request after the limit was passed");
+    let row = h.store.run(r.run_id).unwrap().unwrap();
+    assert_eq!(
+        (row.outcome.as_deref(), row.outcome_detail.as_deref()),
+        (Some("budget_exhausted"), Some("usd"))
+    );
+    assert_eq!(
+        h.store
+            .ledger(r.run_id, &priced_at(1000.0))
+            .unwrap()
+            .total_micro_usd(),
+        Some(20_000)
+    );
+}
+
+#[tokio::test]
+async fn a_dollar_budget_without_a_price_is_refused_before_any_request() {
+    let h = Harness::new(vec![ok(ANSWER)]).await;
+    let mut c = contract("g");
+    c.budget.usd_micro = Some(2_000_000);
+    let e = h.try_run(c).await.unwrap_err();
+    assert!(e.is_config());
+    assert_eq!(
+        e.to_string(),
+        "a dollar budget of $2.000000 cannot be kept: model m has no price (no row in the built-in table, no [prices.\"m\"] in io.toml). State it under [prices.\"m\"] in io.toml, or remove [budget] usd / --max-usd. No request was sent."
+    );
+    assert!(h.bodies().is_empty());
+    assert!(h.store.runs(None).unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn openrouters_reported_cost_is_the_requests_cost() {
+    let h = Harness::vendor(
+        Vendor::OpenRouter,
+        vec![ok(&fixture("openrouter/web-ok.json"))],
+    )
+    .await;
+    let r = h.run(contract("find it")).await;
+    assert_eq!(r.outcome, RunOutcome::Passed);
+    let costs: Vec<io_harness::Cost> = h
+        .events()
+        .into_iter()
+        .filter_map(|e| match e {
+            EventKind::ProviderCalled { cost, .. } => Some(cost),
+            _ => None,
+        })
+        .collect();
+    // usage.cost 0.0077641 → $0.007764, the vendor's own figure, no table needed.
+    assert_eq!(costs.len(), 1);
+    assert_eq!(
+        (costs[0].vendor_micro_usd, costs[0].total_micro_usd),
+        (Some(7_764), Some(7_764))
+    );
+    let ledger = h
+        .store
+        .ledger(r.run_id, &io_harness::PriceTable::default())
+        .unwrap();
+    assert_eq!(ledger.total_micro_usd(), Some(7_764));
+    assert!(ledger.vendor_reported());
+    assert_eq!(r.spent_micro_usd, 7_764);
+}

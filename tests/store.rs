@@ -104,6 +104,7 @@ fn server_tool_rows_and_accounting() {
         input_tokens: 10,
         output_tokens: 5,
         server_tool_requests: 2,
+        ..Default::default()
     };
     store.record_provider_call(
         run,
@@ -266,14 +267,36 @@ fn data_survives_reopen_and_an_older_schema_upgrades() {
             [],
         )
         .unwrap();
+        conn.execute(
+            "INSERT INTO provider_calls (run_id, step, provider, model, input_tokens, output_tokens,
+               server_tool_requests, has_usage, stop_reason, latency_ms, created_at)
+             VALUES (1, 1, 'anthropic', 'claude-sonnet-4-5', 1000, 100, 1, 1, 'end_turn', 5, '2026-01-01T00:00:30Z')",
+            [],
+        )
+        .unwrap();
     }
     let store = Store::open(&path).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 4);
+    assert_eq!(store.schema_version().unwrap(), 5);
     let runs = store.runs(None).unwrap();
     assert_eq!(runs[0].goal, "recorded before 0.22.0");
     assert!(store.citations(runs[0].run_id).unwrap().is_empty());
+    // The old accounting row reads with no cache tokens and no vendor figure, and
+    // is priced from its counts: 1000 × $3 + 100 × $15 per million, one $0.01 search.
+    let ledger = store
+        .ledger(runs[0].run_id, &io_harness::PriceTable::builtin())
+        .unwrap();
+    let u = ledger.lines[0].call.usage.unwrap();
+    assert_eq!(
+        (
+            u.cache_write_tokens,
+            u.cache_read_tokens,
+            u.reported_cost_micro_usd
+        ),
+        (0, 0, None)
+    );
+    assert_eq!(ledger.total_micro_usd(), Some(3_000 + 1_500 + 10_000));
     drop(store);
-    assert_eq!(Store::open(&path).unwrap().schema_version().unwrap(), 4);
+    assert_eq!(Store::open(&path).unwrap().schema_version().unwrap(), 5);
 }
 
 #[test]

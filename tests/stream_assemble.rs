@@ -294,7 +294,8 @@ fn a_recorded_anthropic_search_stream_assembles_with_the_final_counts() {
         Some(Usage {
             input_tokens: 15665,
             output_tokens: 795,
-            server_tool_requests: 1
+            server_tool_requests: 1,
+            ..Default::default()
         })
     );
     assert!(c.citations.len() > 3, "{:?}", c.citations);
@@ -351,7 +352,8 @@ fn recorded_chat_completions_streams_assemble() {
         Some(Usage {
             input_tokens: 16,
             output_tokens: 300,
-            server_tool_requests: 0
+            server_tool_requests: 0,
+            ..Default::default()
         })
     );
     assert!(

@@ -82,7 +82,8 @@ fn anthropic_search_ok() {
         Some(Usage {
             input_tokens: 27118,
             output_tokens: 600,
-            server_tool_requests: 1
+            server_tool_requests: 1,
+            ..Default::default()
         })
     );
     assert!(
@@ -186,7 +187,8 @@ fn anthropic_results_pair_by_id_not_position_and_both_fetch_error_spellings() {
         Some(Usage {
             input_tokens: 5,
             output_tokens: 6,
-            server_tool_requests: 0
+            server_tool_requests: 0,
+            ..Default::default()
         })
     );
 }
@@ -322,7 +324,8 @@ fn openai_search_ok_nested_citations_with_no_quote() {
         Some(Usage {
             input_tokens: 26,
             output_tokens: 1044,
-            server_tool_requests: 0
+            server_tool_requests: 0,
+            ..Default::default()
         })
     );
     assert_eq!(
@@ -399,7 +402,10 @@ fn openrouter_real_plugin_response() {
         Some(Usage {
             input_tokens: 1829,
             output_tokens: 25,
-            server_tool_requests: 0
+            server_tool_requests: 0,
+            // OpenRouter's own figure for the request (`usage.cost` 0.0077641).
+            reported_cost_micro_usd: Some(7_764),
+            ..Default::default()
         })
     );
     assert_eq!(
@@ -492,4 +498,67 @@ fn request_fixtures_are_valid_json_documents_of_the_shapes_we_send() {
     let p: serde_json::Value =
         serde_json::from_slice(&fixture("openrouter", "request-plugin.json")).unwrap();
     assert_eq!(p["plugins"][0]["id"], "web");
+}
+
+/// Recorded responses with cache tokens, one per vendor (provenance in
+/// tests/fixtures/README.md): every input token lands in exactly one of plain
+/// input, cache write and cache read.
+#[test]
+fn cache_tokens_are_read_from_each_vendors_recorded_responses() {
+    let usage = |v: Vendor, f: &str| {
+        let dir = match v {
+            Vendor::Anthropic => "anthropic",
+            Vendor::OpenAi => "openai",
+            Vendor::OpenRouter => "openrouter",
+        };
+        ok(v, fixture(dir, f)).usage.unwrap()
+    };
+    // Anthropic reports cache tokens beside input_tokens.
+    let write = usage(Vendor::Anthropic, "cache-write.json");
+    assert_eq!(
+        (
+            write.input_tokens,
+            write.cache_write_tokens,
+            write.cache_read_tokens,
+            write.output_tokens
+        ),
+        (4, 1163, 0, 187)
+    );
+    let read = usage(Vendor::Anthropic, "cache-read.json");
+    assert_eq!(
+        (
+            read.input_tokens,
+            read.cache_write_tokens,
+            read.cache_read_tokens,
+            read.output_tokens
+        ),
+        (4, 0, 1163, 202)
+    );
+    // OpenAI counts cached tokens inside prompt_tokens (1149 of which 1024 cached).
+    let openai = usage(Vendor::OpenAi, "cache-read.json");
+    assert_eq!(
+        (
+            openai.input_tokens,
+            openai.cache_read_tokens,
+            openai.all_input_tokens()
+        ),
+        (125, 1024, 1149)
+    );
+    // OpenRouter the same way (687 of which 682 cached), no cost stated here.
+    let openrouter = usage(Vendor::OpenRouter, "cache-read.json");
+    assert_eq!(
+        (
+            openrouter.input_tokens,
+            openrouter.cache_read_tokens,
+            openrouter.reported_cost_micro_usd
+        ),
+        (5, 682, None)
+    );
+    // Priced at their own rates: Sonnet's cache write $3.75, read $0.30 per million.
+    let table = io_harness::PriceTable::builtin();
+    let cost = table.cost("claude-sonnet-4-5", Some(&read), Default::default());
+    assert_eq!(
+        (cost.cache_micro_usd, cost.tokens_micro_usd),
+        (Some(349), Some(12 + 3030))
+    );
 }

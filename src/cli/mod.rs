@@ -88,6 +88,9 @@ pub enum Command {
         /// Approve every `Ask` effect (default: refuse them; there is no one to ask).
         #[arg(long)]
         approve_all: bool,
+        /// End the run once it has spent more than this many US dollars (overrides `[budget] usd`).
+        #[arg(long)]
+        max_usd: Option<f64>,
         /// Run against the built-in loopback stub vendor and its demo script: no
         /// key, nothing leaves this machine.
         #[arg(long)]
@@ -101,6 +104,12 @@ pub enum Command {
         /// At most this many.
         #[arg(long, default_value_t = 50)]
         limit: u32,
+    },
+    /// The price table: built-in rows (dated, sourced) with io.toml's [prices] applied.
+    Prices {
+        /// One JSON object per row, one a line.
+        #[arg(long)]
+        json: bool,
     },
     /// The sources a run drew on.
     Citations {
@@ -151,6 +160,7 @@ pub async fn main(cli: Cli) -> ExitCode {
             json,
             resume,
             approve_all,
+            max_usd,
             demo,
         }) => {
             let args = run::RunArgs {
@@ -162,11 +172,13 @@ pub async fn main(cli: Cli) -> ExitCode {
                 json,
                 resume,
                 approve_all,
+                max_usd,
                 demo,
             };
             return run::run(cli.config, cli.store, args).await;
         }
         Some(Command::Runs { json, limit }) => records::runs(cli.config, cli.store, json, limit),
+        Some(Command::Prices { json }) => records::prices(cli.config, json),
         Some(Command::Citations { run_id, json }) => {
             records::citations(cli.config, cli.store, run_id, json)
         }

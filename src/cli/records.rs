@@ -4,6 +4,7 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
+use io_harness::price::usd_or_dash;
 use io_harness::{Config, Result, RunId, Store};
 
 use super::out;
@@ -18,42 +19,86 @@ fn open(config: Option<PathBuf>, store: Option<PathBuf>) -> Result<(Config, Stor
 /// Past runs, newest first.
 pub fn runs(config: Option<PathBuf>, store: Option<PathBuf>, json: bool, limit: u32) -> Result<()> {
     let (config, store) = open(config, store)?;
-    let runs = store.runs(Some(limit))?;
+    let runs = store.priced_runs(Some(limit), &config.price_table())?;
     if json {
         return out::line(&serde_json::to_string_pretty(&runs).unwrap_or_default());
     }
     if runs.is_empty() {
         return out::line("no runs recorded yet; `io-harness run --goal TEXT` starts one");
     }
-    let prices = config.price_table();
     let mut text = format!(
-        "{:>5}  {:<20}  {:<10}  {:<16}  {:>7}  {:>9}  {:>8}  goal\n",
-        "run", "started", "provider", "outcome", "sources", "tokens", "cost"
+        "{:>5}  {:<20}  {:<10}  {:<16}  {:>7}  {:>9}  {:>10}  {:>10}  goal\n",
+        "run", "started", "provider", "outcome", "sources", "tokens", "fees", "cost"
     );
     for r in runs {
-        let usage = io_harness::Usage {
-            input_tokens: r.input_tokens,
-            output_tokens: r.output_tokens,
-            server_tool_requests: r.server_tool_requests,
-        };
-        let cost = prices
-            .cost(&r.model, Some(&usage))
-            .total_usd()
-            .map(|c| format!("${c:.4}"))
-            .unwrap_or_else(|| "-".into());
+        let cost = r.cost.clone().unwrap_or_default();
         let _ = writeln!(
             text,
-            "{:>5}  {:<20}  {:<10}  {:<16}  {:>7}  {:>9}  {:>8}  {}",
+            "{:>5}  {:<20}  {:<10}  {:<16}  {:>7}  {:>9}  {:>10}  {:>10}  {}",
             r.run_id,
             r.started_at.chars().take(19).collect::<String>(),
             r.provider,
             r.outcome.as_deref().unwrap_or("running"),
             r.citation_count,
             r.input_tokens.saturating_add(r.output_tokens),
-            cost,
+            usd_or_dash(cost.fees_micro_usd),
+            format!(
+                "{}{}",
+                usd_or_dash(cost.total_micro_usd),
+                if cost.vendor_reported { "v" } else { "" }
+            ),
             r.goal.lines().next().unwrap_or("")
         );
     }
+    out::print(&text)
+}
+
+/// The price table: built-in rows with `[prices]` applied, as a table or one JSON
+/// object per row.
+pub fn prices(config: Option<PathBuf>, json: bool) -> Result<()> {
+    let loaded = Config::discover(config.as_deref())?;
+    let table = loaded.config.price_table();
+    if json {
+        let mut text = String::new();
+        for row in table.rows() {
+            let _ = writeln!(text, "{}", serde_json::to_string(row).unwrap_or_default());
+        }
+        return out::print(&text);
+    }
+    let rate = |v: Option<f64>| v.map_or_else(|| "—".to_string(), |v| format!("{v}"));
+    let mut text = format!(
+        "{:<10}  {:<18}  {:>6}  {:>6}  {:>7}  {:>6}  {:>7}  {:>6}  {:<10}  source",
+        "vendor", "model", "input", "output", "c.write", "c.read", "search", "fetch", "read on"
+    );
+    text.push('\n');
+    for r in table.rows() {
+        let p = &r.price;
+        let mut source = r.source.clone();
+        if !r.overridden.is_empty() {
+            source.push_str(&format!(" (io.toml sets {})", r.overridden.join(", ")));
+        }
+        let _ = writeln!(
+            text,
+            "{:<10}  {:<18}  {:>6}  {:>6}  {:>7}  {:>6}  {:>7}  {:>6}  {:<10}  {source}",
+            if r.vendor.is_empty() {
+                "—"
+            } else {
+                &r.vendor
+            },
+            r.model,
+            p.input_per_mtok,
+            p.output_per_mtok,
+            rate(p.cache_write_per_mtok),
+            rate(p.cache_read_per_mtok),
+            rate(p.per_search_request),
+            rate(p.per_fetch_request),
+            r.read_on.as_deref().unwrap_or("—"),
+        );
+    }
+    let _ = writeln!(
+        text,
+        "US dollars: tokens per million, searches and fetches per request. A model not listed has no price: its cost shows — until [prices.\"MODEL\"] in io.toml states one. The vendor's invoice is the authority."
+    );
     out::print(&text)
 }
 

@@ -24,6 +24,7 @@ pub struct RunArgs {
     pub json: bool,
     pub resume: Option<i64>,
     pub approve_all: bool,
+    pub max_usd: Option<f64>,
     pub demo: bool,
 }
 
@@ -97,9 +98,17 @@ async fn go(
                 .await?,
         ))
     };
+    if let Some(usd) = args.max_usd {
+        contract.budget.usd_micro = Some(io_harness::config::usd_micro(usd).ok_or_else(|| {
+            io_harness::Error::config(format!(
+                "--max-usd {usd} is not a positive number of US dollars"
+            ))
+        })?);
+    }
+    let prices = config.price_table();
     let options = RunOptions {
         observer: Arc::new(Printer { json: args.json }),
-        prices: config.price_table(),
+        prices: prices.clone(),
         cancel,
         resume: args.resume.map(RunId),
         agents: config.agents.clone(),
@@ -124,14 +133,29 @@ async fn go(
     if !args.json {
         super::out::line(&result.answer)?;
         eprintln!(
-            "run {} {} after {} steps; `io-harness citations {}` lists its sources",
+            "run {} {} after {} steps, {}; `io-harness citations {}` lists its sources",
             result.run_id,
             result.outcome.label(),
             result.steps,
+            spent(&store, &result, &prices),
             result.run_id
         );
     }
     Ok(result.outcome.passed())
+}
+
+/// The run's total from its ledger: the sum of the per-request lines printed.
+fn spent(store: &Store, result: &io_harness::RunResult, prices: &io_harness::PriceTable) -> String {
+    match store.ledger(result.run_id, prices) {
+        Ok(l) => match l.total_micro_usd() {
+            Some(t) => format!("total {}", io_harness::price::usd(t)),
+            None => format!(
+                "total — ({})",
+                l.unpriced().unwrap_or("no request was priced")
+            ),
+        },
+        Err(e) => format!("total not read ({e})"),
+    }
 }
 
 struct Printer {
@@ -185,20 +209,18 @@ fn describe(kind: &EventKind) -> Option<String> {
             ..
         } => {
             let u = usage.unwrap_or_default();
-            let cost = cost
-                .tokens_usd
-                .map(|c| format!(", ${c:.4}"))
-                .unwrap_or_default();
             format!(
-                "{} in / {} out tokens, {} search{}, {stop_reason}, {latency_ms} ms{cost}",
-                u.input_tokens,
+                "{} in ({} cached) / {} out tokens, {} search{}, {stop_reason}, {latency_ms} ms, {}",
+                u.all_input_tokens(),
+                u.cache_write_tokens.saturating_add(u.cache_read_tokens),
                 u.output_tokens,
                 u.server_tool_requests,
                 if u.server_tool_requests == 1 {
                     ""
                 } else {
                     "es"
-                }
+                },
+                io_harness::price::describe(cost)
             )
         }
         EventKind::ServerToolUsed {

@@ -195,12 +195,14 @@ pub(crate) fn check(config: &Config) -> Vec<Problem> {
         steps,
         seconds,
         tokens,
+        usd,
     }) = config.budget
     {
         let at = |key: &str| p(&[k("budget"), k(key)]);
         c.whole(&at("steps"), steps.map(u64::from));
         c.whole(&at("seconds"), seconds);
         c.whole(&at("tokens"), tokens);
+        c.price(&at("usd"), usd);
     }
     if let Some(web) = config.web_table.as_ref().map(|t| t.stated()) {
         let at = |key: &str| p(&[k("web"), k(key)]);
@@ -214,11 +216,29 @@ pub(crate) fn check(config: &Config) -> Vec<Problem> {
             }
         }
     }
+    let builtin = crate::core::price::PriceTable::builtin();
     for (model, price) in &config.prices {
         let at = |key: &str| p(&[k("prices"), k(model), k(key)]);
-        c.price(&at("input_per_mtok"), Some(price.input_per_mtok));
-        c.price(&at("output_per_mtok"), Some(price.output_per_mtok));
+        c.price(&at("input_per_mtok"), price.input_per_mtok);
+        c.price(&at("output_per_mtok"), price.output_per_mtok);
+        c.price(&at("cache_write_per_mtok"), price.cache_write_per_mtok);
+        c.price(&at("cache_read_per_mtok"), price.cache_read_per_mtok);
         c.price(&at("per_search_request"), price.per_search_request);
+        c.price(&at("per_fetch_request"), price.per_fetch_request);
+        // A model the built-in table has no row for is priced by io.toml alone.
+        if !builtin.rows().any(|r| &r.model == model) {
+            for (key, v) in [
+                ("input_per_mtok", price.input_per_mtok),
+                ("output_per_mtok", price.output_per_mtok),
+            ] {
+                if v.is_none() {
+                    c.say(
+                        &at(key),
+                        format!("is missing; expected it to be set, since the built-in price table has no row for {model} (`io-harness prices` lists the rows)"),
+                    );
+                }
+            }
+        }
     }
     if let Some(task) = &config.task {
         c.text(

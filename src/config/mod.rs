@@ -21,7 +21,7 @@ use serde::Deserialize;
 
 use crate::core::contract::{Budget, TaskContract, Verification};
 use crate::core::policy::{Policy, Rule};
-use crate::core::price::{Price, PriceTable};
+use crate::core::price::{PriceOverride, PriceTable};
 use crate::core::vendor::{Endpoint, Vendor, Wire};
 use crate::core::web::WebAccess;
 use crate::error::{Error, Result};
@@ -51,9 +51,9 @@ pub struct Config {
     /// projected from the operator's `[policy]` net rules under `from_policy`.
     #[serde(skip)]
     pub web: Option<WebAccess>,
-    /// Operator-stated prices by model.
+    /// Prices by model, overriding the built-in table field by field.
     #[serde(default)]
-    pub prices: BTreeMap<String, Price>,
+    pub prices: BTreeMap<String, PriceOverride>,
     /// Where the store lives.
     pub store: Option<StoreConfig>,
     /// Console settings.
@@ -148,15 +148,17 @@ pub struct TaskConfig {
 }
 
 /// `[budget]`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BudgetConfig {
     /// Requests.
     pub steps: Option<u32>,
     /// Wall-clock seconds.
     pub seconds: Option<u64>,
-    /// Input plus output tokens.
+    /// Input (cached or not) plus output tokens.
     pub tokens: Option<u64>,
+    /// US dollars over every request, children included.
+    pub usd: Option<f64>,
 }
 
 /// `[store]`.
@@ -274,6 +276,16 @@ impl Config {
         if let Some(e) = error::first_problem(problems, text, origin) {
             return Err(e);
         }
+        if let Err(e) = PriceTable::builtin().with_overrides(&config.prices) {
+            return Err(Error::config(format!("{origin}: {e}")));
+        }
+        if let Some(usd) = config.budget.and_then(|b| b.usd) {
+            if usd_micro(usd).is_none() {
+                return Err(Error::config(format!(
+                    "{origin}: [budget] usd = {usd} is not a positive number of US dollars"
+                )));
+            }
+        }
         config.settle(text, origin, layer)?;
         Ok(config)
     }
@@ -360,9 +372,13 @@ impl Config {
         )
     }
 
-    /// The operator's prices.
+    /// The built-in table with `[prices]` applied (checked when parsed).
     pub fn price_table(&self) -> PriceTable {
-        PriceTable::new(self.prices.clone())
+        let builtin = PriceTable::builtin();
+        builtin
+            .clone()
+            .with_overrides(&self.prices)
+            .unwrap_or(builtin)
     }
 
     /// The store file: `[store] path` relative to the config file's directory;
@@ -411,7 +427,13 @@ impl Config {
                 steps: b.steps.unwrap_or(d.steps),
                 seconds: b.seconds.unwrap_or(d.seconds),
                 tokens: b.tokens.unwrap_or(d.tokens),
+                usd_micro: b.usd.and_then(usd_micro).or(d.usd_micro),
             };
         }
     }
+}
+
+/// Dollars as millionths, for a positive finite amount.
+pub fn usd_micro(usd: f64) -> Option<u64> {
+    (usd.is_finite() && usd > 0.0 && usd < 1e9).then(|| (usd * 1e6).round() as u64)
 }

@@ -393,7 +393,7 @@ fn apply(state: &mut State, msg: Msg) -> Vec<Effect> {
             Vec::new()
         }
         Msg::Past(past) => {
-            state.run = past.view(&state.prices);
+            state.run = past.view();
             state.screen = Screen::Run;
             Vec::new()
         }

@@ -127,7 +127,10 @@ impl Executor {
                     let _ = p.send(answer);
                 }
             }
-            Effect::LoadRuns => self.read(|s| s.runs(Some(500)).map(Msg::Runs)),
+            Effect::LoadRuns => {
+                let prices = self.prices.clone();
+                self.read(move |s| s.priced_runs(Some(500), &prices).map(Msg::Runs))
+            }
             Effect::LoadRunSources(id) => self.read(move |s| {
                 let mut citations = s.citations(id)?;
                 // A spawned child's sources belong to its parent's run too.
@@ -144,7 +147,10 @@ impl Executor {
                 };
                 s.search_citations(&q).map(Msg::Found)
             }),
-            Effect::OpenRun(id) => self.read(move |s| past_run(s, id)),
+            Effect::OpenRun(id) => {
+                let prices = self.prices.clone();
+                self.read(move |s| past_run(s, id, &prices))
+            }
             Effect::SaveWeb(web) => {
                 let msg = match crate::config::write_web(&self.config_path, &web) {
                     Ok(()) => Msg::Notice(saved(&self.config_path, &web), false),
@@ -259,11 +265,11 @@ impl Executor {
 }
 
 /// Everything the Run panes show about a past run.
-pub fn past_run(store: &Store, id: RunId) -> crate::Result<Msg> {
+pub fn past_run(store: &Store, id: RunId, prices: &PriceTable) -> crate::Result<Msg> {
     Ok(Msg::Past(Box::new(PastRun {
         run: store.run(id)?,
         steps: store.steps(id)?,
-        calls: store.provider_calls(id)?,
+        ledger: store.ledger(id, prices)?,
         server: store.server_tool_calls(id)?,
         citations: store.citations(id)?.len(),
     })))

@@ -1,12 +1,12 @@
 //! The Run panes' data, folded from events as they arrive (or rebuilt from the
 //! store for a past run). Costs come from the library (`ProviderCalled.cost`, or
-//! `PriceTable::cost` for a past run); nothing here prices anything.
+//! the store's ledger for a past run); nothing here prices anything, and the total
+//! is the sum of the rows.
 
 use crate::approve::ApprovalRequest;
 use crate::core::completion::Usage;
 use crate::core::event::{Cost, Event, EventKind, RunId};
-use crate::core::price::PriceTable;
-use crate::store::{ProviderCallRow, ServerToolCallRow, StepRow};
+use crate::store::{Ledger, ServerToolCallRow, StepRow};
 
 /// How a log line reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,31 +26,31 @@ pub enum Tone {
 pub struct CallLine {
     /// Step.
     pub step: u32,
-    /// Input tokens.
+    /// Input tokens, cache writes and reads included.
     pub input: u64,
     /// Output tokens.
     pub output: u64,
-    /// Provider-executed requests.
+    /// Cache writes and reads.
+    pub cache: u64,
+    /// Searches and fetches the fees count.
     pub searches: u64,
-    /// Token cost, when priced.
-    pub cost: Option<f64>,
-    /// Search cost, when priced.
-    pub search_cost: Option<f64>,
+    /// What it cost, itemised.
+    pub cost: Cost,
     /// Stop reason.
     pub stop: String,
 }
 
 impl CallLine {
-    /// A request's line from its usage (absent: zeros) and derived cost.
+    /// A request's line from its usage (absent: zeros) and cost.
     pub fn new(step: u32, usage: Option<Usage>, cost: &Cost, stop: String) -> CallLine {
         let u = usage.unwrap_or_default();
         CallLine {
             step,
-            input: u.input_tokens,
+            input: u.all_input_tokens(),
             output: u.output_tokens,
-            searches: u.server_tool_requests,
-            cost: cost.tokens_usd,
-            search_cost: cost.search_usd,
+            cache: u.cache_write_tokens + u.cache_read_tokens,
+            searches: cost.fee_requests,
+            cost: cost.clone(),
             stop,
         }
     }
@@ -90,6 +90,8 @@ pub struct RunView {
     pub goal: String,
     /// Provider and model.
     pub provider: String,
+    /// The model, for naming where its prices come from.
+    pub model: String,
     /// A run is in progress.
     pub running: bool,
     /// A request is in flight.
@@ -125,15 +127,9 @@ pub fn saturating_sum(values: impl Iterator<Item = u64>) -> u64 {
 }
 
 impl RunView {
-    /// Token plus search cost over every call that was priced; `None` when nothing was.
-    pub fn total_cost(&self) -> Option<f64> {
-        let parts: Vec<f64> = self
-            .calls
-            .iter()
-            .flat_map(|c| [c.cost, c.search_cost])
-            .flatten()
-            .collect();
-        (!parts.is_empty()).then(|| parts.iter().sum())
+    /// The sum of the rows' costs; `None` while any row is unpriced (or none yet).
+    pub fn total_cost(&self) -> Option<u64> {
+        crate::store::ledger_sum(self.calls.iter().map(|c| &c.cost))
     }
 
     /// Tokens over every call (saturating: one absurd count never panics a frame).
@@ -167,6 +163,7 @@ impl RunView {
             } => {
                 self.goal = goal.clone();
                 self.provider = format!("{provider} · {model}");
+                self.model = model.clone();
                 self.running = true;
                 self.log.push((
                     0,
@@ -413,8 +410,8 @@ pub struct PastRun {
     pub run: Option<crate::store::RunRow>,
     /// Its steps.
     pub steps: Vec<StepRow>,
-    /// Its accounting.
-    pub calls: Vec<ProviderCallRow>,
+    /// Its requests (children's included), priced.
+    pub ledger: Ledger,
     /// Its server-tool calls.
     pub server: Vec<ServerToolCallRow>,
     /// Citations recorded.
@@ -423,7 +420,7 @@ pub struct PastRun {
 
 impl PastRun {
     /// The same panes, from the store.
-    pub fn view(&self, prices: &PriceTable) -> RunView {
+    pub fn view(&self) -> RunView {
         let mut v = RunView {
             past: true,
             citations: self.citations,
@@ -433,6 +430,7 @@ impl PastRun {
             v.run_id = Some(r.run_id);
             v.goal = r.goal.clone();
             v.provider = format!("{} · {}", r.provider, r.model);
+            v.model = r.model.clone();
             v.outcome = Some(match (&r.outcome, &r.outcome_detail) {
                 (Some(o), Some(d)) => format!("{o}: {d}"),
                 (Some(o), None) => o.clone(),
@@ -462,15 +460,28 @@ impl PastRun {
                 ..ServerLine::default()
             })
             .collect();
+        let root = v.run_id;
         v.calls = self
-            .calls
+            .ledger
+            .lines
             .iter()
-            .map(|c| {
-                let cost = prices.cost(&c.model, c.usage.as_ref());
-                CallLine::new(c.step, c.usage, &cost, c.stop_reason.clone())
+            .map(|l| {
+                let c = &l.call;
+                let stop = if Some(c.run_id) == root || root.is_none() {
+                    c.stop_reason.clone()
+                } else {
+                    format!("child {} {}", c.run_id, c.stop_reason)
+                };
+                CallLine::new(c.step, c.usage, &l.cost, stop)
             })
             .collect();
-        v.step = v.calls.last().map_or(0, |c| c.step);
+        v.step = self
+            .ledger
+            .lines
+            .iter()
+            .rev()
+            .find(|l| Some(l.call.run_id) == root)
+            .map_or(0, |l| l.call.step);
         v
     }
 }

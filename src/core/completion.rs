@@ -124,15 +124,36 @@ impl StopReason {
     }
 }
 
-/// Token and request counts for one completion.
+/// Token and request counts for one completion, in one vendor-neutral shape.
+///
+/// `input_tokens` is the input billed at the plain input rate: Anthropic reports
+/// cache writes and reads beside it, OpenAI and OpenRouter inside `prompt_tokens`,
+/// so the decoders subtract them there. Every input token is counted exactly once
+/// across `input_tokens`, `cache_write_tokens` and `cache_read_tokens`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Usage {
-    /// Prompt tokens.
+    /// Prompt tokens at the plain input rate (cache writes and reads not included).
     pub input_tokens: u64,
     /// Generated tokens.
     pub output_tokens: u64,
     /// Provider-executed requests (searches, fetches) the vendor reported.
     pub server_tool_requests: u64,
+    /// Prompt tokens written to the vendor's cache (Anthropic
+    /// `cache_creation_input_tokens`, OpenAI/OpenRouter `cache_write_tokens`).
+    #[serde(default)]
+    pub cache_write_tokens: u64,
+    /// Prompt tokens read from the vendor's cache (Anthropic
+    /// `cache_read_input_tokens`, OpenAI/OpenRouter `cached_tokens`).
+    #[serde(default)]
+    pub cache_read_tokens: u64,
+    /// Of `server_tool_requests`, the fetches (Anthropic `web_fetch_requests`); the
+    /// rest are searches.
+    #[serde(default)]
+    pub web_fetch_requests: u64,
+    /// The request's whole cost as the vendor itself reported it (OpenRouter
+    /// `usage.cost`), in millionths of a US dollar.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reported_cost_micro_usd: Option<u64>,
 }
 
 impl Usage {
@@ -141,18 +162,35 @@ impl Usage {
     /// and `clamped()` lets the loop say so.
     pub const MAX_COUNT: u64 = i64::MAX as u64;
 
-    /// Add another completion's counts to these, saturating (never wrapping).
+    /// Add another completion's counts to these, saturating (never wrapping). A
+    /// reported cost is per request and is not summed here; the ledger sums costs.
     pub fn add(&mut self, other: &Usage) {
         self.input_tokens = self.input_tokens.saturating_add(other.input_tokens);
         self.output_tokens = self.output_tokens.saturating_add(other.output_tokens);
         self.server_tool_requests = self
             .server_tool_requests
             .saturating_add(other.server_tool_requests);
+        self.cache_write_tokens = self
+            .cache_write_tokens
+            .saturating_add(other.cache_write_tokens);
+        self.cache_read_tokens = self
+            .cache_read_tokens
+            .saturating_add(other.cache_read_tokens);
+        self.web_fetch_requests = self
+            .web_fetch_requests
+            .saturating_add(other.web_fetch_requests);
     }
 
-    /// Input plus output tokens, saturating.
+    /// Every input token (plain, cache writes, cache reads) plus output tokens, saturating.
     pub fn total_tokens(&self) -> u64 {
-        self.input_tokens.saturating_add(self.output_tokens)
+        self.all_input_tokens().saturating_add(self.output_tokens)
+    }
+
+    /// Every input token, cached or not, saturating.
+    pub fn all_input_tokens(&self) -> u64 {
+        self.input_tokens
+            .saturating_add(self.cache_write_tokens)
+            .saturating_add(self.cache_read_tokens)
     }
 
     /// Whether a decoder clamped one of these counts (the vendor reported more
@@ -162,6 +200,8 @@ impl Usage {
             self.input_tokens,
             self.output_tokens,
             self.server_tool_requests,
+            self.cache_write_tokens,
+            self.cache_read_tokens,
         ]
         .contains(&Usage::MAX_COUNT)
     }

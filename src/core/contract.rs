@@ -24,6 +24,11 @@ pub enum Verification {
     },
 }
 
+/// The default token budget. A web search step carries its results as input: a
+/// recorded paused Anthropic search turn and its continuation reported 401,468 and
+/// 494,549 input tokens, so 2,000,000 lets such a run take about four of them.
+pub const DEFAULT_TOKEN_BUDGET: u64 = 2_000_000;
+
 /// What a run may spend before it is stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Budget {
@@ -31,8 +36,12 @@ pub struct Budget {
     pub steps: u32,
     /// Wall-clock seconds.
     pub seconds: u64,
-    /// Input plus output tokens, summed over every completion.
+    /// Input (cached or not) plus output tokens, summed over every completion.
     pub tokens: u64,
+    /// US dollars, in millionths, over every request (children included); `None`:
+    /// no dollar limit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usd_micro: Option<u64>,
 }
 
 impl Default for Budget {
@@ -40,7 +49,8 @@ impl Default for Budget {
         Budget {
             steps: 20,
             seconds: 600,
-            tokens: 200_000,
+            tokens: DEFAULT_TOKEN_BUDGET,
+            usd_micro: None,
         }
     }
 }

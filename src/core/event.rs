@@ -33,6 +33,8 @@ pub enum BudgetKind {
     Tokens,
     /// Too many consecutive `pause_turn` continuations.
     Continuations,
+    /// The dollar limit (`[budget] usd`, `--max-usd`).
+    Usd,
 }
 
 /// How a run ended.
@@ -90,23 +92,36 @@ impl RunOutcome {
     }
 }
 
-/// Token and search cost of one call, derived from an operator's price table.
-/// `None` where no price was stated: nothing invents a price.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+/// What one request cost, itemised, in millionths of a US dollar; derived from the
+/// price table, or the vendor's own figure. `None` where nothing was priced:
+/// nothing invents a price.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Cost {
-    /// Input and output tokens at the stated per-million prices.
-    pub tokens_usd: Option<f64>,
-    /// Search requests at the stated per-request price.
-    pub search_usd: Option<f64>,
+    /// Plain input and output tokens at the table's prices.
+    pub tokens_micro_usd: Option<u64>,
+    /// Cache writes and reads at their own rates.
+    pub cache_micro_usd: Option<u64>,
+    /// Server-tool fees (searches, fetches) at the vendor's per-request prices.
+    pub fees_micro_usd: Option<u64>,
+    /// How many searches and fetches the fees count.
+    pub fee_requests: u64,
+    /// True when the fees count the calls this program recorded because the vendor
+    /// reported no counter (OpenAI, usually OpenRouter), not the vendor's meter.
+    pub fees_counted_here: bool,
+    /// The vendor's own figure for the whole request (OpenRouter `usage.cost`).
+    pub vendor_micro_usd: Option<u64>,
+    /// The request's cost: the vendor's figure, else tokens + cache + fees; `None`
+    /// when any part could not be priced.
+    pub total_micro_usd: Option<u64>,
+    /// Why there is no total, when there is none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unpriced: Option<String>,
 }
 
 impl Cost {
-    /// Tokens plus searches, counting only what was priced.
-    pub fn total_usd(&self) -> Option<f64> {
-        match (self.tokens_usd, self.search_usd) {
-            (None, None) => None,
-            (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
-        }
+    /// The token part including the cache: the whole cost less the fees.
+    pub fn tokens_and_cache_micro_usd(&self) -> Option<u64> {
+        Some(self.tokens_micro_usd? + self.cache_micro_usd?)
     }
 }
 
@@ -222,7 +237,7 @@ pub enum EventKind {
         stop_reason: String,
         /// Request to response.
         latency_ms: u64,
-        /// Derived from the price table.
+        /// Itemised: tokens, cache, fees, or the vendor's own figure.
         cost: Cost,
         /// The completion's text (the answer, or what the model said before its tool calls).
         #[serde(default)]

@@ -22,7 +22,7 @@ use crate::core::contract::{Budget, TaskContract, Verification};
 use crate::core::event::{BudgetKind, EventKind, RunId, RunOutcome};
 use crate::core::policy::Act;
 use crate::core::policy::Policy;
-use crate::core::price::PriceTable;
+use crate::core::price::{PriceTable, Recorded, usd};
 use crate::core::tools::offered_tools;
 use crate::core::turn::Turn;
 use crate::error::{Error, Result};
@@ -52,6 +52,10 @@ pub struct RunResult {
     pub steps: u32,
     /// Counts summed over every completion.
     pub usage: Usage,
+    /// Dollars spent, in millionths, children included, over the requests that
+    /// could be priced.
+    #[serde(default)]
+    pub spent_micro_usd: u64,
     /// The last answer text.
     pub answer: String,
 }
@@ -158,6 +162,7 @@ where
         None => {
             // A declaration the provider cannot carry is refused before anything exists.
             provider.check(contract.web.as_ref())?;
+            check_dollar_budget(contract, &model_of(&options, provider), &options.prices)?;
             let fresh = Checkpoint {
                 format: CHECKPOINT_FORMAT,
                 step: 0,
@@ -205,6 +210,8 @@ where
         usage: Usage::default(),
         answer: String::new(),
         child_steps: 0,
+        spent_micro_usd: 0,
+        unpriced: None,
     };
     let outcome = looper.steps(&mut state).await;
     if let Err(e) = store.finish_run(run_id, &outcome) {
@@ -219,7 +226,26 @@ where
         steps: state.step,
         usage: looper.usage,
         answer: looper.answer,
+        spent_micro_usd: looper.spent_micro_usd,
     })
+}
+
+/// A dollar budget needs every request priced: refuse it, before anything is
+/// sent, when the model (or a fee the declaration will incur) has no price.
+fn check_dollar_budget(contract: &TaskContract, model: &str, prices: &PriceTable) -> Result<()> {
+    let Some(limit) = contract.budget.usd_micro else {
+        return Ok(());
+    };
+    let web = contract.web.as_ref();
+    let searches = web.is_some_and(|w| w.search);
+    let fetches = web.is_some_and(|w| w.fetch);
+    match prices.missing_for_budget(model, searches, fetches) {
+        None => Ok(()),
+        Some(missing) => Err(Error::config(format!(
+            "a dollar budget of {} cannot be kept: {missing}. State it under [prices.\"{model}\"] in io.toml, or remove [budget] usd / --max-usd. No request was sent.",
+            usd(limit)
+        ))),
+    }
 }
 
 /// What a spawned child spent, charged to its parent.
@@ -227,6 +253,7 @@ where
 struct ChildSpend {
     usage: Usage,
     steps: u32,
+    micro_usd: u64,
 }
 
 /// The model a run asks for: an agent's own, else the provider's.
@@ -249,6 +276,10 @@ struct Loop<'a, P: ?Sized, A: ?Sized> {
     answer: String,
     /// Requests spawned children made; they count toward this run's step budget.
     child_steps: u32,
+    /// Dollars spent so far, in millionths, children included.
+    spent_micro_usd: u64,
+    /// Why a request could not be priced, when one could not.
+    unpriced: Option<String>,
 }
 
 impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
@@ -268,6 +299,20 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
                 return RunOutcome::BudgetExhausted {
                     budget: BudgetKind::Tokens,
                 };
+            }
+            if let Some(limit) = budget.usd_micro {
+                if let Some(why) = &self.unpriced {
+                    return RunOutcome::Error {
+                        message: format!(
+                            "the dollar budget cannot be kept: a request could not be priced ({why})"
+                        ),
+                    };
+                }
+                if self.spent_micro_usd > limit {
+                    return RunOutcome::BudgetExhausted {
+                        budget: BudgetKind::Usd,
+                    };
+                }
             }
             if tokio::time::Instant::now() >= deadline.into() {
                 return RunOutcome::BudgetExhausted {
@@ -344,6 +389,7 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
                 };
                 // A child's requests and tokens count toward this run's budget and totals.
                 self.child_steps = self.child_steps.saturating_add(child.steps);
+                self.spent_micro_usd = self.spent_micro_usd.saturating_add(child.micro_usd);
                 state.tokens_used = state.tokens_used.saturating_add(child.usage.total_tokens());
                 self.usage.add(&child.usage);
                 let input = shorten(call.input.to_string(), 200);
@@ -442,10 +488,20 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
                         .saturating_duration_since(std::time::Instant::now())
                         .as_secs(),
                     tokens: budget.tokens.saturating_sub(state.tokens_used),
+                    usd_micro: budget
+                        .usd_micro
+                        .map(|l| l.saturating_sub(self.spent_micro_usd)),
                 },
             };
-            let (result, usage, steps) = spawn_agent(&parent, env, call).await;
-            return (result, ChildSpend { usage, steps });
+            let (result, usage, steps, micro_usd) = spawn_agent(&parent, env, call).await;
+            return (
+                result,
+                ChildSpend {
+                    usage,
+                    steps,
+                    micro_usd,
+                },
+            );
         }
         if let Some(mcp) = self.options.mcp.as_ref().filter(|m| m.offers(&call.name)) {
             let result = match gate(env, Act::Exec, &call.name, &call.name).await {
@@ -504,13 +560,26 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
                 );
             }
         }
+        let recorded = Recorded::of(
+            c.server_tools
+                .iter()
+                .map(|s| (s.tool.as_str(), s.succeeded())),
+        );
+        let cost = self
+            .options
+            .prices
+            .cost(&reply.model, c.usage.as_ref(), recorded);
+        match cost.total_micro_usd {
+            Some(m) => self.spent_micro_usd = self.spent_micro_usd.saturating_add(m),
+            None => self.unpriced = self.unpriced.take().or(cost.unpriced.clone()),
+        }
         self.emitter.emit(EventKind::ProviderCalled {
             provider: reply.provider.clone(),
             model: reply.model.clone(),
             usage: c.usage,
             stop_reason: c.stop.as_str().to_string(),
             latency_ms: reply.latency_ms,
-            cost: self.options.prices.cost(&reply.model, c.usage.as_ref()),
+            cost,
             text: c.text.clone(),
         });
         let mut observations = Vec::new();

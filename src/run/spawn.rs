@@ -34,7 +34,8 @@ pub(crate) struct Parent<'a, P: ?Sized, A: ?Sized> {
 
 /// A boxed `Send` future: the loop awaits a child run that awaits the loop, and
 /// naming the type here is what lets the compiler see that cycle is `Send`.
-pub(crate) type Spawned<'a> = Pin<Box<dyn Future<Output = (ToolResult, Usage, u32)> + Send + 'a>>;
+pub(crate) type Spawned<'a> =
+    Pin<Box<dyn Future<Output = (ToolResult, Usage, u32, u64)> + Send + 'a>>;
 
 /// Run the child the call names: its result (the parent's observation), and the
 /// tokens and requests it spent, which the parent charges to its own budget.
@@ -54,12 +55,12 @@ async fn spawn_inner<P, A>(
     parent: &Parent<'_, P, A>,
     env: &ToolEnv<'_>,
     call: &ToolCall,
-) -> (ToolResult, Usage, u32)
+) -> (ToolResult, Usage, u32, u64)
 where
     P: Provider + ?Sized,
     A: Approver + ?Sized,
 {
-    let refuse = |text: String| (ToolResult::err(text), Usage::default(), 0);
+    let refuse = |text: String| (ToolResult::err(text), Usage::default(), 0, 0);
     let o = parent.options;
     // Only these two arguments are read.
     let arg = |k: &str| {
@@ -85,7 +86,7 @@ where
         ));
     }
     let b = parent.remaining;
-    if b.steps == 0 || b.tokens == 0 || b.seconds == 0 {
+    if b.steps == 0 || b.tokens == 0 || b.seconds == 0 || b.usd_micro == Some(0) {
         return refuse("spawn_agent refused: the run has no budget left for a child".into());
     }
     if let Err(why) = gate(env, Act::Spawn, &name, "spawn_agent").await {
@@ -134,6 +135,7 @@ where
             },
             r.usage,
             r.steps,
+            r.spent_micro_usd,
         ),
         Err(e) => refuse(format!("child run ({name}) did not start: {e}")),
     }

@@ -6,6 +6,7 @@
 //! the provider answered because a bookkeeping row could not be written would trade
 //! a real answer for an entry. No secret ever reaches this module.
 
+mod ledger;
 mod read;
 mod runner;
 mod step;
@@ -19,16 +20,18 @@ use std::time::Duration;
 use rusqlite::{Connection, TransactionBehavior};
 
 use crate::error::{Error, Result};
+pub use ledger::{Ledger, LedgerLine, sum as ledger_sum};
 pub use read::INTERRUPTED;
 pub use step::StepRecord;
 pub use types::*;
 
 /// Ordered migrations; index + 1 is the `user_version` after applying it.
-pub(crate) const MIGRATIONS: [&str; 4] = [
+pub(crate) const MIGRATIONS: [&str; 5] = [
     include_str!("migrations/0001_init.sql"),
     include_str!("migrations/0002_web.sql"),
     include_str!("migrations/0003_mcp.sql"),
     include_str!("migrations/0004_reliability.sql"),
+    include_str!("migrations/0005_cost.sql"),
 ];
 
 /// A handle on one store file. Cheap to clone; clones share the connection.
@@ -224,6 +227,6 @@ mod tests {
         assert_eq!(parts.len(), 2, "{parts:?}");
         assert!(parts[0].contains("'a;b'"));
         let counts: Vec<usize> = MIGRATIONS.iter().map(|m| statements(m).len()).collect();
-        assert_eq!(counts, vec![7, 4, 1, 5]);
+        assert_eq!(counts, vec![7, 4, 1, 5, 4]);
     }
 }

@@ -80,6 +80,42 @@ fn complete(
 /// The outcome a reader shows for a run whose process is gone.
 pub const INTERRUPTED: &str = "interrupted";
 
+/// The columns `call_row` reads, in its order.
+pub(super) const CALL_COLUMNS: &str = "run_id, step, provider, model, input_tokens, output_tokens,
+    server_tool_requests, has_usage, stop_reason, latency_ms, request_id, cache_write_tokens,
+    cache_read_tokens, web_fetch_requests, reported_cost_micro_usd, step_attempt";
+
+/// How many columns `CALL_COLUMNS` names (a query may select more after them).
+pub(super) const CALL_COLUMN_COUNT: usize = 16;
+
+pub(super) fn call_row(r: &Row<'_>) -> rusqlite::Result<ProviderCallRow> {
+    let n = |i: usize| -> rusqlite::Result<u64> { Ok(count(r.get(i)?)) };
+    let usage = if r.get::<_, bool>(7)? {
+        Some(Usage {
+            input_tokens: n(4)?,
+            output_tokens: n(5)?,
+            server_tool_requests: n(6)?,
+            cache_write_tokens: n(11)?,
+            cache_read_tokens: n(12)?,
+            web_fetch_requests: n(13)?,
+            reported_cost_micro_usd: r.get::<_, Option<i64>>(14)?.map(count),
+        })
+    } else {
+        None
+    };
+    Ok(ProviderCallRow {
+        run_id: RunId(r.get(0)?),
+        step: r.get(1)?,
+        provider: r.get(2)?,
+        model: r.get(3)?,
+        usage,
+        stop_reason: r.get(8)?,
+        latency_ms: n(9)?,
+        request_id: r.get(10)?,
+        step_attempt: u32::try_from(r.get::<_, i64>(15)?).unwrap_or(1),
+    })
+}
+
 fn citation_row(r: &Row<'_>) -> rusqlite::Result<CitationRow> {
     Ok(CitationRow {
         run_id: RunId(r.get(0)?),
@@ -159,30 +195,12 @@ impl Store {
     pub fn provider_calls(&self, run_id: RunId) -> Result<Vec<ProviderCallRow>> {
         let conn = self.lock()?;
         let mut stmt = conn
-            .prepare("SELECT step, provider, model, input_tokens, output_tokens, server_tool_requests, has_usage,
-                        stop_reason, latency_ms, request_id, step_attempt FROM provider_calls WHERE run_id = ?1 ORDER BY id")
+            .prepare(&format!(
+                "SELECT {CALL_COLUMNS} FROM provider_calls WHERE run_id = ?1 ORDER BY id"
+            ))
             .map_err(db_err("reading provider calls"))?;
         let rows = stmt
-            .query_map([run_id.0], |r| {
-                let usage = r.get::<_, bool>(6)?.then(|| -> rusqlite::Result<Usage> {
-                    Ok(Usage {
-                        input_tokens: count(r.get(3)?),
-                        output_tokens: count(r.get(4)?),
-                        server_tool_requests: count(r.get(5)?),
-                    })
-                });
-                Ok(ProviderCallRow {
-                    run_id,
-                    step: r.get(0)?,
-                    provider: r.get(1)?,
-                    model: r.get(2)?,
-                    usage: usage.transpose()?,
-                    stop_reason: r.get(7)?,
-                    latency_ms: count(r.get(8)?),
-                    request_id: r.get(9)?,
-                    step_attempt: u32::try_from(r.get::<_, i64>(10)?).unwrap_or(1),
-                })
-            })
+            .query_map([run_id.0], call_row)
             .map_err(db_err("reading provider calls"))?;
         rows.collect::<rusqlite::Result<_>>()
             .map_err(db_err("reading provider calls"))

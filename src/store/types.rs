@@ -60,6 +60,28 @@ pub struct RunRow {
     pub output_tokens: u64,
     /// Sum of server-tool requests over its provider calls.
     pub server_tool_requests: u64,
+    /// What it cost, its children included, where the reader priced it
+    /// (`Store::priced_runs`); `None` when not priced.
+    #[serde(default)]
+    pub cost: Option<RunCost>,
+}
+
+/// A run's cost: the sum of its ledger's rows (its requests and its children's).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunCost {
+    /// The total in millionths of a US dollar; `None` when a request could not be priced.
+    pub total_micro_usd: Option<u64>,
+    /// Of the total, the server-tool fees.
+    pub fees_micro_usd: Option<u64>,
+    /// Requests counted.
+    pub requests: u64,
+    /// True when a request's figure is the vendor's own.
+    pub vendor_reported: bool,
+    /// True when fees count calls this program recorded (no vendor counter).
+    pub fees_counted_here: bool,
+    /// Why the total is unknown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unpriced: Option<String>,
 }
 
 /// What `record_provider_call` writes: one completion, a paused one included.

@@ -70,11 +70,14 @@ impl Store {
         let result = self.lock().and_then(|conn| {
             conn.execute(
                 "INSERT INTO provider_calls (run_id, step, provider, model, input_tokens, output_tokens,
-                   server_tool_requests, has_usage, stop_reason, latency_ms, request_id, created_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                   server_tool_requests, has_usage, stop_reason, latency_ms, request_id, created_at,
+                   cache_write_tokens, cache_read_tokens, web_fetch_requests, reported_cost_micro_usd)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
                 params![run_id.0, step, call.provider, call.model, count(u.input_tokens), count(u.output_tokens),
                         count(u.server_tool_requests), call.usage.is_some(), call.stop_reason,
-                        count(call.latency_ms), call.request_id, now()],
+                        count(call.latency_ms), call.request_id, now(),
+                        count(u.cache_write_tokens), count(u.cache_read_tokens), count(u.web_fetch_requests),
+                        u.reported_cost_micro_usd.map(count)],
             )
             .map_err(db_err("recording a provider call"))
         });

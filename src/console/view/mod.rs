@@ -124,9 +124,19 @@ fn draw_status(frame: &mut Frame<'_>, area: Rect, state: &State) {
             "·"
         };
         let b = state.form.budget;
+        // Spend against the dollar limit, when there is one; what is spent otherwise.
+        let spend = match (b.usd_micro, r.total_cost()) {
+            (Some(limit), spent) => format!(
+                " · {}/{}",
+                crate::core::price::usd_or_dash(spent),
+                crate::core::price::usd(limit)
+            ),
+            (None, Some(spent)) => format!(" · {}", crate::core::price::usd(spent)),
+            (None, None) => String::new(),
+        };
         spans.push(Span::styled(
             format!(
-                "{spin} running {:.1}s · step {}/{} · tokens {}/{} ",
+                "{spin} running {:.1}s · step {}/{} · tokens {}/{}{spend} ",
                 r.elapsed_ms as f64 / 1000.0,
                 r.step,
                 b.steps,

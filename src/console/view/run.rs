@@ -6,11 +6,12 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Clear, Paragraph, Row, Sparkline, Table, Wrap};
+use ratatui::widgets::{Clear, Paragraph, Row, Table, Wrap};
 
 use super::{block, centered};
 use crate::console::app::State;
 use crate::console::runview::{Tone, saturating_sum};
+use crate::core::price::{usd, usd_or_dash};
 
 pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
     let t = &state.theme.1;
@@ -50,7 +51,7 @@ pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
         let [log, server] =
             Layout::horizontal([Constraint::Percentage(62), Constraint::Percentage(38)]).areas(top);
         let [calls, chart] =
-            Layout::horizontal([Constraint::Percentage(62), Constraint::Percentage(38)])
+            Layout::horizontal([Constraint::Percentage(70), Constraint::Percentage(30)])
                 .areas(bottom);
         (log, server, calls, Some(chart))
     } else {
@@ -158,7 +159,26 @@ pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
     let title = format!("server-tool calls · {counted} · {failed} failed");
     frame.render_widget(Paragraph::new(rows).block(block(t, &title, false)), server);
 
-    let money = |c: Option<f64>| c.map_or("—".to_string(), |c| format!("${c:.4}"));
+    draw_requests(frame, calls, state);
+    if let Some(chart) = chart {
+        draw_chart(frame, chart, state);
+    }
+}
+
+/// Per request: tokens, searches, the fees and the whole cost (tokens, cache and
+/// fees, or the vendor's own figure, marked `v`); the Σ row is the sum of the
+/// rows; the last line names where the prices come from.
+fn draw_requests(frame: &mut Frame<'_>, area: Rect, state: &State) {
+    let t = &state.theme.1;
+    let r = &state.run;
+    let cost = |c: &crate::core::event::Cost| match (c.total_micro_usd, c.vendor_micro_usd) {
+        (Some(m), Some(_)) => format!("{}v", usd(m)),
+        (m, _) => usd_or_dash(m),
+    };
+    let fees = |c: &crate::core::event::Cost| match (c.fees_micro_usd, c.vendor_micro_usd) {
+        (_, Some(_)) => "incl.".to_string(),
+        (m, None) => usd_or_dash(m),
+    };
     // The request in flight, once it has streamed anything: its output so far.
     let live = (r.in_flight && r.live.active).then(|| {
         let (tokens, estimated) = r.live.output_tokens();
@@ -167,13 +187,14 @@ pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
             "…".to_string(),
             format!("{}{tokens}", if estimated { "~" } else { "" }),
             String::new(),
+            String::new(),
             "—".to_string(),
             "streaming".to_string(),
         ])
         .style(Style::default().fg(t.accent))
     });
-    // The latest requests that fit, so the Σ row is always on screen.
-    let fit = (calls.height.saturating_sub(4) as usize).saturating_sub(usize::from(live.is_some()));
+    // The latest requests that fit, so the Σ row stays on screen.
+    let fit = (area.height.saturating_sub(4) as usize).saturating_sub(usize::from(live.is_some()));
     let rows = r
         .calls
         .iter()
@@ -183,18 +204,30 @@ pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
                 c.step.to_string(),
                 c.input.to_string(),
                 c.output.to_string(),
-                c.searches.to_string(),
-                money(c.cost),
+                format!(
+                    "{}{}",
+                    c.searches,
+                    if c.cost.fees_counted_here { "c" } else { "" }
+                ),
+                fees(&c.cost),
+                cost(&c.cost),
                 c.stop.clone(),
             ])
             .style(Style::default().fg(t.text))
         });
-    let total = Row::new(vec![
+    let total = r.total_cost();
+    let all_fees: Option<u64> = r
+        .calls
+        .iter()
+        .map(|c| c.cost.fees_micro_usd.or(c.cost.vendor_micro_usd.map(|_| 0)))
+        .try_fold(0u64, |a, f| f.map(|f| a.saturating_add(f)));
+    let sum = Row::new(vec![
         "Σ".to_string(),
         saturating_sum(r.calls.iter().map(|c| c.input)).to_string(),
         saturating_sum(r.calls.iter().map(|c| c.output)).to_string(),
         r.total_searches().to_string(),
-        money(r.total_cost()),
+        usd_or_dash(all_fees),
+        usd_or_dash(total),
         r.outcome.clone().unwrap_or_else(|| {
             if r.running {
                 "running".into()
@@ -204,61 +237,135 @@ pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
         }),
     ])
     .style(Style::default().fg(t.accent).add_modifier(Modifier::BOLD));
-    let searches_priced = r.calls.iter().any(|c| c.search_cost.is_some());
+    let mut caption = if r.model.is_empty() {
+        String::new()
+    } else {
+        state.prices.provenance(&r.model)
+    };
+    if let Some(why) = r.calls.iter().find_map(|c| c.cost.unpriced.as_deref()) {
+        caption = format!("— {why}; {caption}");
+    }
+    if r.calls.iter().any(|c| c.cost.vendor_micro_usd.is_some()) {
+        caption.push_str(" · v: the vendor's own figure");
+    }
+    if r.calls.iter().any(|c| c.cost.fees_counted_here) {
+        caption.push_str(" · c: searches counted here, no vendor counter");
+    }
     let title = format!(
-        "requests · total {}{} · {}",
-        money(r.total_cost()),
-        match (r.total_cost(), searches_priced) {
-            (None, _) if !r.calls.is_empty() => " (no [prices] for this model)",
-            (Some(_), true) => " incl. searches",
-            _ => "",
-        },
+        "requests · total {} · {}",
+        usd_or_dash(total),
         super::count(r.citations, "source")
     );
     let table = Table::new(
-        rows.chain(live).chain(std::iter::once(total)),
+        rows.chain(live).chain([sum]),
         [
-            Constraint::Length(3),
+            Constraint::Length(2),
             Constraint::Length(7),
-            Constraint::Length(6),
+            Constraint::Length(5),
             Constraint::Length(4),
             Constraint::Length(9),
-            Constraint::Min(8),
+            Constraint::Length(10),
+            Constraint::Min(6),
         ],
     )
     .header(
-        Row::new(vec!["st", "in", "out", "srch", "cost", "stop"])
+        Row::new(vec!["st", "in", "out", "srch", "fees", "cost", "stop"])
             .style(Style::default().fg(t.muted)),
     )
-    .block(block(t, &title, false));
-    frame.render_widget(table, calls);
+    .block(
+        block(t, &title, false).title_bottom(Line::styled(caption, Style::default().fg(t.muted))),
+    );
+    frame.render_widget(table, area);
+}
 
-    // Cost per request when priced; tokens per request otherwise, and said so.
-    let priced = r.calls.iter().any(|c| c.cost.is_some());
-    let data: Vec<u64> = r
+/// Cost per request as stacked columns (tokens, cache, fees; the vendor's own
+/// figure in one piece) when every request is priced; tokens otherwise. The title
+/// states the scale: the value the tallest column stands for.
+fn draw_chart(frame: &mut Frame<'_>, area: Rect, state: &State) {
+    let t = &state.theme.1;
+    let r = &state.run;
+    let priced = !r.calls.is_empty() && r.total_cost().is_some();
+    let colours = [t.accent, t.ok, t.warning, t.muted];
+    let bars: Vec<[u64; 4]> = r
         .calls
         .iter()
         .map(|c| {
-            if priced {
-                (c.cost.unwrap_or(0.0) * 1e6) as u64
-            } else {
-                c.input.saturating_add(c.output)
+            let k = &c.cost;
+            match (priced, k.vendor_micro_usd) {
+                (true, Some(v)) => [0, 0, 0, v],
+                (true, None) => [
+                    k.tokens_micro_usd.unwrap_or(0),
+                    k.cache_micro_usd.unwrap_or(0),
+                    k.fees_micro_usd.unwrap_or(0),
+                    0,
+                ],
+                (false, _) => [c.input.saturating_add(c.output), 0, 0, 0],
             }
         })
         .collect();
-    let title = if priced {
-        "cost per request"
-    } else {
-        "tokens per request (no price set)"
+    let top = bars
+        .iter()
+        .map(|b| saturating_sum(b.iter().copied()))
+        .max()
+        .unwrap_or(0);
+    let title = match (priced, top) {
+        (_, 0) => "cost per request".to_string(),
+        (true, top) => format!("cost · top {}", usd(top)),
+        (false, top) => format!("tokens · top {top} (no price)"),
     };
-    let Some(chart) = chart else { return };
-    frame.render_widget(
-        Sparkline::default()
-            .data(&data)
-            .style(Style::default().fg(t.accent))
-            .block(block(t, title, false)),
-        chart,
-    );
+    let legend = if priced {
+        Line::from(vec![
+            Span::styled("█tokens ", Style::default().fg(colours[0])),
+            Span::styled("█cache ", Style::default().fg(colours[1])),
+            Span::styled("█fees", Style::default().fg(colours[2])),
+        ])
+    } else {
+        Line::default()
+    };
+    let outer = block(t, &title, false).title_bottom(legend);
+    let inner = outer.inner(area);
+    frame.render_widget(outer, area);
+    if inner.width == 0 || inner.height == 0 || top == 0 {
+        return;
+    }
+    // The latest requests that fit, filled from the bottom: two cells wide with a
+    // gap where there is room, one cell each where there is not.
+    // In u128: a saturated count times the height must not overflow.
+    let h = u128::from(inner.height);
+    let top128 = u128::from(top);
+    let slot = if bars.len() * 3 <= inner.width as usize {
+        3
+    } else {
+        1
+    };
+    let fit = inner.width as usize / slot;
+    let shown = bars.iter().skip(bars.len().saturating_sub(fit));
+    let buf = frame.buffer_mut();
+    for (i, bar) in shown.enumerate() {
+        let total: u128 = bar.iter().map(|&p| u128::from(p)).sum();
+        // Rounded up, so a request that cost anything shows at least one cell.
+        let height = (total * h).div_ceil(top128).min(h);
+        let mut below = 0u128;
+        let mut filled = 0u128;
+        for (part, colour) in bar.iter().zip(colours) {
+            below += u128::from(*part);
+            let upto = if below == total {
+                height
+            } else {
+                (below * h / top128).min(height)
+            };
+            for row in filled..upto {
+                let y = inner.y + inner.height - 1 - row as u16;
+                for dx in 0..slot.saturating_sub(1).max(1) {
+                    let x = inner.x + (i * slot + dx) as u16;
+                    if let Some(cell) = buf.cell_mut((x, y)) {
+                        cell.set_symbol("█").set_fg(colour);
+                    }
+                }
+            }
+            filled = filled.max(upto);
+        }
+    }
 }
 
 pub(super) fn draw_approval(frame: &mut Frame<'_>, area: Rect, state: &State) {

@@ -9,7 +9,7 @@ use ratatui::widgets::{Clear, Paragraph, Row, Table, TableState, Wrap};
 
 use super::{block, centered};
 use crate::console::app::{Grouping, State, host_of};
-use crate::core::completion::Usage;
+use crate::core::price::usd;
 
 pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
     let t = &state.theme.1;
@@ -34,17 +34,12 @@ pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
         );
         return;
     }
+    // The run's ledger total (children included), the same figure as its Run panes.
     let money = |r: &crate::store::RunRow| {
-        let u = Usage {
-            input_tokens: r.input_tokens,
-            output_tokens: r.output_tokens,
-            server_tool_requests: r.server_tool_requests,
-        };
-        state
-            .prices
-            .cost(&r.model, Some(&u))
-            .total_usd()
-            .map_or("—".to_string(), |c| format!("${c:.3}"))
+        r.cost
+            .as_ref()
+            .and_then(|c| c.total_micro_usd)
+            .map_or("—".to_string(), usd)
     };
     let rows = s.runs.iter().enumerate().map(|(i, r)| {
         let style = if i == s.selected {
@@ -80,7 +75,7 @@ pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
             // "interrupted" whole; a longer word (budget_exhausted) is cut.
             Constraint::Length(11),
             Constraint::Length(3),
-            Constraint::Length(7),
+            Constraint::Length(9),
         ],
     )
     .header(

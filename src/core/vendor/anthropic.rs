@@ -271,14 +271,19 @@ pub(crate) fn decode_message(response: &WireResponse, v: &Value) -> Result<Compl
     };
     let usage = v.get("usage").filter(|u| u.is_object()).map(|u| {
         let server = u.get("server_tool_use");
+        let fetches = server.map_or(0, |s| u64_field(s, "web_fetch_requests"));
         Usage {
             input_tokens: u64_field(u, "input_tokens"),
             output_tokens: u64_field(u, "output_tokens"),
-            server_tool_requests: server.map_or(0, |s| {
-                u64_field(s, "web_search_requests")
-                    .saturating_add(u64_field(s, "web_fetch_requests"))
-                    .min(Usage::MAX_COUNT)
-            }),
+            server_tool_requests: server
+                .map_or(0, |s| u64_field(s, "web_search_requests"))
+                .saturating_add(fetches)
+                .min(Usage::MAX_COUNT),
+            // Reported beside `input_tokens`, not inside it.
+            cache_write_tokens: u64_field(u, "cache_creation_input_tokens"),
+            cache_read_tokens: u64_field(u, "cache_read_input_tokens"),
+            web_fetch_requests: fetches,
+            reported_cost_micro_usd: None,
         }
     });
     Ok(Completion {

@@ -254,11 +254,10 @@ pub(crate) fn chat_completion(
         Some(other) => StopReason::Other(other.to_string()),
         None => StopReason::Other("none".to_string()),
     };
-    let usage = v.get("usage").filter(|u| u.is_object()).map(|u| Usage {
-        input_tokens: u64_field(u, "prompt_tokens"),
-        output_tokens: u64_field(u, "completion_tokens"),
-        server_tool_requests,
-    });
+    let usage = v
+        .get("usage")
+        .filter(|u| u.is_object())
+        .map(|u| chat_usage(u, server_tool_requests));
     Ok(Completion {
         provider: provider.to_string(),
         text,
@@ -270,6 +269,32 @@ pub(crate) fn chat_completion(
         model: str_field(v, "model"),
         request_id: header_request_id(response).or_else(|| str_field(v, "id")),
     })
+}
+
+/// Chat Completions usage in the neutral shape: `prompt_tokens` includes the cached
+/// tokens (`prompt_tokens_details.cached_tokens`) and the cache writes
+/// (`cache_write_tokens`, where sent), so they are taken out of the plain input.
+/// `usage.cost` (OpenRouter) is the vendor's own figure for the whole request; a
+/// value that is not a finite, non-negative number of dollars is ignored.
+fn chat_usage(u: &Value, server_tool_requests: u64) -> Usage {
+    let details = u.get("prompt_tokens_details");
+    let cache_read = details.map_or(0, |d| u64_field(d, "cached_tokens"));
+    let cache_write = details.map_or(0, |d| u64_field(d, "cache_write_tokens"));
+    let prompt = u64_field(u, "prompt_tokens");
+    let reported = u
+        .get("cost")
+        .and_then(Value::as_f64)
+        .filter(|c| c.is_finite() && *c >= 0.0 && *c < 1e9)
+        .map(|c| (c * 1e6).round() as u64);
+    Usage {
+        input_tokens: prompt.saturating_sub(cache_read.saturating_add(cache_write)),
+        output_tokens: u64_field(u, "completion_tokens"),
+        server_tool_requests,
+        cache_write_tokens: cache_write.min(prompt),
+        cache_read_tokens: cache_read.min(prompt.saturating_sub(cache_write.min(prompt))),
+        web_fetch_requests: 0,
+        reported_cost_micro_usd: reported,
+    }
 }
 
 fn chat_tool_call(call: &Value) -> Option<ToolCall> {

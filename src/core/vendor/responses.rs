@@ -191,13 +191,24 @@ pub fn decode(response: &WireResponse) -> Result<Completion> {
         Some("completed") | None => StopReason::EndTurn,
         Some(other) => StopReason::Other(other.to_string()),
     };
-    let usage = v.get("usage").filter(|u| u.is_object()).map(|u| Usage {
-        input_tokens: u64_field(u, "input_tokens"),
-        output_tokens: u64_field(u, "output_tokens"),
-        // Responses usage carries no search counter today; read one if it appears.
-        server_tool_requests: u
-            .get("server_tool_use")
-            .map_or(0, |s| u64_field(s, "web_search_requests")),
+    let usage = v.get("usage").filter(|u| u.is_object()).map(|u| {
+        // `input_tokens` includes the cached part (`input_tokens_details.cached_tokens`),
+        // which is priced at its own rate.
+        let input = u64_field(u, "input_tokens");
+        let cached = u
+            .get("input_tokens_details")
+            .map_or(0, |d| u64_field(d, "cached_tokens"))
+            .min(input);
+        Usage {
+            input_tokens: input - cached,
+            output_tokens: u64_field(u, "output_tokens"),
+            // Responses usage carries no search counter today; read one if it appears.
+            server_tool_requests: u
+                .get("server_tool_use")
+                .map_or(0, |s| u64_field(s, "web_search_requests")),
+            cache_read_tokens: cached,
+            ..Usage::default()
+        }
     });
     Ok(Completion {
         provider: PROVIDER.to_string(),
