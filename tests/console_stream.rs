@@ -125,6 +125,7 @@ fn a_search_shows_with_its_query_and_a_timer_then_its_verdict() {
                 input_tokens: 2841,
                 output_tokens: 48,
                 server_tool_requests: 0,
+                ..Usage::default()
             }),
             stop_reason: "end_turn".into(),
             latency_ms: 4_500,
