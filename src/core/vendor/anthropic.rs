@@ -32,7 +32,7 @@ pub const API_VERSION: &str = "2023-06-01";
 /// The beta a fetch-declaring request carries.
 pub const FETCH_BETA: &str = "web-fetch-2025-09-10";
 /// The tool versions of `web_tools = "2026"`: the newest the docs and the SDK name
-/// (`../shared/vendor/WIRE.md` §1.2 and §8; `anthropic-sdk-python` 2.16.0).
+/// (the Anthropic web-search and web-fetch tool docs; `anthropic-sdk-python` 2.16.0).
 pub const SEARCH_2026: &str = "web_search_20260318";
 /// See `SEARCH_2026`.
 pub const FETCH_2026: &str = "web_fetch_20260318";
