@@ -56,8 +56,8 @@ pub struct PriceOverride {
 }
 
 impl PriceOverride {
-    /// The keys this override sets, in table order.
-    pub fn keys(&self) -> Vec<&'static str> {
+    /// Every field with its `[prices]` key, in table order.
+    fn fields(&self) -> [(&'static str, Option<f64>); 6] {
         [
             ("input_per_mtok", self.input_per_mtok),
             ("output_per_mtok", self.output_per_mtok),
@@ -66,24 +66,22 @@ impl PriceOverride {
             ("per_search_request", self.per_search_request),
             ("per_fetch_request", self.per_fetch_request),
         ]
-        .into_iter()
-        .filter_map(|(k, v)| v.map(|_| k))
-        .collect()
+    }
+
+    /// The keys this override sets, in table order.
+    pub fn keys(&self) -> Vec<&'static str> {
+        self.fields()
+            .into_iter()
+            .filter_map(|(k, v)| v.map(|_| k))
+            .collect()
     }
 
     /// A key whose value is negative or not a number, if any.
     pub fn invalid_key(&self) -> Option<&'static str> {
-        [
-            ("input_per_mtok", self.input_per_mtok),
-            ("output_per_mtok", self.output_per_mtok),
-            ("cache_write_per_mtok", self.cache_write_per_mtok),
-            ("cache_read_per_mtok", self.cache_read_per_mtok),
-            ("per_search_request", self.per_search_request),
-            ("per_fetch_request", self.per_fetch_request),
-        ]
-        .into_iter()
-        .find(|(_, v)| v.is_some_and(|x| !x.is_finite() || x < 0.0))
-        .map(|(k, _)| k)
+        self.fields()
+            .into_iter()
+            .find(|(_, v)| v.is_some_and(|x| !x.is_finite() || x < 0.0))
+            .map(|(k, _)| k)
     }
 }
 
