@@ -619,3 +619,36 @@ async fn a_demo_run_after_a_cancel_sees_the_whole_script() {
         "{lines:#?}"
     );
 }
+
+/// The flake CI caught in `a_demo_run_after_a_cancel_sees_the_whole_script`: the
+/// cancelled run's last request reached the stub only after the next run had
+/// rewound it, took the script's first answer, and the new run began at the second.
+/// Here that late request is sent on purpose, after the rewind.
+#[tokio::test]
+async fn a_request_from_before_a_rewind_takes_no_answer_from_the_next_run() {
+    use io_harness::stub::{Script, StubVendor};
+    let stub = StubVendor::start("127.0.0.1:0".parse().unwrap(), Script::demo())
+        .await
+        .unwrap();
+    let rewinder = stub.rewinder();
+    let cancelled = rewinder.rewind();
+    let next = rewinder.rewind();
+    let url = format!("{}/v1/messages", stub.base_url(Vendor::Anthropic));
+    let client = reqwest::Client::new();
+    let send = |key: String| {
+        client
+            .post(&url)
+            .header("x-api-key", key)
+            .header("content-type", "application/json")
+            .body(r#"{"model":"m","max_tokens":16,"messages":[]}"#)
+            .send()
+    };
+    let late = send(cancelled).await.unwrap();
+    assert_eq!(late.status(), 409, "the late request is refused");
+    let first = send(next).await.unwrap().bytes().await.unwrap();
+    let first: serde_json::Value = serde_json::from_slice(&first).unwrap();
+    assert_eq!(
+        first["stop_reason"], "tool_use",
+        "the new run's first request gets the script's first answer: {first}"
+    );
+}

@@ -185,10 +185,10 @@ impl Executor {
             .unwrap_or_else(|| Endpoint::public(vendor));
         let max_tokens = self.max_tokens.get(&vendor).copied().unwrap_or(4096);
         let provider = if let Some(rewinder) = &self.demo {
-            // A cancelled demo run left the script part-way; this one sees it all.
-            rewinder.rewind();
-            // The stub checks no key; this one is not a secret.
-            HttpProvider::new(endpoint, model, max_tokens).with_api_key(ApiKey::new("demo"))
+            // A cancelled demo run left the script part-way; this one sees it all,
+            // and its key (not a secret) tells the stub which requests are this run's.
+            let key = rewinder.rewind();
+            HttpProvider::new(endpoint, model, max_tokens).with_api_key(ApiKey::new(key))
         } else {
             match HttpProvider::from_env(endpoint, model, max_tokens) {
                 Ok(p) => p,

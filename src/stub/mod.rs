@@ -47,6 +47,9 @@ struct Inner {
     script: Script,
     cursor: HashMap<Option<Route>, usize>,
     requests: Vec<RecordedRequest>,
+    /// How many times the script was rewound; a demo run's key names the
+    /// generation it started in (`demo-<n>`).
+    generation: u64,
 }
 
 type Shared = Arc<Mutex<Inner>>;
@@ -101,11 +104,38 @@ pub struct Rewinder(Shared);
 
 impl Rewinder {
     /// The next request to each vendor gets that vendor's first scripted answer.
-    pub fn rewind(&self) {
-        if let Ok(mut inner) = self.0.lock() {
-            inner.cursor.clear();
-        }
+    /// Returns the key the run that follows should send (`demo-<n>`, not a
+    /// secret): a request still carrying an older run's key, such as a cancelled
+    /// run's last request reaching the stub after this rewind, is answered 409
+    /// and takes no scripted answer, so it cannot shift the new run's script.
+    pub fn rewind(&self) -> String {
+        let generation = match self.0.lock() {
+            Ok(mut inner) => {
+                inner.cursor.clear();
+                inner.generation += 1;
+                inner.generation
+            }
+            Err(_) => 0,
+        };
+        format!("{DEMO_KEY}{generation}")
     }
+}
+
+/// The prefix of the keys `Rewinder::rewind` hands out.
+const DEMO_KEY: &str = "demo-";
+
+/// The generation a request's demo key names, if it carries one.
+fn demo_generation(headers: &HeaderMap) -> Option<u64> {
+    let key = headers
+        .get("x-api-key")
+        .and_then(|v| v.to_str().ok())
+        .or_else(|| {
+            headers
+                .get("authorization")
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.strip_prefix("Bearer "))
+        })?;
+    key.strip_prefix(DEMO_KEY)?.parse().ok()
 }
 
 impl std::fmt::Debug for Rewinder {
@@ -234,6 +264,12 @@ async fn answer(
             headers: recorded,
             body: body.to_vec(),
         });
+        if demo_generation(&headers).is_some_and(|g| g < inner.generation) {
+            return json_error(
+                StatusCode::CONFLICT,
+                "this request belongs to a run from before the stub's script was rewound; it takes no scripted answer",
+            );
+        }
         pick(&mut inner, route)
     };
     let Some(r) = next else {
