@@ -42,7 +42,7 @@ fn body(vendor: Vendor) -> Vec<u8> {
                 "usage":{"prompt_tokens":100,"completion_tokens":200}}),
         };
         let bytes = b.to_string().into_bytes();
-        let stream: usize = render(vendor, &bytes)
+        let stream: usize = render(Wire::spec(vendor), &bytes)
             .map(|f| f.concat().len())
             .unwrap_or(0);
         if stream >= 1 << 20 {
@@ -55,7 +55,7 @@ fn body(vendor: Vendor) -> Vec<u8> {
 fn assemble(c: &mut Criterion) {
     for vendor in [Vendor::Anthropic, Vendor::OpenAi] {
         let body = body(vendor);
-        let stream = render(vendor, &body)
+        let stream = render(Wire::spec(vendor), &body)
             .unwrap_or_default()
             .concat()
             .into_bytes();

@@ -245,7 +245,7 @@ fn a_streamed_search_query_is_on_screen_before_the_stream_ends() {
       {"type":"text","text":"Nothing came back; all done after the pause."}],
       "stop_reason":"end_turn","usage":{"input_tokens":20,"output_tokens":12}}"#;
     // The pause goes right after the event that completes the search's input.
-    let frames = render(Vendor::Anthropic, BODY.as_bytes()).unwrap();
+    let frames = render(Wire::Anthropic2025, BODY.as_bytes()).unwrap();
     let mut a = assembler_for(Wire::spec(Vendor::Anthropic), WireResponse::default()).unwrap();
     let mut after = 0;
     for (i, frame) in frames.iter().enumerate() {

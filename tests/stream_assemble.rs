@@ -4,78 +4,22 @@
 //! streams, one byte at a time (so inside every UTF-8 character and every event),
 //! and many random cuts — assembles to exactly the `Completion` the body decodes
 //! to; and no prefix of a stream is ever a completion. Real recorded streams
-//! (tests/fixtures/*/stream-*.chunks.jsonl, provenance in tests/fixtures/README.md)
+//! (tests/fixtures/*/…chunks.jsonl, provenance in tests/fixtures/README.md)
 //! assemble the same however they are cut, to what they say.
 
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
+use common::stream::{Rng, assemble, assemble_on, head, recorded_the_same_however_cut};
+
 use io_harness::core::vendor::stream::render::render;
-use io_harness::core::vendor::stream::{Delta, assembler_for, streams};
+use io_harness::core::vendor::stream::{Delta, streams};
 use io_harness::core::vendor::wire::Wire;
 use io_harness::core::vendor::{self, Vendor};
 use io_harness::stub::Script;
-use io_harness::{Completion, Error, ServerToolCall, StopReason, Usage, WireResponse};
+use io_harness::{Error, ServerToolCall, StopReason, Usage, WireResponse};
 use pretty_assertions::assert_eq;
-
-fn head() -> WireResponse {
-    WireResponse {
-        status: 200,
-        headers: vec![("content-type".into(), "text/event-stream".into())],
-        body: Vec::new(),
-    }
-}
-
-/// Assemble `stream` fed as the pieces `cuts` (ascending byte offsets) make.
-fn assemble(
-    vendor: Vendor,
-    stream: &[u8],
-    cuts: &[usize],
-) -> (Vec<Delta>, io_harness::Result<Completion>) {
-    assemble_on(Wire::spec(vendor), stream, cuts)
-}
-
-fn assemble_on(
-    wire: Wire,
-    stream: &[u8],
-    cuts: &[usize],
-) -> (Vec<Delta>, io_harness::Result<Completion>) {
-    let mut a = assembler_for(wire, head()).unwrap();
-    let mut deltas = Vec::new();
-    let mut at = 0;
-    for &cut in cuts.iter().chain(std::iter::once(&stream.len())) {
-        if let Err(e) = a.feed(&stream[at..cut], &mut deltas) {
-            return (deltas, Err(e));
-        }
-        at = cut;
-    }
-    (deltas, a.finish())
-}
-
-/// A small seeded generator (splitmix64), so a failure names its seed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Ascending cut points with pieces of 1..=max bytes.
-    fn cuts(&mut self, len: usize, max: u64) -> Vec<usize> {
-        let mut cuts = Vec::new();
-        let mut at = 0usize;
-        loop {
-            at += 1 + (self.next() % max) as usize;
-            if at >= len {
-                return cuts;
-            }
-            cuts.push(at);
-        }
-    }
-}
 
 /// Every 2xx response body kept as a fixture, with its wire.
 /// The wire a fixture answers on: its name says so for the non-spec wires.
@@ -181,7 +125,7 @@ fn every_fixture_assembles_to_what_its_body_decodes_to_however_it_is_cut() {
             },
         )
         .unwrap();
-        let stream = render(wire.vendor(), body).unwrap().concat().into_bytes();
+        let stream = render(*wire, body).unwrap().concat().into_bytes();
         let check = |cuts: &[usize], how: &str| {
             let (_, got) = assemble_on(*wire, &stream, cuts);
             match got {
@@ -214,7 +158,7 @@ fn every_fixture_assembles_to_what_its_body_decodes_to_however_it_is_cut() {
 #[test]
 fn no_prefix_of_a_stream_is_a_completion() {
     for (name, wire, body) in response_fixtures() {
-        let stream = render(wire.vendor(), &body).unwrap().concat().into_bytes();
+        let stream = render(wire, &body).unwrap().concat().into_bytes();
         let step = (stream.len() / 200).max(1);
         for end in (0..stream.len()).step_by(step).chain([stream.len() - 1]) {
             let (_, got) = assemble_on(wire, &stream[..end], &[]);
@@ -235,51 +179,10 @@ fn no_prefix_of_a_stream_is_a_completion() {
     }
 }
 
-/// A recorded stream kept as its source keeps it (one JSON event a line), framed
-/// as the vendor sends it: named events for Anthropic; `data:` lines and a final
-/// `data: [DONE]` for Chat Completions.
-fn recorded(vendor: Vendor, name: &str) -> Vec<u8> {
-    let path = format!(
-        "{}/tests/fixtures/{vendor}/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let text = std::fs::read_to_string(&path).unwrap();
-    let mut out = String::new();
-    for line in text.lines().filter(|l| !l.trim().is_empty()) {
-        match vendor {
-            Vendor::Anthropic => {
-                let v: serde_json::Value = serde_json::from_str(line).unwrap();
-                out.push_str(&format!(
-                    "event: {}\ndata: {line}\n\n",
-                    v["type"].as_str().unwrap()
-                ));
-            }
-            _ => out.push_str(&format!("data: {line}\n\n")),
-        }
-    }
-    if vendor != Vendor::Anthropic {
-        out.push_str("data: [DONE]\n\n");
-    }
-    out.into_bytes()
-}
-
-fn recorded_the_same_however_cut(vendor: Vendor, name: &str) -> (Vec<Delta>, Completion) {
-    let stream = recorded(vendor, name);
-    let (deltas, whole) = assemble(vendor, &stream, &[]);
-    let whole = whole.unwrap();
-    for seed in 0..32u64 {
-        let cuts = Rng(seed).cuts(stream.len(), 1 + seed * 13);
-        let (d, got) = assemble(vendor, &stream, &cuts);
-        assert_eq!(got.unwrap(), whole, "{name}, seed {seed}");
-        assert_eq!(d, deltas, "{name}, seed {seed}");
-    }
-    (deltas, whole)
-}
-
 #[test]
 fn a_recorded_anthropic_search_stream_assembles_with_the_final_counts() {
     let (deltas, c) =
-        recorded_the_same_however_cut(Vendor::Anthropic, "stream-web-search.chunks.jsonl");
+        recorded_the_same_however_cut(Wire::Anthropic2025, "stream-web-search.chunks.jsonl");
     assert_eq!(
         c.server_tools,
         vec![
@@ -332,7 +235,8 @@ fn a_recorded_anthropic_search_stream_assembles_with_the_final_counts() {
 
 #[test]
 fn a_recorded_anthropic_fetch_stream_with_pings_assembles() {
-    let (_, c) = recorded_the_same_however_cut(Vendor::Anthropic, "stream-web-fetch.chunks.jsonl");
+    let (_, c) =
+        recorded_the_same_however_cut(Wire::Anthropic2025, "stream-web-fetch.chunks.jsonl");
     assert_eq!(
         c.server_tools,
         vec![
@@ -345,7 +249,7 @@ fn a_recorded_anthropic_fetch_stream_with_pings_assembles() {
 
 #[test]
 fn recorded_chat_completions_streams_assemble() {
-    let (_, c) = recorded_the_same_however_cut(Vendor::OpenAi, "stream-text.chunks.jsonl");
+    let (_, c) = recorded_the_same_however_cut(Wire::OpenAiChat, "stream-text.chunks.jsonl");
     assert_eq!(c.stop, StopReason::EndTurn);
     assert_eq!(
         c.usage,
@@ -362,7 +266,7 @@ fn recorded_chat_completions_streams_assemble() {
         c.text
     );
     let (deltas, c) =
-        recorded_the_same_however_cut(Vendor::OpenAi, "stream-tool-call-deepseek.chunks.jsonl");
+        recorded_the_same_however_cut(Wire::OpenAiChat, "stream-tool-call-deepseek.chunks.jsonl");
     assert_eq!(c.stop, StopReason::ToolUse);
     assert_eq!(c.tool_calls.len(), 1);
     assert_eq!(c.tool_calls[0].input["location"], "San Francisco");
@@ -372,7 +276,7 @@ fn recorded_chat_completions_streams_assemble() {
 #[test]
 fn a_demo_search_turn_reports_its_deltas_in_order() {
     let body = &Script::demo().responses[0].body;
-    let stream = render(Vendor::Anthropic, body)
+    let stream = render(Wire::Anthropic2025, body)
         .unwrap()
         .concat()
         .into_bytes();
@@ -447,11 +351,12 @@ fn the_demo_holds_its_streams_right_after_a_search_query_is_complete() {
     assert!(!paused.is_empty());
     for r in paused {
         let vendor = r.vendor.unwrap_or(Vendor::Anthropic);
-        let frames = render(vendor, &r.body).unwrap();
+        let wire = r.wire.unwrap_or_else(|| Wire::spec(vendor));
+        let frames = render(wire, &r.body).unwrap();
         let n = r.stream.pause_after.unwrap();
-        let (deltas, _) = assemble(vendor, frames[..n].concat().as_bytes(), &[]);
+        let (deltas, _) = assemble_on(wire, frames[..n].concat().as_bytes(), &[]);
         let started_at = (1..=frames.len()).find(|&k| {
-            let (d, _) = assemble(vendor, frames[..k].concat().as_bytes(), &[]);
+            let (d, _) = assemble_on(wire, frames[..k].concat().as_bytes(), &[]);
             matches!(d.last(), Some(Delta::ServerToolStarted { .. }))
         });
         assert!(

@@ -1,4 +1,4 @@
-//! What streaming changes in a request: `"stream": true` last in every body (and
+//! What streaming changes in a request, on every wire: `"stream": true` last in every body (and
 //! Chat Completions' `stream_options.include_usage`, which Anthropic's schema
 //! lacks and would refuse), nothing else; the no-declaration body and the
 //! `search = false` body stay byte-identical to each other when streamed; and
@@ -6,7 +6,7 @@
 
 #![allow(clippy::unwrap_used)]
 
-use io_harness::core::vendor::{self, Endpoint, Vendor};
+use io_harness::core::vendor::{self, Endpoint, Vendor, Wire};
 use io_harness::{Config, Turn, WebAccess};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
@@ -22,28 +22,35 @@ fn turn(web: Option<WebAccess>) -> Turn {
     }
 }
 
-fn body(vendor: Vendor, stream: bool, web: Option<WebAccess>) -> String {
-    let endpoint = Endpoint::public(vendor).streaming(stream);
+fn body(wire: Wire, stream: bool, web: Option<WebAccess>) -> String {
+    let endpoint = Endpoint {
+        wire,
+        ..Endpoint::public(wire.vendor())
+    }
+    .streaming(stream);
     String::from_utf8(vendor::encode(&endpoint, &turn(web)).unwrap().body).unwrap()
 }
 
 #[test]
 fn a_streamed_body_is_the_plain_body_with_the_stream_fields_last() {
     let web = Some(WebAccess::search().max_uses(2));
-    for vendor in Vendor::ALL {
-        let plain: Value = serde_json::from_str(&body(vendor, false, web.clone())).unwrap();
+    for wire in Wire::ALL {
+        let plain: Value = serde_json::from_str(&body(wire, false, web.clone())).unwrap();
         let mut want = plain.as_object().unwrap().clone();
         want.insert("stream".into(), json!(true));
-        if vendor != Vendor::Anthropic {
+        // Chat Completions sends usage only when asked; Messages and Responses
+        // send it anyway (and Messages refuses the field).
+        if wire.vendor() != Vendor::Anthropic && wire != Wire::OpenAiResponses {
             want.insert("stream_options".into(), json!({"include_usage": true}));
         }
         assert_eq!(
-            body(vendor, true, web.clone()),
+            body(wire, true, web.clone()),
             serde_json::to_string(&want).unwrap(),
-            "{vendor}"
+            "{}",
+            wire.label()
         );
     }
-    assert!(!body(Vendor::Anthropic, true, None).contains("stream_options"));
+    assert!(!body(Wire::Anthropic2025, true, None).contains("stream_options"));
 }
 
 #[test]
@@ -52,11 +59,12 @@ fn streamed_no_declaration_and_search_off_bodies_are_byte_identical() {
         search: false,
         ..WebAccess::search()
     };
-    for vendor in Vendor::ALL {
+    for wire in Wire::ALL {
         assert_eq!(
-            body(vendor, true, None),
-            body(vendor, true, Some(off.clone())),
-            "{vendor}"
+            body(wire, true, None),
+            body(wire, true, Some(off.clone())),
+            "{}",
+            wire.label()
         );
     }
 }

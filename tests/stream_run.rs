@@ -13,21 +13,12 @@ use std::time::Duration;
 
 use common::*;
 use io_harness::stub::{ScriptedResponse, StreamScript};
-use io_harness::{ApiKey, Event, EventKind, HttpProvider, RetryPolicy, RunId, RunOutcome, Vendor};
+use io_harness::{Event, EventKind, RunId, RunOutcome, Vendor};
 use pretty_assertions::assert_eq;
 
 /// A harness whose provider asks for streams (idle timeout `idle`).
 async fn streamed(vendor: Vendor, responses: Vec<ScriptedResponse>, idle: Duration) -> Harness {
-    let mut h = Harness::vendor(vendor, responses).await;
-    let endpoint = h.provider.endpoint().clone().streaming(true);
-    h.provider = HttpProvider::new(endpoint, "m".to_string(), 256)
-        .with_api_key(ApiKey::new("sk-test-SECRET"))
-        .with_retry(RetryPolicy {
-            base_delay: Duration::from_millis(10),
-            ..RetryPolicy::default()
-        })
-        .with_idle_timeout(idle);
-    h
+    Harness::vendor(vendor, responses).await.streamed(idle)
 }
 
 fn streaming(body: &str, plan: StreamScript) -> ScriptedResponse {

@@ -1,14 +1,14 @@
 //! A run on each of today's wires, end to end: the loopback stub vendor over real
 //! HTTP serving the wire's path and shape, a real SQLite file, and the rows and the
-//! next request's observations checked. Non-streamed: the streaming assemblers are
-//! another issue's work.
+//! next request's observations checked; the Responses run once more streamed, to
+//! the same rows, with the searches and the text reported as they arrive.
 
 #![allow(clippy::unwrap_used)]
 
 mod common;
 
 use common::*;
-use io_harness::{RunOutcome, ServerToolCall, WebAccess, Wire};
+use io_harness::{EventKind, RunOutcome, ServerToolCall, WebAccess, Wire};
 use pretty_assertions::assert_eq;
 
 fn fixture_file(dir: &str, name: &str) -> String {
@@ -80,6 +80,85 @@ async fn openai_responses_run_records_the_failed_search_tells_the_model_and_stor
         error: Some("failed".into()),
         input: Some("io-harness release".into()),
     }));
+}
+
+/// The same Responses run streamed: the same rows as the whole one, each search
+/// reported live (started, then returned with its query and status), the text
+/// and citations as they arrive, and every request asking for a stream.
+#[tokio::test]
+async fn openai_responses_run_streamed_records_what_the_whole_one_does() {
+    let script = || {
+        vec![
+            ok(RESPONSES_FAILED_THEN_TOOL),
+            ok(&fixture_file("openai", "responses-web-search.json")),
+        ]
+    };
+    let web = || WebAccess::search().max_uses(4).allow("axios.com");
+    let whole = Harness::wire(Wire::OpenAiResponses, script()).await;
+    let w = whole.run(contract("what happened").with_web(web())).await;
+    let live = Harness::wire(Wire::OpenAiResponses, script())
+        .await
+        .streamed(std::time::Duration::from_secs(5));
+    let s = live.run(contract("what happened").with_web(web())).await;
+    assert_eq!(
+        (&w.outcome, &s.outcome),
+        (&RunOutcome::Passed, &RunOutcome::Passed)
+    );
+    let rows = |h: &Harness, run| {
+        let mut calls = h.store.provider_calls(run).unwrap();
+        for c in &mut calls {
+            c.latency_ms = 0;
+        }
+        format!(
+            "{calls:#?}\n{:#?}\n{:#?}",
+            h.store.citations(run).unwrap(),
+            h.store.server_tool_calls(run).unwrap()
+        )
+    };
+    assert_eq!(rows(&live, s.run_id), rows(&whole, w.run_id));
+    let bodies = live.bodies();
+    assert!(bodies.iter().all(|b| b["stream"] == true), "{bodies:#?}");
+    assert!(whole.bodies().iter().all(|b| b.get("stream").is_none()));
+    // The requests the model saw are the same, `"stream": true` aside.
+    let strip = |mut b: serde_json::Value| {
+        b.as_object_mut().unwrap().remove("stream");
+        b
+    };
+    assert_eq!(
+        bodies.into_iter().map(strip).collect::<Vec<_>>(),
+        whole.bodies()
+    );
+    let events = live.events();
+    assert!(events.contains(&EventKind::ServerToolStarted {
+        provider: "openai".into(),
+        tool: "web_search".into(),
+        id: "ws_1".into(),
+        input: None,
+    }));
+    assert!(events.contains(&EventKind::ServerToolReturned {
+        provider: "openai".into(),
+        tool: "web_search".into(),
+        id: "ws_1".into(),
+        ok: false,
+        error: Some("failed".into()),
+        input: Some("io-harness release".into()),
+    }));
+    let count = |want: fn(&EventKind) -> bool| events.iter().filter(|k| want(k)).count();
+    assert!(count(|k| matches!(k, EventKind::TextDelta { .. })) > 1);
+    assert_eq!(
+        count(|k| matches!(k, EventKind::CitationReceived { .. })),
+        5
+    );
+    assert_eq!(
+        count(|k| matches!(k, EventKind::ToolCallRequested { .. })),
+        1
+    );
+    let whole_events = whole.events();
+    assert!(
+        !whole_events
+            .iter()
+            .any(|k| matches!(k, EventKind::TextDelta { .. }))
+    );
 }
 
 #[tokio::test]

@@ -63,7 +63,7 @@ fn declarations() -> Vec<Option<WebAccess>> {
     ]
 }
 
-fn body(wire: Wire, web: Option<WebAccess>) -> Option<Value> {
+fn body(wire: Wire, web: Option<WebAccess>, stream: bool) -> Option<Value> {
     let model = match wire.vendor() {
         Vendor::Anthropic => "claude-sonnet-4-5",
         Vendor::OpenAi => "gpt-5.2",
@@ -84,7 +84,9 @@ fn body(wire: Wire, web: Option<WebAccess>) -> Option<Value> {
             .collect(),
         web,
     };
-    let endpoint = Endpoint::public(wire.vendor()).with_wire(wire);
+    let endpoint = Endpoint::public(wire.vendor())
+        .with_wire(wire)
+        .streaming(stream);
     let request = vendor::encode(&endpoint, &turn).ok()?;
     Some(serde_json::from_slice(&request.body).unwrap())
 }
@@ -100,8 +102,11 @@ fn every_body_on_every_wire_validates_against_the_vendor_schema() {
     let mut checked = 0;
     for wire in Wire::ALL {
         let v = validator(wire);
-        for web in declarations() {
-            let Some(body) = body(wire, web.clone()) else {
+        for (web, stream) in declarations()
+            .into_iter()
+            .flat_map(|w| [(w.clone(), false), (w, true)])
+        {
+            let Some(body) = body(wire, web.clone(), stream) else {
                 continue; // refused: nothing is sent, nothing to validate
             };
             let known_gap = wire == Wire::OpenAiChat
@@ -123,15 +128,16 @@ fn every_body_on_every_wire_validates_against_the_vendor_schema() {
             checked += 1;
         }
     }
-    // 6 wires × 9 declarations, less the refusals in the matrix snapshot.
-    assert_eq!(checked, 40);
+    // 6 wires × 9 declarations, less the refusals in the matrix snapshot, each
+    // streamed and not.
+    assert_eq!(checked, 80);
 }
 
 #[test]
 fn the_schemas_reject_keys_the_vendor_does_not_list() {
     for wire in Wire::ALL {
         let v = validator(wire);
-        let mut sent = body(wire, Some(WebAccess::search())).unwrap();
+        let mut sent = body(wire, Some(WebAccess::search()), false).unwrap();
         assert!(v.is_valid(&sent), "{wire}");
         sent["bogus"] = json!(1);
         assert!(!v.is_valid(&sent), "{wire}: top-level key not rejected");
@@ -157,6 +163,7 @@ fn the_schemas_reject_keys_the_vendor_does_not_list() {
     let mut sent = body(
         Wire::OpenRouterServerTools,
         Some(WebAccess::search().block("x.test")),
+        false,
     )
     .unwrap();
     assert!(v.is_valid(&sent));
@@ -168,6 +175,7 @@ fn the_schemas_reject_keys_the_vendor_does_not_list() {
     let mut sent = body(
         Wire::OpenAiResponses,
         Some(WebAccess::search().allow("docs.rs")),
+        false,
     )
     .unwrap();
     assert!(v.is_valid(&sent));

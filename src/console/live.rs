@@ -89,6 +89,10 @@ impl RunView {
                     Some(line) => {
                         line.running = false;
                         line.error = error.clone();
+                        // Responses names the query only when the search is done.
+                        if line.input.is_none() {
+                            line.input.clone_from(input);
+                        }
                         line.took_ms = line.started_ms.map(|t| event.elapsed_ms.saturating_sub(t));
                     }
                     // A result whose start came in an earlier response (a paused turn).

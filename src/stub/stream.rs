@@ -12,8 +12,8 @@ use axum::body::{Body, Bytes};
 use axum::response::Response;
 
 use super::script::{ScriptedResponse, StreamScript};
-use crate::core::vendor::Vendor;
 use crate::core::vendor::stream::render::render;
+use crate::core::vendor::{Vendor, Wire};
 
 /// Whether a request body asks for a stream.
 pub(super) fn asked(body: &[u8]) -> bool {
@@ -38,10 +38,12 @@ pub(super) fn frames(r: &ScriptedResponse, vendor: Vendor, responses: bool) -> O
                 .collect(),
         );
     }
-    if responses {
-        return None; // the Responses wire is not streamed by this crate
-    }
-    render(vendor, &r.body).ok()
+    let wire = if responses {
+        Wire::OpenAiResponses
+    } else {
+        Wire::spec(vendor)
+    };
+    render(wire, &r.body).ok()
 }
 
 /// The streamed response: `text/event-stream`, each event after its delay.

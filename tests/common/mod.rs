@@ -3,6 +3,8 @@
 
 #![allow(dead_code, clippy::unwrap_used)]
 
+pub mod stream;
+
 use std::sync::{Arc, Mutex};
 
 use io_harness::run::{Observer, RunOptions, RunResult, run_with_options};
@@ -156,6 +158,19 @@ impl Harness {
             db,
             events: Arc::new(Collect::default()),
         }
+    }
+
+    /// The same harness, its provider asking for streams (idle timeout `idle`).
+    pub fn streamed(mut self, idle: std::time::Duration) -> Harness {
+        let endpoint = self.provider.endpoint().clone().streaming(true);
+        self.provider = HttpProvider::new(endpoint, "m".to_string(), 256)
+            .with_api_key(ApiKey::new("sk-test-SECRET"))
+            .with_retry(RetryPolicy {
+                base_delay: std::time::Duration::from_millis(10),
+                ..RetryPolicy::default()
+            })
+            .with_idle_timeout(idle);
+        self
     }
 
     fn options(&self) -> RunOptions {

@@ -6,6 +6,8 @@
 //! than on searches alone (said in a note). Local tools are Responses function tools
 //! with `strict: false`: their schemas have optional properties, which strict mode
 //! forbids. A block-list and a fetch are refused (the capability table in `wire`).
+//! A streaming endpoint adds `"stream": true` (no `stream_options`: the final event
+//! carries the usage); `stream::responses` assembles what comes back.
 //!
 //! Decoding reads `output[]`: `message` items' `output_text` with flat
 //! `url_citation` annotations (url, title, no quote), one server-tool call per
@@ -60,6 +62,10 @@ pub fn encode(endpoint: &Endpoint, turn: &Turn) -> Result<WireRequest> {
     if !tools.is_empty() {
         body.insert("tools".into(), Value::Array(tools));
     }
+    // The usage arrives with `response.completed`: no `stream_options` here.
+    if endpoint.stream {
+        body.insert("stream".into(), json!(true));
+    }
     request(endpoint, bearer_headers(endpoint), body)
 }
 
@@ -82,6 +88,13 @@ pub fn decode(response: &WireResponse) -> Result<Completion> {
         return Err(Error::from(chat_http_error(PROVIDER, response)));
     }
     let v = parse_json(PROVIDER, response)?;
+    decode_value(response, &v)
+}
+
+/// Decode a parsed 2xx body (`head` gives the request id): what a streamed answer's
+/// final `response` object is read with, too.
+pub fn decode_value(head: &WireResponse, v: &Value) -> Result<Completion> {
+    let response = head;
     if let Some(err) = v.get("error").filter(|e| e.is_object()) {
         return Err(Error::from(chat_error_object(
             PROVIDER,
@@ -130,43 +143,8 @@ pub fn decode(response: &WireResponse) -> Result<Completion> {
                     );
                 }
             }
-            Some("web_search_call") => {
-                let status = str_field(item, "status").unwrap_or_else(|| "completed".into());
-                let mut call = if status == "completed" {
-                    ServerToolCall::ok(PROVIDER, "web_search")
-                } else {
-                    ServerToolCall::failed(PROVIDER, "web_search", status)
-                };
-                call.input = item.get("action").and_then(|a| {
-                    str_field(a, "query")
-                        .or_else(|| {
-                            a.get("queries")
-                                .and_then(Value::as_array)
-                                .and_then(|q| q.first())
-                                .and_then(Value::as_str)
-                                .map(str::to_string)
-                        })
-                        .or_else(|| str_field(a, "url"))
-                });
-                server_tools.push(call);
-            }
-            Some("function_call") => {
-                if let Some(name) = str_field(item, "name") {
-                    let raw = str_field(item, "arguments").unwrap_or_default();
-                    let input = if raw.trim().is_empty() {
-                        json!({})
-                    } else {
-                        serde_json::from_str(&raw).unwrap_or(Value::String(raw))
-                    };
-                    tool_calls.push(ToolCall {
-                        id: str_field(item, "call_id")
-                            .or_else(|| str_field(item, "id"))
-                            .unwrap_or_default(),
-                        name,
-                        input,
-                    });
-                }
-            }
+            Some("web_search_call") => server_tools.push(web_search_call(item)),
+            Some("function_call") => tool_calls.extend(function_call(item)),
             _ => {} // reasoning and other item types are tolerated
         }
     }
@@ -218,12 +196,59 @@ pub fn decode(response: &WireResponse) -> Result<Completion> {
         server_tools,
         stop,
         usage,
-        model: str_field(&v, "model"),
-        request_id: header_request_id(response).or_else(|| str_field(&v, "id")),
+        model: str_field(v, "model"),
+        request_id: header_request_id(response).or_else(|| str_field(v, "id")),
     })
 }
 
-fn url_citation(a: &Value) -> Option<Citation> {
+/// A `web_search_call` item as a server-tool call: failed, with its status as the
+/// code, when that status is not `completed`; the query (or URL) as its input.
+pub(crate) fn web_search_call(item: &Value) -> ServerToolCall {
+    let status = str_field(item, "status").unwrap_or_else(|| "completed".into());
+    let mut call = if status == "completed" {
+        ServerToolCall::ok(PROVIDER, "web_search")
+    } else {
+        ServerToolCall::failed(PROVIDER, "web_search", status)
+    };
+    call.input = item.get("action").and_then(search_input);
+    call
+}
+
+/// What a search action was asked: its query, its first query, or its URL.
+pub(crate) fn search_input(action: &Value) -> Option<String> {
+    str_field(action, "query")
+        .or_else(|| {
+            action
+                .get("queries")
+                .and_then(Value::as_array)
+                .and_then(|q| q.first())
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        })
+        .or_else(|| str_field(action, "url"))
+}
+
+/// A `function_call` item as a local tool call (its arguments JSON text parsed,
+/// kept as a string when they are not JSON).
+pub(crate) fn function_call(item: &Value) -> Option<ToolCall> {
+    let name = str_field(item, "name")?;
+    let raw = str_field(item, "arguments").unwrap_or_default();
+    let input = if raw.trim().is_empty() {
+        json!({})
+    } else {
+        serde_json::from_str(&raw).unwrap_or(Value::String(raw))
+    };
+    Some(ToolCall {
+        id: str_field(item, "call_id")
+            .or_else(|| str_field(item, "id"))
+            .unwrap_or_default(),
+        name,
+        input,
+    })
+}
+
+/// A flat `url_citation` annotation (url, title; no quote).
+pub(crate) fn url_citation(a: &Value) -> Option<Citation> {
     if a.get("type").and_then(Value::as_str) != Some("url_citation") {
         return None;
     }

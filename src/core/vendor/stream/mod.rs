@@ -16,6 +16,7 @@
 mod anthropic;
 mod chat;
 pub mod render;
+mod responses;
 
 use std::io::Cursor;
 use std::pin::Pin;
@@ -79,14 +80,16 @@ pub fn assembler_for(wire: Wire, head: WireResponse) -> Option<Assembler> {
         Wire::OpenAiChat | Wire::OpenRouterPlugin | Wire::OpenRouterServerTools => {
             Box::new(chat::Chat::new(vendor, head))
         }
-        Wire::OpenAiResponses => return None,
+        Wire::OpenAiResponses => Box::new(responses::Responses::new(head)),
     };
     Some(Assembler::new(vendor, part))
 }
 
 /// Whether answers on `wire` can be streamed (its encoder adds `"stream": true`).
+/// Every wire this crate speaks does today; a new wire starts at `false` until it
+/// has its `WireAssembler`.
 pub fn streams(wire: Wire) -> bool {
-    !matches!(wire, Wire::OpenAiResponses)
+    assembler_for(wire, WireResponse::default()).is_some()
 }
 
 /// The byte chunks handed to the SSE parser: the sender is the assembler's, the

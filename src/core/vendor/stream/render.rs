@@ -8,28 +8,32 @@
 use serde_json::{Map, Value, json};
 
 use crate::core::vendor::Vendor;
+use crate::core::vendor::wire::Wire;
 use crate::error::{Error, Result};
 
 /// How many characters each rendered text or JSON piece carries at most.
 const PIECE: usize = 24;
 
-/// Render a non-streamed body as that vendor's SSE frames, each ending in a
-/// blank line, ready to be written one after another.
-pub fn render(vendor: Vendor, body: &[u8]) -> Result<Vec<String>> {
+/// Render a non-streamed body as the SSE frames `wire` would send, each ending
+/// in a blank line, ready to be written one after another.
+pub fn render(wire: Wire, body: &[u8]) -> Result<Vec<String>> {
     let v: Value = serde_json::from_slice(body).map_err(|e| Error::Decode {
-        provider: vendor.to_string(),
+        provider: wire.vendor().to_string(),
         message: format!("cannot render a body that is not JSON as a stream: {e}"),
         snippet: crate::core::vendor::common::snippet(body),
     })?;
-    Ok(match vendor {
-        Vendor::Anthropic => anthropic(&v),
-        Vendor::OpenAi => chat(&v, false),
-        Vendor::OpenRouter => chat(&v, true),
+    Ok(match wire {
+        Wire::OpenAiResponses => super::responses::render(&v),
+        _ => match wire.vendor() {
+            Vendor::Anthropic => anthropic(&v),
+            Vendor::OpenAi => chat(&v, false),
+            Vendor::OpenRouter => chat(&v, true),
+        },
     })
 }
 
 /// One frame: `event:` where the wire names events, then the data line.
-fn frame(name: Option<&str>, data: &Value) -> String {
+pub(super) fn frame(name: Option<&str>, data: &Value) -> String {
     let data = data.to_string();
     match name {
         Some(n) => format!("event: {n}\ndata: {data}\n\n"),
@@ -38,7 +42,7 @@ fn frame(name: Option<&str>, data: &Value) -> String {
 }
 
 /// Text cut into pieces of at most `PIECE` characters, on character boundaries.
-fn pieces(text: &str) -> Vec<String> {
+pub(super) fn pieces(text: &str) -> Vec<String> {
     let chars: Vec<char> = text.chars().collect();
     chars
         .chunks(PIECE)

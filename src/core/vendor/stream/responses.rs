@@ -1,0 +1,279 @@
+//! OpenAI Responses, streamed: named events, each carrying its `type` and a
+//! `sequence_number`. An item opens with `response.output_item.added` (a web search
+//! starting, a message, a function call) and closes with
+//! `response.output_item.done`, which carries it whole (the search's query and
+//! status, the call's arguments); text comes as `response.output_text.delta`,
+//! citations as `response.output_text.annotation.added`. One terminal event ends
+//! the stream and carries the whole response object (`response.completed`,
+//! `response.incomplete`, `response.failed`); the wire's own decoder reads it, so
+//! the streamed and the non-streamed paths cannot drift apart. Should its `output`
+//! be empty, the items seen done are put in it. An `error` event ends the attempt
+//! as the vendor error of its code.
+//!
+//! `render` is the inverse (a non-streamed body as the events OpenAI would send),
+//! for the stub vendor and the property test.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value, json};
+
+use super::render::{frame, pieces};
+use super::{Delta, WireAssembler, bad_event, incomplete};
+use crate::core::completion::Completion;
+use crate::core::turn::WireResponse;
+use crate::core::vendor::common::str_field;
+use crate::core::vendor::responses::{
+    decode_value, function_call, search_input, url_citation, web_search_call,
+};
+use crate::error::Result;
+
+const PROVIDER: &str = "openai";
+
+/// The events that end a Responses stream, each with the whole response.
+const TERMINAL: [&str; 3] = [
+    "response.completed",
+    "response.incomplete",
+    "response.failed",
+];
+
+/// The Responses assembler.
+pub(super) struct Responses {
+    head: WireResponse,
+    /// Items seen whole, by output index.
+    items: BTreeMap<u64, Value>,
+    /// The terminal event's response object.
+    last: Option<Value>,
+    events: u64,
+}
+
+impl Responses {
+    pub(super) fn new(head: WireResponse) -> Self {
+        Responses {
+            head,
+            items: BTreeMap::new(),
+            last: None,
+            events: 0,
+        }
+    }
+
+    /// An `error` event as the vendor error the non-streamed decoder makes of an
+    /// `error` object: documented with `code`/`message` at the top, recorded with
+    /// them nested in `error`.
+    fn error(&self, v: &Value) -> Result<()> {
+        let err = match v.get("error").filter(|e| e.is_object()) {
+            Some(e) => e.clone(),
+            None => json!({"code": v.get("code"), "message": v.get("message"),
+                           "param": v.get("param")}),
+        };
+        decode_value(&self.head, &json!({ "error": err })).map(|_| ())
+    }
+
+    fn item_done(&mut self, v: &Value, out: &mut Vec<Delta>) {
+        let Some(item) = v.get("item").filter(|i| i.is_object()) else {
+            return;
+        };
+        let index = v
+            .get("output_index")
+            .and_then(Value::as_u64)
+            .unwrap_or(self.items.len() as u64);
+        match item.get("type").and_then(Value::as_str) {
+            Some("web_search_call") => out.push(Delta::ServerToolReturned {
+                id: str_field(item, "id").unwrap_or_default(),
+                call: web_search_call(item),
+            }),
+            Some("function_call") => out.extend(function_call(item).map(Delta::ToolCallRequested)),
+            _ => {}
+        }
+        self.items.insert(index, item.clone());
+    }
+}
+
+impl WireAssembler for Responses {
+    fn event(&mut self, name: Option<&str>, data: &str, out: &mut Vec<Delta>) -> Result<()> {
+        self.events += 1;
+        let v: Value = serde_json::from_str(data).map_err(|e| bad_event(PROVIDER, data, &e))?;
+        let kind = v
+            .get("type")
+            .and_then(Value::as_str)
+            .or(name)
+            .unwrap_or_default();
+        match kind {
+            "response.output_text.delta" => {
+                if let Some(piece) = v.get("delta").and_then(Value::as_str) {
+                    if !piece.is_empty() {
+                        out.push(Delta::Text(piece.to_string()));
+                    }
+                }
+            }
+            "response.output_text.annotation.added" => {
+                out.extend(
+                    v.get("annotation")
+                        .and_then(url_citation)
+                        .map(Delta::Citation),
+                );
+            }
+            "response.output_item.added" => {
+                let item = v.get("item").unwrap_or(&Value::Null);
+                if item.get("type").and_then(Value::as_str) == Some("web_search_call") {
+                    out.push(Delta::ServerToolStarted {
+                        id: str_field(item, "id").unwrap_or_default(),
+                        tool: "web_search".to_string(),
+                        input: item.get("action").and_then(search_input),
+                    });
+                }
+            }
+            "response.output_item.done" => self.item_done(&v, out),
+            "error" => self.error(&v)?,
+            k if TERMINAL.contains(&k) => {
+                let response = v.get("response").cloned().unwrap_or(Value::Null);
+                if response.get("error").is_some_and(Value::is_object) {
+                    // `response.failed`: the vendor error of its code, now.
+                    decode_value(&self.head, &response)?;
+                }
+                if let Some(n) = response
+                    .get("usage")
+                    .and_then(|u| u.get("output_tokens"))
+                    .and_then(Value::as_u64)
+                {
+                    out.push(Delta::OutputTokens(n));
+                }
+                self.last = Some(response);
+            }
+            _ => {} // progress events (`…searching`, `…in_progress`) carry nothing new
+        }
+        Ok(())
+    }
+
+    fn finish(self: Box<Self>) -> Result<Completion> {
+        let Some(mut response) = self.last else {
+            return Err(incomplete(PROVIDER, "response.completed", self.events));
+        };
+        let output_empty = response
+            .get("output")
+            .and_then(Value::as_array)
+            .is_none_or(Vec::is_empty);
+        if output_empty && !self.items.is_empty() {
+            if let Value::Object(obj) = &mut response {
+                obj.insert("output".into(), self.items.into_values().collect());
+            }
+        }
+        decode_value(&self.head, &response)
+    }
+}
+
+/// A Responses body as the events OpenAI streams for it, each framed with its name.
+pub(super) fn render(v: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut seq = 0u64;
+    let mut ev = |data: Value| {
+        let mut data = match data {
+            Value::Object(m) => m,
+            _ => Map::new(),
+        };
+        data.insert("sequence_number".into(), json!(seq));
+        seq += 1;
+        let data = Value::Object(data);
+        let name = data
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or("message");
+        out.push(frame(Some(name), &data));
+    };
+    let mut start = v.as_object().cloned().unwrap_or_default();
+    start.insert("status".into(), json!("in_progress"));
+    start.insert("output".into(), json!([]));
+    start.insert("usage".into(), Value::Null);
+    start.insert("incomplete_details".into(), Value::Null);
+    start.insert("error".into(), Value::Null);
+    ev(json!({"type": "response.created", "response": start}));
+    ev(json!({"type": "response.in_progress", "response": start}));
+    let items = v.get("output").and_then(Value::as_array);
+    for (i, item) in items.into_iter().flatten().enumerate() {
+        let id = item.get("id").cloned().unwrap_or(Value::Null);
+        let at = |kind: &str| json!({"type": kind, "item_id": id, "output_index": i});
+        let mut opened = item.clone();
+        if let Value::Object(o) = &mut opened {
+            if o.contains_key("status") {
+                o.insert("status".into(), json!("in_progress"));
+            }
+        }
+        match item.get("type").and_then(Value::as_str) {
+            Some("message") => {
+                opened["content"] = json!([]);
+                ev(
+                    json!({"type": "response.output_item.added", "output_index": i, "item": opened}),
+                );
+                let parts = item.get("content").and_then(Value::as_array);
+                for (j, part) in parts.into_iter().flatten().enumerate() {
+                    let mut e = at("response.content_part.added");
+                    e["content_index"] = json!(j);
+                    if part.get("type").and_then(Value::as_str) == Some("output_text") {
+                        e["part"] = json!({"type": "output_text", "annotations": [], "text": ""});
+                        ev(e);
+                        let text = part.get("text").and_then(Value::as_str).unwrap_or("");
+                        for piece in pieces(text) {
+                            let mut d = at("response.output_text.delta");
+                            d["content_index"] = json!(j);
+                            d["delta"] = json!(piece);
+                            ev(d);
+                        }
+                        let notes = part.get("annotations").and_then(Value::as_array);
+                        for (k, a) in notes.into_iter().flatten().enumerate() {
+                            let mut d = at("response.output_text.annotation.added");
+                            d["content_index"] = json!(j);
+                            d["annotation_index"] = json!(k);
+                            d["annotation"] = a.clone();
+                            ev(d);
+                        }
+                        let mut d = at("response.output_text.done");
+                        d["content_index"] = json!(j);
+                        d["text"] = json!(text);
+                        ev(d);
+                    } else {
+                        e["part"] = part.clone();
+                        ev(e);
+                    }
+                    let mut d = at("response.content_part.done");
+                    d["content_index"] = json!(j);
+                    d["part"] = part.clone();
+                    ev(d);
+                }
+            }
+            Some("web_search_call") => {
+                if let Value::Object(o) = &mut opened {
+                    o.remove("action");
+                }
+                ev(
+                    json!({"type": "response.output_item.added", "output_index": i, "item": opened}),
+                );
+                for phase in ["in_progress", "searching", "completed"] {
+                    ev(at(&format!("response.web_search_call.{phase}")));
+                }
+            }
+            Some("function_call") => {
+                opened["arguments"] = json!("");
+                ev(
+                    json!({"type": "response.output_item.added", "output_index": i, "item": opened}),
+                );
+                let args = item.get("arguments").and_then(Value::as_str).unwrap_or("");
+                for piece in pieces(args) {
+                    let mut d = at("response.function_call_arguments.delta");
+                    d["delta"] = json!(piece);
+                    ev(d);
+                }
+                let mut d = at("response.function_call_arguments.done");
+                d["arguments"] = json!(args);
+                ev(d);
+            }
+            _ => ev(json!({"type": "response.output_item.added", "output_index": i, "item": item})),
+        }
+        ev(json!({"type": "response.output_item.done", "output_index": i, "item": item}));
+    }
+    let terminal = match v.get("status").and_then(Value::as_str) {
+        Some("incomplete") => "response.incomplete",
+        Some("failed") => "response.failed",
+        _ => "response.completed",
+    };
+    ev(json!({"type": terminal, "response": v}));
+    out
+}
