@@ -160,3 +160,37 @@ fn an_edit_brings_the_declaration_back_into_view() {
         "{shown}"
     );
 }
+
+/// A goal in wide characters (two columns each) wraps by columns, not by
+/// characters: every character of it is on screen, none cut off at the edge.
+#[test]
+fn a_goal_in_wide_characters_wraps_by_display_width() {
+    let goal = "東京の天気".repeat(12);
+    let text = CONFIG.replace(
+        "Find the current io-harness release and say which version it is.",
+        &goal,
+    );
+    let loaded = Loaded {
+        config: Config::parse(&text, "io.toml").unwrap(),
+        path: None,
+    };
+    let connection = Connection {
+        endpoints: Vendor::ALL
+            .iter()
+            .map(|&v| (v, Endpoint::public(v)))
+            .collect(),
+        stub: None,
+        mode: "live".into(),
+    };
+    let s = initial_state(&loaded, &connection, false).unwrap();
+    let shown = screen(&s, 120, 40);
+    // The preview pane's rows from the message content to the line closing it.
+    let pane: Vec<&str> = shown
+        .lines()
+        .filter_map(|l| l.rsplit_once("││").map(|(_, right)| right))
+        .skip_while(|r| !r.contains("\"content\":"))
+        .take_while(|r| !r.trim_start().starts_with('}'))
+        .collect();
+    let shown_goal: String = pane.concat();
+    assert_eq!(shown_goal.matches('京').count(), 12, "{shown}");
+}

@@ -329,20 +329,26 @@ fn to_lines(rows: Vec<(String, Style, bool)>) -> Vec<Line<'static>> {
         .collect()
 }
 
-/// Split rows to `width` columns by characters, so the scroll offset counts
-/// screen rows exactly (the anchor must land on the first added line).
+/// Split rows to `width` screen columns (a wide character counts two and never
+/// straddles an edge), so the scroll offset counts screen rows exactly (the
+/// anchor must land on the first added line).
 fn hard_wrap(rows: &[(String, Style, bool)], width: usize) -> Vec<(String, Style, bool)> {
-    let width = width.max(1);
+    use unicode_width::UnicodeWidthChar;
+    let width = width.max(2);
     let mut out = Vec::new();
     for (text, style, added) in rows {
-        let chars: Vec<char> = text.chars().collect();
-        if chars.is_empty() {
-            out.push((String::new(), *style, *added));
-            continue;
+        let mut row = String::new();
+        let mut used = 0;
+        for c in text.chars() {
+            let w = c.width().unwrap_or(0);
+            if used + w > width && !row.is_empty() {
+                out.push((std::mem::take(&mut row), *style, *added));
+                used = 0;
+            }
+            row.push(c);
+            used += w;
         }
-        for chunk in chars.chunks(width) {
-            out.push((chunk.iter().collect(), *style, *added));
-        }
+        out.push((row, *style, *added));
     }
     out
 }
