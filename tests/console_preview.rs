@@ -194,3 +194,41 @@ fn a_goal_in_wide_characters_wraps_by_display_width() {
     let shown_goal: String = pane.concat();
     assert_eq!(shown_goal.matches('京').count(), 12, "{shown}");
 }
+
+/// OpenRouter's search tool silently ignores `excluded_domains` with OpenAI's native
+/// search, so with its default model (`openai/gpt-5.2`) a block-list is refused
+/// there; the every-wire list says so too instead of "carried" beside a pane that
+/// refuses.
+#[test]
+fn the_every_wire_list_knows_a_refusal_that_depends_on_the_model() {
+    let text = CONFIG.replace(
+        "allowed_domains = [\"docs.rs\", \"crates.io\"]",
+        "blocked_domains = [\"evil.test\"]",
+    );
+    let loaded = Loaded {
+        config: Config::parse(&text, "io.toml").unwrap(),
+        path: None,
+    };
+    let connection = Connection {
+        endpoints: [(
+            Vendor::OpenRouter,
+            Endpoint::public(Vendor::OpenRouter).with_wire(Wire::OpenRouterServerTools),
+        )]
+        .into_iter()
+        .collect(),
+        stub: None,
+        mode: "live".into(),
+    };
+    let mut s = initial_state(&loaded, &connection, false).unwrap();
+    assert!(s.previews[2].request.is_err(), "the pane refuses");
+    update(&mut s, ctrl('v'));
+    let shown = screen(&s, 120, 40);
+    let row = shown
+        .lines()
+        .find(|l| l.contains("openrouter · api = \"server-tools\""))
+        .unwrap();
+    assert!(
+        row.contains("✗ refused — block-list with openai/gpt-5.2: OpenRouter documents"),
+        "{shown}"
+    );
+}

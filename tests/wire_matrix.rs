@@ -219,22 +219,56 @@ fn new_wire_refusals_take_the_spec_form() {
 #[test]
 fn the_portability_view_is_the_check() {
     let web = WebAccess::search().allow("docs.rs");
-    let verdicts = portability(Some(&web));
+    let verdicts = portability(Some(&web), |v| v.default_model().to_string());
     assert_eq!(verdicts.len(), Wire::ALL.len());
-    for v in &verdicts {
-        assert_eq!(
-            v.refusal,
-            vendor::check_wire(v.wire, Some(&web))
-                .err()
-                .map(|e| e.to_string())
-        );
-    }
     let refused: Vec<Wire> = verdicts
         .iter()
         .filter(|v| v.refusal.is_some())
         .map(|v| v.wire)
         .collect();
     assert_eq!(refused, [Wire::OpenRouterPlugin]);
+    // Every verdict is what `encode` says for that wire and model, the limits
+    // that depend on the model included.
+    let declarations = [
+        WebAccess::search().allow("docs.rs"),
+        WebAccess::search().block("evil.test"),
+        WebAccess::search().with_fetch(),
+        WebAccess::search().max_uses(2),
+    ];
+    let mut model_refusals = 0;
+    for web in &declarations {
+        for openrouter in [
+            "openai/gpt-5.2",
+            "perplexity/sonar",
+            "anthropic/claude-sonnet-4.5",
+        ] {
+            let model = |v: Vendor| match v {
+                Vendor::OpenRouter => openrouter.to_string(),
+                _ => v.default_model().to_string(),
+            };
+            for v in portability(Some(web), model) {
+                let sent = vendor::encode(
+                    &endpoint(v.wire),
+                    &turn(Some(web.clone()), &model(v.wire.vendor())),
+                );
+                assert_eq!(
+                    v.refusal,
+                    sent.err().map(|e| e.to_string()),
+                    "{} {web:?} {openrouter}",
+                    v.wire.label()
+                );
+                if v.refusal
+                    .as_deref()
+                    .is_some_and(|r| r.contains("for model"))
+                {
+                    model_refusals += 1;
+                    assert!(v.reason.as_deref().unwrap().contains(openrouter));
+                }
+            }
+        }
+    }
+    // openai/ with a block-list, perplexity/ with either list.
+    assert_eq!(model_refusals, 3);
 }
 
 #[test]

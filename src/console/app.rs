@@ -208,7 +208,7 @@ impl State {
         mode: String,
     ) -> State {
         let previews = form.previews(true);
-        let wires = crate::core::vendor::portability(Some(&form.web()));
+        let wires = crate::core::vendor::portability(Some(&form.web()), |v| form.model_for(v));
         State {
             screen: Screen::Declare,
             help: false,
@@ -265,7 +265,8 @@ impl State {
 
     pub(super) fn refresh_preview(&mut self) {
         self.previews = self.form.previews(self.tools_folded);
-        self.wires = crate::core::vendor::portability(Some(&self.form.web()));
+        self.wires =
+            crate::core::vendor::portability(Some(&self.form.web()), |v| self.form.model_for(v));
         // Every edit brings what the declaration adds back into view.
         self.preview_scroll = 0;
     }

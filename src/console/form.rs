@@ -335,6 +335,14 @@ impl Form {
         Ok(())
     }
 
+    /// The model a request to `vendor` names: the form's, else the vendor's default.
+    pub fn model_for(&self, vendor: Vendor) -> String {
+        self.models
+            .get(&vendor)
+            .cloned()
+            .unwrap_or_else(|| vendor.default_model().to_string())
+    }
+
     /// Each vendor's exact request for this form (no observations yet, the local
     /// tools offered), or its refusal: what `io-harness preview` prints. Lines the
     /// declaration adds are marked (the same turn declaring nothing is encoded too);
@@ -358,11 +366,7 @@ impl Form {
                     .cloned()
                     .unwrap_or_else(|| Endpoint::public(v));
                 let turn = Turn {
-                    model: self
-                        .models
-                        .get(&v)
-                        .cloned()
-                        .unwrap_or_else(|| v.default_model().to_string()),
+                    model: self.model_for(v),
                     max_tokens: self.max_tokens.get(&v).copied().unwrap_or(4096),
                     goal: self.goal_text(),
                     observations: Vec::new(),

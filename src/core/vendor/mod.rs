@@ -7,6 +7,7 @@
 
 pub mod anthropic;
 mod common;
+pub mod limits;
 pub mod openai;
 pub mod openrouter;
 pub mod openrouter_tools;
@@ -181,6 +182,12 @@ pub fn encode(endpoint: &Endpoint, turn: &Turn) -> Result<WireRequest> {
         )));
     }
     check_wire(endpoint.wire, turn.web.as_ref())?;
+    if let Some(text) = turn
+        .web_enabled()
+        .and_then(|web| limits::model_refusal(endpoint.wire, &turn.model, web))
+    {
+        return Err(Error::config(text));
+    }
     match endpoint.wire {
         Wire::Anthropic2025 | Wire::Anthropic2026 => anthropic::encode(endpoint, turn),
         Wire::OpenAiChat => openai::encode(endpoint, turn),

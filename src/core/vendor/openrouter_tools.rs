@@ -5,13 +5,10 @@
 //! Each entry carries `max_uses` (a real cap on requests, per tool) and whichever
 //! domain list survived `vendor_filter`: the allow-list as `allowed_domains` on both,
 //! the block-list as `excluded_domains` on search and `blocked_domains` on fetch (the
-//! vendor names it two ways). Restrictions OpenRouter documents for the search tool's
-//! `WebSearchServerToolConfig` (openrouter.ai/docs, SDK API reference) are checked
-//! before sending, because each would drop a boundary in silence:
-//! `excluded_domains` is "Not supported with OpenAI (silently ignored)", and neither
-//! list is supported with Perplexity. The default engine (`auto`) uses the model's
-//! native search, so the model's vendor prefix decides. Responses are the Chat
-//! Completions shape the plugin gets, decoded by `openrouter::decode`.
+//! vendor names it two ways). What OpenRouter documents its search tool ignores for
+//! some models (OpenAI's, Perplexity's) is refused before sending, from the table in
+//! `limits`. Responses are the Chat Completions shape the plugin gets, decoded by
+//! `openrouter::decode`.
 
 use serde_json::{Map, Value, json};
 
@@ -19,39 +16,12 @@ use super::common::{bearer_headers, chat_body, request};
 use crate::core::turn::{Turn, WireRequest};
 use crate::core::vendor::Endpoint;
 use crate::core::web::WebAccess;
-use crate::error::{Error, Result};
-
-/// Refuse what OpenRouter documents its search tool would silently ignore for this model.
-pub fn check_model(model: &str, web: &WebAccess) -> Result<()> {
-    let (allowed, blocked) = web.vendor_filter();
-    if web.search && !blocked.is_empty() && model.starts_with("openai/") {
-        return Err(Error::config(format!(
-            "provider \"openrouter\" with api = \"server-tools\" cannot block individual domains \
-             for model \"{model}\" — OpenRouter documents excluded_domains as silently ignored \
-             with OpenAI's native search; state the hosts to allow instead of the ones to block \
-             ({}), or use provider \"anthropic\". No request was sent.",
-            blocked.join(", ")
-        )));
-    }
-    if web.search
-        && (!allowed.is_empty() || !blocked.is_empty())
-        && model.starts_with("perplexity/")
-    {
-        return Err(Error::config(format!(
-            "provider \"openrouter\" with api = \"server-tools\" cannot filter domains for model \
-             \"{model}\" — OpenRouter documents neither allowed_domains nor excluded_domains as \
-             supported with Perplexity; remove the domain lists or choose another model. No \
-             request was sent."
-        )));
-    }
-    Ok(())
-}
+use crate::error::Result;
 
 /// Encode one turn (the declaration has already passed `check_wire`).
 pub fn encode(endpoint: &Endpoint, turn: &Turn) -> Result<WireRequest> {
     let mut body = chat_body(turn, "max_completion_tokens");
     if let Some(web) = turn.web_enabled() {
-        check_model(&turn.model, web)?;
         let (allowed, blocked) = web.vendor_filter();
         let mut entries = Vec::new();
         if web.search {

@@ -147,6 +147,17 @@ pub enum Feature {
     BlockList,
 }
 
+impl Feature {
+    /// The feature in a word or two: `fetch`, `allow-list`, `block-list`.
+    pub fn noun(self) -> &'static str {
+        match self {
+            Feature::Fetch => "fetch",
+            Feature::AllowList => "allow-list",
+            Feature::BlockList => "block-list",
+        }
+    }
+}
+
 impl Wire {
     /// Every wire, the spec's first for each vendor.
     pub const ALL: [Wire; 6] = [
@@ -404,21 +415,29 @@ pub struct Verdict {
     pub cap: Cap,
 }
 
-/// Every wire's verdict on a declaration, in `Wire::ALL` order.
-pub fn portability(web: Option<&WebAccess>) -> Vec<Verdict> {
+/// Every wire's verdict on a declaration, in `Wire::ALL` order, each as sent to
+/// `model(vendor)` (a few limits depend on the model: `limits`).
+pub fn portability(web: Option<&WebAccess>, model: impl Fn(Vendor) -> String) -> Vec<Verdict> {
     Wire::ALL
         .into_iter()
         .map(|wire| {
-            let refusal = super::check_wire(wire, web).err().map(|e| e.to_string());
-            let short = web.and_then(|w| {
+            let model = model(wire.vendor());
+            let enabled = web.filter(|w| w.enabled());
+            let refusal = super::check_wire(wire, web)
+                .err()
+                .map(|e| e.to_string())
+                .or_else(|| enabled.and_then(|w| super::limits::model_refusal(wire, &model, w)));
+            let short = enabled.and_then(|w| {
                 let row = wire.capabilities();
-                let f = row.first_refused(w)?;
-                let what = match f {
-                    Feature::Fetch => "fetch",
-                    Feature::AllowList => "allow-list",
-                    Feature::BlockList => "block-list",
-                };
-                Some(format!("{what}: {}", row.reason(f).unwrap_or_default()))
+                match row.first_refused(w) {
+                    Some(f) => Some(format!(
+                        "{}: {}",
+                        f.noun(),
+                        row.reason(f).unwrap_or_default()
+                    )),
+                    None => super::limits::model_limit(wire, &model, w)
+                        .map(|l| format!("{} with {model}: {}", l.feature.noun(), l.why)),
+                }
             });
             Verdict {
                 wire,
