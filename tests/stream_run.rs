@@ -404,3 +404,42 @@ async fn openai_streams_a_cited_answer_into_the_store() {
             .any(|k| matches!(k, EventKind::CitationReceived { .. }))
     );
 }
+
+/// reqwest's own per-read timeout (300 s) sat under `idle_timeout_secs` and
+/// `request_timeout_secs` (allowed up to 3,600 s), so a silence or a slow answer
+/// the operator allowed was cut by it. The provider now raises it to cover both.
+/// Scaled down: a 1 s read timeout, a 2 s silence, limits of 4 s.
+#[tokio::test]
+async fn the_transport_read_timeout_never_undercuts_the_configured_limits() {
+    use io_harness::{ApiKey, HttpProvider};
+    let provider = |h: &Harness, stream: bool| {
+        let endpoint = h.provider.endpoint().clone().streaming(stream);
+        HttpProvider::new(endpoint, "m".to_string(), 256)
+            .with_api_key(ApiKey::new("sk-test-SECRET"))
+            .with_timeouts(Duration::from_secs(5), Duration::from_secs(1))
+            .with_idle_timeout(Duration::from_secs(4))
+            .with_request_timeout(Duration::from_secs(4))
+    };
+    // A stream silent for 2 s mid-way (a search running).
+    let silent = streaming(
+        ANSWER,
+        StreamScript {
+            pause_after: Some(2),
+            pause_ms: Some(2000),
+            ..StreamScript::default()
+        },
+    );
+    let mut h = Harness::vendor(Vendor::Anthropic, vec![silent]).await;
+    h.provider = provider(&h, true);
+    let r = h.run(contract("wait for it")).await;
+    assert_eq!(r.outcome, RunOutcome::Passed, "{:?}", h.events());
+    // A whole answer that takes 2 s to start.
+    let slow = ScriptedResponse {
+        delay_ms: Some(2000),
+        ..ok(ANSWER)
+    };
+    let mut h = Harness::vendor(Vendor::Anthropic, vec![slow]).await;
+    h.provider = provider(&h, false);
+    let r = h.run(contract("wait for it")).await;
+    assert_eq!(r.outcome, RunOutcome::Passed, "{:?}", h.events());
+}

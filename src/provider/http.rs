@@ -50,6 +50,12 @@ pub struct HttpProvider {
     max_response_bytes: u64,
     request_timeout: Duration,
     idle_timeout: Duration,
+    /// The client's connect timeout and per-read timeout. The read timeout is a
+    /// backstop under this provider's own limits and is kept above both the idle
+    /// timeout and the request deadline, so those (with their clearer errors) are
+    /// what ends an attempt, never a shorter transport default.
+    connect_timeout: Duration,
+    read_timeout: Duration,
 }
 
 /// What one attempt got: a whole body to decode, or a stream already assembled.
@@ -57,6 +63,14 @@ enum Answer {
     Whole(WireResponse),
     Streamed(Result<crate::core::completion::Completion>),
 }
+
+/// How long to wait for a connection.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// The client's per-read timeout: a second over the default request deadline
+/// (which is above the default idle timeout); `covering_limits` raises it for
+/// larger limits.
+const READ_TIMEOUT: Duration = Duration::from_secs(DEFAULT_REQUEST_TIMEOUT.as_secs() + 1);
+const _: () = assert!(READ_TIMEOUT.as_secs() > super::stream::DEFAULT_IDLE_TIMEOUT.as_secs());
 
 fn client(connect: Duration, read: Duration) -> reqwest::Client {
     reqwest::Client::builder()
@@ -77,11 +91,24 @@ impl HttpProvider {
             max_tokens,
             key: None,
             retry: RetryPolicy::default(),
-            client: client(Duration::from_secs(10), Duration::from_secs(300)),
+            client: client(CONNECT_TIMEOUT, READ_TIMEOUT),
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
             request_timeout: DEFAULT_REQUEST_TIMEOUT,
             idle_timeout: super::stream::DEFAULT_IDLE_TIMEOUT,
+            connect_timeout: CONNECT_TIMEOUT,
+            read_timeout: READ_TIMEOUT,
         }
+    }
+
+    /// Raise the client's read timeout above the idle timeout and the request
+    /// deadline (a second over the larger), rebuilding the client if it changes.
+    fn covering_limits(mut self) -> Self {
+        let needed = self.idle_timeout.max(self.request_timeout) + Duration::from_secs(1);
+        if self.read_timeout < needed {
+            self.read_timeout = needed;
+            self.client = client(self.connect_timeout, self.read_timeout);
+        }
+        self
     }
 
     /// A provider whose key comes from the variable `endpoint.api_key_env` names.
@@ -112,7 +139,7 @@ impl HttpProvider {
     /// Abandon an attempt with no complete response after this long.
     pub fn with_request_timeout(mut self, limit: Duration) -> Self {
         self.request_timeout = limit;
-        self
+        self.covering_limits()
     }
 
     /// Use these retry bounds.
@@ -121,16 +148,19 @@ impl HttpProvider {
         self
     }
 
-    /// Use these connect and read timeouts.
+    /// Use these connect and per-read timeouts. The read timeout is raised, now and
+    /// by later settings, to stay above the idle timeout and the request deadline.
     pub fn with_timeouts(mut self, connect: Duration, read: Duration) -> Self {
+        self.connect_timeout = connect;
+        self.read_timeout = read;
         self.client = client(connect, read);
-        self
+        self.covering_limits()
     }
 
     /// How long a stream may stay silent before the attempt is a timeout.
     pub fn with_idle_timeout(mut self, idle: Duration) -> Self {
         self.idle_timeout = idle;
-        self
+        self.covering_limits()
     }
 
     /// The endpoint this provider calls.

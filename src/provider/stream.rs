@@ -21,7 +21,7 @@ use crate::error::{Error, Result};
 /// `: OPENROUTER PROCESSING` comments, and both count as traffic) and a search
 /// model's time to its first token on Chat Completions, which sends nothing at
 /// all until then and takes tens of seconds on a long search. Twice the longest
-/// of those is still far shorter than the five-minute read timeout a hung
+/// of those is still far shorter than the ten-minute request deadline a hung
 /// connection would otherwise wait for. `[providers.NAME] idle_timeout_secs`
 /// changes it.
 pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(120);
