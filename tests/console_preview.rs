@@ -33,8 +33,12 @@ description = "looks things up"
 "#;
 
 fn state_with(endpoints: Vec<(Vendor, Endpoint)>) -> State {
+    state_from(CONFIG, endpoints)
+}
+
+fn state_from(config: &str, endpoints: Vec<(Vendor, Endpoint)>) -> State {
     let loaded = Loaded {
-        config: Config::parse(CONFIG, "io.toml").unwrap(),
+        config: Config::parse(config, "io.toml").unwrap(),
         path: None,
     };
     let connection = Connection {
@@ -170,19 +174,8 @@ fn a_goal_in_wide_characters_wraps_by_display_width() {
         "Find the current io-harness release and say which version it is.",
         &goal,
     );
-    let loaded = Loaded {
-        config: Config::parse(&text, "io.toml").unwrap(),
-        path: None,
-    };
-    let connection = Connection {
-        endpoints: Vendor::ALL
-            .iter()
-            .map(|&v| (v, Endpoint::public(v)))
-            .collect(),
-        stub: None,
-        mode: "live".into(),
-    };
-    let s = initial_state(&loaded, &connection, false).unwrap();
+    let all = Vendor::ALL.iter().map(|&v| (v, Endpoint::public(v)));
+    let s = state_from(&text, all.collect());
     let shown = screen(&s, 120, 40);
     // The preview pane's rows from the message content to the line closing it.
     let pane: Vec<&str> = shown
@@ -205,21 +198,8 @@ fn the_every_wire_list_knows_a_refusal_that_depends_on_the_model() {
         "allowed_domains = [\"docs.rs\", \"crates.io\"]",
         "blocked_domains = [\"evil.test\"]",
     );
-    let loaded = Loaded {
-        config: Config::parse(&text, "io.toml").unwrap(),
-        path: None,
-    };
-    let connection = Connection {
-        endpoints: [(
-            Vendor::OpenRouter,
-            Endpoint::public(Vendor::OpenRouter).with_wire(Wire::OpenRouterServerTools),
-        )]
-        .into_iter()
-        .collect(),
-        stub: None,
-        mode: "live".into(),
-    };
-    let mut s = initial_state(&loaded, &connection, false).unwrap();
+    let tools = Endpoint::public(Vendor::OpenRouter).with_wire(Wire::OpenRouterServerTools);
+    let mut s = state_from(&text, vec![(Vendor::OpenRouter, tools)]);
     assert!(s.previews[2].request.is_err(), "the pane refuses");
     update(&mut s, ctrl('v'));
     let shown = screen(&s, 120, 40);

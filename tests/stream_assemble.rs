@@ -11,7 +11,7 @@
 
 mod common;
 
-use common::stream::{Rng, assemble, assemble_on, head, recorded_the_same_however_cut};
+use common::stream::{Rng, assemble, assemble_on, head, recorded_the_same_however_cut, text_of};
 
 use io_harness::core::vendor::stream::render::render;
 use io_harness::core::vendor::stream::{Delta, streams};
@@ -223,14 +223,7 @@ fn a_recorded_anthropic_search_stream_assembles_with_the_final_counts() {
     assert!(
         matches!(&deltas[first + 1], Delta::ServerToolReturned { call, .. } if call.succeeded())
     );
-    let text: String = deltas
-        .iter()
-        .filter_map(|d| match d {
-            Delta::Text(t) => Some(t.as_str()),
-            _ => None,
-        })
-        .collect();
-    assert_eq!(text, c.text);
+    assert_eq!(text_of(&deltas), c.text);
 }
 
 #[test]

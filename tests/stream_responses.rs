@@ -10,7 +10,7 @@
 
 mod common;
 
-use common::stream::{assemble_on, recorded_the_same_however_cut};
+use common::stream::{assemble_on, recorded_the_same_however_cut, text_of};
 use io_harness::core::vendor::stream::Delta;
 use io_harness::core::vendor::stream::render::render;
 use io_harness::core::vendor::{self, Wire};
@@ -20,16 +20,6 @@ use pretty_assertions::assert_eq;
 use serde_json::json;
 
 const WIRE: Wire = Wire::OpenAiResponses;
-
-fn text_of(deltas: &[Delta]) -> String {
-    deltas
-        .iter()
-        .filter_map(|d| match d {
-            Delta::Text(t) => Some(t.as_str()),
-            _ => None,
-        })
-        .collect()
-}
 
 /// Every claim the deltas make agrees with the completion: the text, the
 /// citations, the searches (each started before it returned, under the same

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use common::*;
 use io_harness::stub::{ScriptedResponse, StreamScript};
-use io_harness::{Event, EventKind, RunId, RunOutcome, Vendor};
+use io_harness::{Event, EventKind, RunOutcome, Vendor};
 use pretty_assertions::assert_eq;
 
 /// A harness whose provider asks for streams (idle timeout `idle`).
@@ -69,25 +69,6 @@ fn kinds(events: &[EventKind]) -> Vec<&'static str> {
         })
 }
 
-/// What the store says about a run, minus what differs run to run (latency).
-fn recorded(h: &Harness, run: RunId) -> String {
-    let mut calls = h.store.provider_calls(run).unwrap();
-    for c in &mut calls {
-        c.latency_ms = 0;
-    }
-    format!(
-        "{calls:#?}\n{:#?}\n{:#?}\n{:#?}",
-        h.store.citations(run).unwrap(),
-        h.store.server_tool_calls(run).unwrap(),
-        h.store
-            .steps(run)
-            .unwrap()
-            .iter()
-            .map(|s| (s.step, s.text.clone(), s.observations.clone()))
-            .collect::<Vec<_>>()
-    )
-}
-
 #[tokio::test]
 async fn a_streamed_run_reports_as_it_goes_and_records_what_a_whole_one_does() {
     let script = || vec![ok(SEARCH_FAILED_THEN_TOOL), ok(SEARCH_OK_DUPLICATES)];
@@ -99,7 +80,7 @@ async fn a_streamed_run_reports_as_it_goes_and_records_what_a_whole_one_does() {
         (w.outcome.clone(), s.outcome.clone()),
         (RunOutcome::Passed, RunOutcome::Passed)
     );
-    assert_eq!(recorded(&live, s.run_id), recorded(&whole, w.run_id));
+    assert_eq!(live.recorded(s.run_id), whole.recorded(w.run_id));
     // The requests the model saw are the same, `"stream": true` aside.
     let strip = |mut b: serde_json::Value| {
         b.as_object_mut().unwrap().remove("stream");

@@ -160,6 +160,26 @@ impl Harness {
         }
     }
 
+    /// What the store says about a run, minus what differs run to run (latency):
+    /// its provider calls, citations, server-tool calls and steps.
+    pub fn recorded(&self, run: RunId) -> String {
+        let mut calls = self.store.provider_calls(run).unwrap();
+        for c in &mut calls {
+            c.latency_ms = 0;
+        }
+        format!(
+            "{calls:#?}\n{:#?}\n{:#?}\n{:#?}",
+            self.store.citations(run).unwrap(),
+            self.store.server_tool_calls(run).unwrap(),
+            self.store
+                .steps(run)
+                .unwrap()
+                .iter()
+                .map(|s| (s.step, s.text.clone(), s.observations.clone()))
+                .collect::<Vec<_>>()
+        )
+    }
+
     /// The same harness, its provider asking for streams (idle timeout `idle`).
     pub fn streamed(mut self, idle: std::time::Duration) -> Harness {
         let endpoint = self.provider.endpoint().clone().streaming(true);

@@ -112,3 +112,14 @@ pub fn recorded_the_same_however_cut(wire: Wire, name: &str) -> (Vec<Delta>, Com
     }
     (deltas, whole)
 }
+
+/// The text the deltas carried, joined.
+pub fn text_of(deltas: &[Delta]) -> String {
+    deltas
+        .iter()
+        .filter_map(|d| match d {
+            Delta::Text(t) => Some(t.as_str()),
+            _ => None,
+        })
+        .collect()
+}
