@@ -30,10 +30,9 @@ pub async fn preview(
     let mut endpoint = config.endpoint(vendor);
     if demo {
         setup::demo_defaults(config, &mut contract);
-        // The stub's own address, as `run --demo` would reach it.
-        let stub = setup::demo_stub().await?;
-        endpoint.base_url = stub.base_url(vendor);
-        stub.shutdown();
+        // `run --demo` starts the stub on a free port; none is listening now, so
+        // none is named.
+        endpoint.base_url = io_harness::stub::base_url("127.0.0.1:<port>", vendor);
     }
     let agents: Vec<String> = config.agents.iter().map(|a| a.name.clone()).collect();
     let turn = Turn {
@@ -51,6 +50,13 @@ pub async fn preview(
         return Err(Error::config(super::NO_GOAL));
     }
     let mut cautions = vendor::cautions_wire(endpoint.wire, contract.web.as_ref());
+    if demo {
+        cautions.push(
+            "note: `run --demo` starts the stub vendor on a free loopback port, chosen when the \
+             run starts"
+                .to_string(),
+        );
+    }
     cautions.extend(config.web_provenance());
     if !config.mcp.is_empty() {
         let names: Vec<String> = config.mcp.iter().map(|m| format!("`{}`", m.name)).collect();

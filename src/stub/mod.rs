@@ -69,10 +69,7 @@ impl StubHandle {
 
     /// The base URL for a vendor, matching `Vendor::path()`.
     pub fn base_url(&self, vendor: Vendor) -> String {
-        match vendor {
-            Vendor::OpenRouter => format!("http://{}/api", self.addr),
-            Vendor::Anthropic | Vendor::OpenAi => format!("http://{}", self.addr),
-        }
+        base_url(&self.addr.to_string(), vendor)
     }
 
     /// Every request so far.
@@ -95,6 +92,14 @@ impl StubHandle {
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
         }
+    }
+}
+
+/// The base URL a stub listening on `host_port` serves `vendor` under.
+pub fn base_url(host_port: &str, vendor: Vendor) -> String {
+    match vendor {
+        Vendor::OpenRouter => format!("http://{host_port}/api"),
+        Vendor::Anthropic | Vendor::OpenAi => format!("http://{host_port}"),
     }
 }
 
