@@ -17,13 +17,20 @@ use io_harness::{Wire, WireResponse};
 use serde_json::json;
 use std::hint::black_box;
 
-/// A search turn on `vendor` whose rendered stream is about 1 MB: many text
+/// A search turn on `wire` whose rendered stream is about 1 MB: many text
 /// blocks (each with a citation on Anthropic), prose with some multi-byte text.
-fn body(vendor: Vendor) -> Vec<u8> {
+fn body(wire: Wire) -> Vec<u8> {
     let sentence = "The current release is 0.22.0 — see the changelog for what changed. ";
     let mut n = 1;
     loop {
-        let b = match vendor {
+        let b = match wire.vendor() {
+            _ if wire == Wire::OpenAiResponses => json!({"id":"resp_b","object":"response",
+                "status":"completed","model":"m","output":[
+                    {"type":"web_search_call","id":"ws_b","status":"completed","action":{"type":"search","query":"io-harness release"}},
+                    {"type":"message","id":"msg_b","status":"completed","role":"assistant","content":[
+                        {"type":"output_text","text": sentence.repeat(8 * n),
+                         "annotations":[{"type":"url_citation","url":"https://crates.io/crates/io-harness","title":"io-harness","start_index":0,"end_index":5}]}]}],
+                "usage":{"input_tokens":100,"output_tokens":200}}),
             Vendor::Anthropic => {
                 let mut content = vec![
                     json!({"type":"server_tool_use","id":"srvtoolu_b","name":"web_search","input":{"query":"io-harness release"}}),
@@ -42,9 +49,7 @@ fn body(vendor: Vendor) -> Vec<u8> {
                 "usage":{"prompt_tokens":100,"completion_tokens":200}}),
         };
         let bytes = b.to_string().into_bytes();
-        let stream: usize = render(Wire::spec(vendor), &bytes)
-            .map(|f| f.concat().len())
-            .unwrap_or(0);
+        let stream: usize = render(wire, &bytes).map(|f| f.concat().len()).unwrap_or(0);
         if stream >= 1 << 20 {
             return bytes;
         }
@@ -53,9 +58,9 @@ fn body(vendor: Vendor) -> Vec<u8> {
 }
 
 fn assemble(c: &mut Criterion) {
-    for vendor in [Vendor::Anthropic, Vendor::OpenAi] {
-        let body = body(vendor);
-        let stream = render(Wire::spec(vendor), &body)
+    for wire in [Wire::Anthropic2025, Wire::OpenAiChat, Wire::OpenAiResponses] {
+        let body = body(wire);
+        let stream = render(wire, &body)
             .unwrap_or_default()
             .concat()
             .into_bytes();
@@ -68,17 +73,17 @@ fn assemble(c: &mut Criterion) {
             status: 200,
             ..WireResponse::default()
         };
-        let mut g = c.benchmark_group(format!("stream {vendor}"));
+        let mut g = c.benchmark_group(format!("stream {}", wire.name()));
         g.throughput(Throughput::Bytes(stream.len() as u64));
         g.bench_function(
             format!("baseline: decode the {} B body in one piece", body.len()),
-            |b| b.iter(|| vendor::decode(vendor, black_box(&response))),
+            |b| b.iter(|| vendor::decode_wire(wire, black_box(&response))),
         );
         g.bench_function(
             format!("assemble the {} B stream in 4 KB chunks", stream.len()),
             |b| {
                 b.iter(|| {
-                    let mut a = assembler_for(Wire::spec(vendor), head.clone())?;
+                    let mut a = assembler_for(wire, head.clone())?;
                     let mut deltas = Vec::new();
                     for chunk in black_box(&stream).chunks(4096) {
                         if a.feed(chunk, &mut deltas).is_err() {

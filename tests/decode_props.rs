@@ -52,6 +52,17 @@ const KEYS: &[&str] = &[
     "refusal",
     "cited_text",
     "model",
+    // OpenAI Responses stream events.
+    "response",
+    "item",
+    "delta",
+    "annotation",
+    "output_index",
+    "action",
+    "query",
+    "call_id",
+    "incomplete_details",
+    "reason",
 ];
 
 const WORDS: &[&str] = &[
@@ -75,6 +86,17 @@ const WORDS: &[&str] = &[
     "error",
     "max_uses_exceeded",
     "https://docs.rs/a",
+    "response.output_item.added",
+    "response.output_item.done",
+    "response.output_text.delta",
+    "response.output_text.annotation.added",
+    "response.completed",
+    "response.incomplete",
+    "response.failed",
+    "function_call",
+    "completed",
+    "failed",
+    "incomplete",
     "",
 ];
 
