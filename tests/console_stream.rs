@@ -191,3 +191,46 @@ fn a_cut_stream_is_marked_interrupted_and_the_retry_starts_afresh() {
     // The in-flight row counts only this attempt's text (15 characters: ~4 tokens).
     assert_eq!(s.run.live.output_tokens(), (4, true));
 }
+
+/// OpenAI Responses names a search's query only when the search is done: the
+/// line shows running without a query, then the query with its verdict.
+#[test]
+fn a_search_whose_query_comes_with_its_result_shows_it_then() {
+    let mut s = state();
+    started(&mut s);
+    at(
+        &mut s,
+        500,
+        EventKind::ServerToolStarted {
+            provider: "openai".into(),
+            tool: "web_search".into(),
+            id: "ws_1".into(),
+            input: None,
+        },
+    );
+    assert!(s.run.server[0].running);
+    assert_eq!(s.run.server[0].input, None);
+    at(
+        &mut s,
+        2_500,
+        EventKind::ServerToolReturned {
+            provider: "openai".into(),
+            tool: "web_search".into(),
+            id: "ws_1".into(),
+            ok: true,
+            error: None,
+            input: Some("io-harness latest release".into()),
+        },
+    );
+    assert_eq!(s.run.server.len(), 1);
+    assert!(!s.run.server[0].running);
+    assert_eq!(
+        s.run.server[0].input.as_deref(),
+        Some("io-harness latest release")
+    );
+    assert!(
+        screen(&s).contains("io-harness latest release"),
+        "{}",
+        screen(&s)
+    );
+}
