@@ -652,3 +652,27 @@ async fn a_request_from_before_a_rewind_takes_no_answer_from_the_next_run() {
         "the new run's first request gets the script's first answer: {first}"
     );
 }
+
+/// A notice longer than the status line (Ctrl-S's, with a long config path; a
+/// refusal) takes up to five rows, wrapped at words, instead of being cut at the
+/// screen's edge; one that fits keeps its single row.
+#[test]
+fn a_long_notice_wraps_onto_more_status_rows_instead_of_being_cut() {
+    let mut s = state();
+    let path = "/home/operator/projects/a-rather-long-directory-name/another-level/io.toml";
+    let text = format!(
+        "wrote [web] to {path} (search on, fetch off, max_uses 3, 2 allowed, 0 blocked); goal, provider and the other fields are not saved"
+    );
+    update(&mut s, Msg::Notice(text, false));
+    let shown = screen(&s, 80, 24);
+    assert!(shown.contains(path), "{shown}");
+    assert!(shown.contains("are not saved"), "{shown}");
+    // Longer than five rows: cut at the fifth, marked.
+    update(&mut s, Msg::Notice("word ".repeat(100), true));
+    let shown = screen(&s, 80, 24);
+    assert!(shown.contains("word…"), "{shown}");
+    update(&mut s, Msg::Notice("saved".into(), false));
+    let shown = screen(&s, 80, 24);
+    let last = shown.lines().last().unwrap();
+    assert!(last.contains("saved"), "{shown}");
+}

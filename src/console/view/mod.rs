@@ -39,10 +39,12 @@ pub fn draw(frame: &mut Frame<'_>, state: &State) {
         Block::default().style(Style::default().bg(t.background)),
         area,
     );
+    let max_rows = STATUS_ROWS.min(usize::from(area.height).saturating_sub(4));
+    let status_rows = status_lines(state, usize::from(area.width), max_rows);
     let [tabs, body, status] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Min(3),
-        Constraint::Length(1),
+        Constraint::Length(status_rows.len() as u16),
     ])
     .areas(area);
     draw_tabs(frame, tabs, state);
@@ -51,7 +53,7 @@ pub fn draw(frame: &mut Frame<'_>, state: &State) {
         Screen::Run => run::draw(frame, body, state),
         Screen::Sources => sources::draw(frame, body, state),
     }
-    draw_status(frame, status, state);
+    frame.render_widget(Paragraph::new(status_rows), status);
     if state.run.approval.is_some() {
         run::draw_approval(frame, area, state);
     }
@@ -113,7 +115,14 @@ fn draw_tabs(frame: &mut Frame<'_>, area: Rect, state: &State) {
 
 const SPINNER: [&str; 4] = ["◐", "◓", "◑", "◒"];
 
-fn draw_status(frame: &mut Frame<'_>, area: Rect, state: &State) {
+/// The most rows the status line grows to for a long notice (fewer on a short
+/// terminal: the body keeps at least three).
+const STATUS_ROWS: usize = 5;
+
+/// The status line: the run's progress while one runs, then the notice (or the
+/// mode). A notice that does not fit one row wraps, the progress on a row of its
+/// own, to at most `max_rows` rows, the last cut with `…` if even those are too few.
+fn status_lines(state: &State, cols: usize, max_rows: usize) -> Vec<Line<'static>> {
     let t = &state.theme.1;
     let r = &state.run;
     let mut spans = Vec::new();
@@ -146,15 +155,32 @@ fn draw_status(frame: &mut Frame<'_>, area: Rect, state: &State) {
             Style::default().fg(t.accent),
         ));
     }
-    match &state.notice {
-        Some((text, true)) => spans.push(Span::styled(text.clone(), Style::default().fg(t.error))),
-        Some((text, false)) => spans.push(Span::styled(text.clone(), Style::default().fg(t.ok))),
-        None => spans.push(Span::styled(
-            state.mode.clone(),
-            Style::default().fg(t.muted),
-        )),
+    let (text, style) = match &state.notice {
+        Some((text, true)) => (text.clone(), Style::default().fg(t.error)),
+        Some((text, false)) => (text.clone(), Style::default().fg(t.ok)),
+        None => (state.mode.clone(), Style::default().fg(t.muted)),
+    };
+    let used: usize = spans.iter().map(Span::width).sum();
+    // The mode stays on one row (cut at the edge if it must be): it is always
+    // there, and the body's rows matter more. A notice is said once, in full.
+    if state.notice.is_none() || used + Span::raw(text.as_str()).width() <= cols {
+        spans.push(Span::styled(text, style));
+        return vec![Line::from(spans)];
     }
-    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+    let mut lines: Vec<Line<'static>> = spans.into_iter().map(Line::from).collect();
+    let room = max_rows.saturating_sub(lines.len()).max(1);
+    let mut rows = wrap_text(&text, cols);
+    if rows.len() > room {
+        rows.truncate(room);
+        if let Some(last) = rows.last_mut() {
+            while !last.is_empty() && Span::raw(last.as_str()).width() + 1 > cols {
+                last.pop();
+            }
+            last.push('…');
+        }
+    }
+    lines.extend(rows.into_iter().map(|r| Line::styled(r, style)));
+    lines
 }
 
 fn draw_help(frame: &mut Frame<'_>, area: Rect, state: &State) {
@@ -236,17 +262,35 @@ fn draw_help(frame: &mut Frame<'_>, area: Rect, state: &State) {
     frame.render_widget(table, popup);
 }
 
-/// `text` in rows of at most `width` characters, broken at spaces.
+/// `text` in rows of at most `width` columns, broken at spaces; a word wider
+/// than a row is split across rows.
 fn wrap_text(text: &str, width: usize) -> Vec<String> {
+    use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+    let width = width.max(1);
     let mut rows: Vec<String> = Vec::new();
+    // The width of the last row.
+    let mut used = 0;
     for word in text.split(' ') {
-        match rows.last_mut() {
-            Some(row) if row.chars().count() + 1 + word.chars().count() <= width => {
-                row.push(' ');
-                row.push_str(word);
-            }
-            _ => rows.push(word.to_string()),
+        let w = word.width();
+        if let Some(row) = rows.last_mut().filter(|_| used + 1 + w <= width) {
+            row.push(' ');
+            row.push_str(word);
+            used += 1 + w;
+            continue;
         }
+        // A new row; a word wider than a row is split across rows.
+        let mut row = String::new();
+        used = 0;
+        for c in word.chars() {
+            let cw = c.width().unwrap_or(0);
+            if used + cw > width && !row.is_empty() {
+                rows.push(std::mem::take(&mut row));
+                used = 0;
+            }
+            row.push(c);
+            used += cw;
+        }
+        rows.push(row);
     }
     rows
 }
