@@ -143,6 +143,8 @@ fn a_recorded_quota_error_event_ends_the_attempt_as_that_vendor_error() {
         .vendor()
         .unwrap_or_else(|| panic!("not a vendor error: {e}"));
     assert_eq!(v.error_type.as_deref(), Some("insufficient_quota"), "{e}");
+    // The status OpenAI gives that code, not the stream's 200.
+    assert_eq!(v.status, 429, "{e}");
     assert!(!e.is_retryable(), "a spent quota is not retried: {e}");
     assert!(
         e.to_string().contains("You exceeded your current quota"),
@@ -250,5 +252,38 @@ fn a_responses_stream_cut_before_its_terminal_event_is_a_retryable_transport_err
             ..
         }) => assert!(message.contains("response.completed"), "{message}"),
         other => panic!("{other:?}"),
+    }
+}
+
+/// An `error` event (or a `response.failed`) mid-stream is the vendor error of the
+/// status OpenAI gives its code, so it is retried exactly as that status would be:
+/// `server_error` as a 500, `rate_limit_exceeded` as a 429; a bad image is a 400,
+/// not retried.
+#[test]
+fn an_error_event_is_the_vendor_error_of_its_codes_status() {
+    let cases = [
+        ("server_error", 500, true),
+        ("rate_limit_exceeded", 429, true),
+        ("invalid_image", 400, false),
+    ];
+    for (code, status, retried) in cases {
+        for stream in [
+            format!(
+                "event: error\ndata: {{\"type\":\"error\",\"code\":\"{code}\",\"message\":\"m\",\"param\":null,\"sequence_number\":1}}\n\n"
+            ),
+            format!(
+                "event: response.failed\ndata: {{\"type\":\"response.failed\",\"sequence_number\":1,\"response\":{{\"id\":\"resp_f\",\"status\":\"failed\",\"output\":[],\"error\":{{\"code\":\"{code}\",\"message\":\"m\"}}}}}}\n\n"
+            ),
+        ] {
+            let (_, got) = assemble_on(WIRE, stream.as_bytes(), &[]);
+            let e = got.unwrap_err();
+            let v = e.vendor().unwrap_or_else(|| panic!("{code}: {e}"));
+            assert_eq!(
+                (v.status, e.is_retryable()),
+                (status, retried),
+                "{code}: {e}"
+            );
+            assert_eq!(v.code.as_deref(), Some(code));
+        }
     }
 }

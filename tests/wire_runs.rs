@@ -150,6 +150,45 @@ async fn openai_responses_run_streamed_records_what_the_whole_one_does() {
     );
 }
 
+/// A `server_error` event in the middle of a Responses stream ends that attempt
+/// as a 500 would and the run retries it (attempt 2 visible); nothing of the cut
+/// attempt is recorded.
+#[tokio::test]
+async fn a_responses_stream_error_event_is_retried_like_a_500() {
+    let cut = "event: response.created\ndata: {\"type\":\"response.created\",\"sequence_number\":0,\"response\":{\"id\":\"resp_x\",\"status\":\"in_progress\",\"output\":[]}}\n\n\
+               event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"sequence_number\":1,\"item_id\":\"msg_x\",\"output_index\":0,\"content_index\":0,\"delta\":\"half an ans\"}\n\n\
+               event: error\ndata: {\"type\":\"error\",\"sequence_number\":2,\"code\":\"server_error\",\"message\":\"The server had an error while processing your request.\",\"param\":null}\n\n";
+    let raw = io_harness::stub::ScriptedResponse {
+        stream: io_harness::stub::StreamScript {
+            raw: true,
+            ..Default::default()
+        },
+        ..ok(cut)
+    };
+    let h = Harness::wire(
+        Wire::OpenAiResponses,
+        vec![
+            raw,
+            ok(&fixture_file("openai", "responses-web-search.json")),
+        ],
+    )
+    .await
+    .streamed(std::time::Duration::from_secs(5));
+    let r = h.run(contract("what happened")).await;
+    assert_eq!(r.outcome, RunOutcome::Passed);
+    let events = h.events();
+    let retried = events.iter().find_map(|k| match k {
+        EventKind::Retrying { status, reason, .. } => Some((*status, reason.clone())),
+        _ => None,
+    });
+    let (status, reason) = retried.expect("a retry");
+    assert_eq!(status, Some(500), "{reason}");
+    assert!(reason.contains("The server had an error"), "{reason}");
+    assert!(events.contains(&EventKind::RequestSent { attempt: 2 }));
+    let calls = h.store.provider_calls(r.run_id).unwrap();
+    assert_eq!(calls.len(), 1, "only the completed attempt is recorded");
+}
+
 #[tokio::test]
 async fn openrouter_server_tools_run_records_the_search() {
     let h = Harness::wire(
