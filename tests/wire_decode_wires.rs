@@ -167,6 +167,9 @@ fn responses_function_calls_incomplete_and_errors() {
     let v = err.vendor().unwrap();
     assert_eq!(v.code.as_deref(), Some("server_error"));
     assert_eq!(v.message, "The model failed to respond.");
+    // Under the status OpenAI gives its code, so it is retried as a 500 is.
+    assert_eq!(v.status, 500, "{err}");
+    assert!(err.is_retryable(), "{err}");
     // No output array: a decode error naming the vendor, not a panic or an empty answer.
     let err = decode(
         Wire::OpenAiResponses,

@@ -13,7 +13,9 @@
 //! `url_citation` annotations (url, title, no quote), one server-tool call per
 //! `web_search_call` item (failed when its `status` is not `completed`, with that
 //! status as the code), `function_call` items as local tool calls, `usage`, and
-//! `status: "incomplete"` with `incomplete_details.reason` as the stop reason. Fields
+//! `status: "incomplete"` with `incomplete_details.reason` as the stop reason. An
+//! `error` object inside a 2xx (a failed response) is the vendor error of the status
+//! its code has (`server_error` a 500, retried; a rate limit a 429). Fields
 //! the newest SDK types require but 2025 recordings lack are read as optional.
 
 use serde_json::{Map, Value, json};
@@ -96,11 +98,16 @@ pub fn decode(response: &WireResponse) -> Result<Completion> {
 pub fn decode_value(head: &WireResponse, v: &Value) -> Result<Completion> {
     let response = head;
     if let Some(err) = v.get("error").filter(|e| e.is_object()) {
+        // Inside a 2xx (a failed response, a stream's `error` event) the status is
+        // the one the code has, so the attempt is retried as that status would be.
+        let code = err.get("code").or_else(|| err.get("type"));
+        let status = if (200..300).contains(&response.status) {
+            status_of(code.and_then(Value::as_str))
+        } else {
+            response.status
+        };
         return Err(Error::from(chat_error_object(
-            PROVIDER,
-            response,
-            err,
-            response.status,
+            PROVIDER, response, err, status,
         )));
     }
     let items = v
@@ -199,6 +206,29 @@ pub fn decode_value(head: &WireResponse, v: &Value) -> Result<Completion> {
         model: str_field(v, "model"),
         request_id: header_request_id(response).or_else(|| str_field(v, "id")),
     })
+}
+
+/// The HTTP status OpenAI gives each code an error inside a 2xx can carry (a
+/// stream's `error` event, a failed response; its error codes guide and
+/// `ResponseError.code` in its API reference): a rate limit or spent
+/// quota is a 429 (the quota is then not retried), a timeout a 504, a bad input
+/// (the image and prompt codes) a 400, and anything else, `server_error` and an
+/// unnamed code included, the vendor's own fault: a 500.
+fn status_of(code: Option<&str>) -> u16 {
+    match code {
+        Some("rate_limit_exceeded" | "insufficient_quota") => 429,
+        Some("vector_store_timeout") => 504,
+        Some(c)
+            if c.starts_with("invalid_")
+                || c.starts_with("image_")
+                || c.ends_with("_image")
+                || c.ends_with("_image_file")
+                || c.ends_with("_image_media_type") =>
+        {
+            400
+        }
+        _ => 500,
+    }
 }
 
 /// A `web_search_call` item as a server-tool call: failed, with its status as the

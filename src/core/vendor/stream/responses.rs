@@ -58,7 +58,7 @@ impl Responses {
 
     /// An `error` event as the vendor error the non-streamed decoder makes of an
     /// `error` object (documented with `code`/`message` at the top, recorded with
-    /// them nested in `error`), under the status OpenAI gives its code.
+    /// them nested in `error`).
     fn error(&self, v: &Value) -> Result<()> {
         let err = match v.get("error").filter(|e| e.is_object()) {
             Some(e) => e.clone(),
@@ -69,18 +69,10 @@ impl Responses {
     }
 
     /// A body carrying an `error` object (an `error` event's, a failed response)
-    /// as the vendor error of the status its code has, so the attempt is retried
-    /// exactly as that status would be, never as the stream's 200.
+    /// as the vendor error the wire's decoder makes of it: under the status its
+    /// code has, so the attempt is retried as that status would be.
     fn failed(&self, body: &Value) -> Result<()> {
-        let code = body
-            .get("error")
-            .and_then(|e| e.get("code").or_else(|| e.get("type")))
-            .and_then(Value::as_str);
-        let head = WireResponse {
-            status: status_of(code),
-            ..self.head.clone()
-        };
-        decode_value(&head, body).map(|_| ())
+        decode_value(&self.head, body).map(|_| ())
     }
 
     fn item_done(&mut self, v: &Value, out: &mut Vec<Delta>) {
@@ -173,28 +165,6 @@ impl WireAssembler for Responses {
             }
         }
         decode_value(&self.head, &response)
-    }
-}
-
-/// The HTTP status OpenAI gives each code a stream's error can carry (its error
-/// codes guide; `ResponseError.code` in its API reference): a rate limit or spent
-/// quota is a 429 (the quota is then not retried), a timeout a 504, a bad input
-/// (the image and prompt codes) a 400, and anything else, `server_error` and an
-/// unnamed code included, the vendor's own fault: a 500.
-fn status_of(code: Option<&str>) -> u16 {
-    match code {
-        Some("rate_limit_exceeded" | "insufficient_quota") => 429,
-        Some("vector_store_timeout") => 504,
-        Some(c)
-            if c.starts_with("invalid_")
-                || c.starts_with("image_")
-                || c.ends_with("_image")
-                || c.ends_with("_image_file")
-                || c.ends_with("_image_media_type") =>
-        {
-            400
-        }
-        _ => 500,
     }
 }
 
