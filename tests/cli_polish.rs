@@ -186,3 +186,33 @@ fn the_mcp_preview_note_reads_as_a_sentence() {
         "{out}"
     );
 }
+
+/// OpenRouter reports what a request cost, search fees included, without
+/// itemising them: `runs` says the fees are included in that figure rather than
+/// showing them as $0.000000, which reads as "the searches were free".
+#[test]
+fn runs_says_fees_are_included_in_a_vendor_reported_cost() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("io.toml");
+    std::fs::write(&cfg, "provider = \"openrouter\"\n").unwrap();
+    let db = dir.path().join("runs.db");
+    let args = |cmd: &'static str| {
+        let mut c = bin();
+        c.current_dir(dir.path()).args([
+            cmd,
+            "--config",
+            cfg.to_str().unwrap(),
+            "--store",
+            db.to_str().unwrap(),
+        ]);
+        c
+    };
+    let (code, _, err) = run(args("run").arg("--demo"));
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = run(&mut args("runs"));
+    assert_eq!(code, 0, "{err}");
+    let row = out.lines().nth(1).unwrap();
+    assert!(row.contains("openrouter"), "{out}");
+    assert!(row.contains("incl."), "{out}");
+    assert!(row.contains("$0.012723v"), "{out}");
+}

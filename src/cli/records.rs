@@ -41,7 +41,7 @@ pub fn runs(config: Option<PathBuf>, store: Option<PathBuf>, json: bool, limit: 
             r.outcome.as_deref().unwrap_or("running"),
             r.citation_count,
             r.input_tokens.saturating_add(r.output_tokens),
-            usd_or_dash(cost.fees_micro_usd),
+            io_harness::core::price::fees_or_included(cost.fees_micro_usd, cost.vendor_reported),
             format!(
                 "{}{}",
                 usd_or_dash(cost.total_micro_usd),

@@ -412,6 +412,16 @@ pub fn usd_or_dash(micro: Option<u64>) -> String {
     micro.map_or_else(|| "—".to_string(), usd)
 }
 
+/// The fees of a set of requests as a cell: `incl.` when nothing was itemised
+/// but a vendor's own figure (whose fees it includes, unitemised) is among them,
+/// so a vendor-reported run never reads as having had free searches.
+pub fn fees_or_included(itemised: Option<u64>, vendor_reported: bool) -> String {
+    match itemised {
+        Some(0) if vendor_reported => "incl.".to_string(),
+        other => usd_or_dash(other),
+    }
+}
+
 /// One request's cost as one line of text, itemised: the whole, then tokens, cache
 /// and fees (or that it is the vendor's own figure), or why it is unknown.
 pub fn describe(cost: &Cost) -> String {

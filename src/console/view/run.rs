@@ -226,7 +226,10 @@ fn draw_requests(frame: &mut Frame<'_>, area: Rect, state: &State) {
         saturating_sum(r.calls.iter().map(|c| c.input)).to_string(),
         saturating_sum(r.calls.iter().map(|c| c.output)).to_string(),
         r.total_searches().to_string(),
-        usd_or_dash(all_fees),
+        crate::core::price::fees_or_included(
+            all_fees,
+            r.calls.iter().any(|c| c.cost.vendor_micro_usd.is_some()),
+        ),
         usd_or_dash(total),
         r.outcome.clone().unwrap_or_else(|| {
             if r.running {
