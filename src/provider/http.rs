@@ -11,7 +11,7 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue as ReqHeaderValue};
 
 use super::body::{self, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_REQUEST_TIMEOUT};
 use super::retry::{Next, RetryPolicy};
-use super::scrub::Secrets;
+use super::scrub::{Secrets, TextScrubber};
 use super::{AttemptSink, Provider, Reply};
 use crate::core::event::EventKind;
 use crate::core::turn::{HeaderValue, Turn, WireRequest, WireResponse};
@@ -278,15 +278,49 @@ fn value_kind(request: &WireRequest, name: &str) -> Option<bool> {
         .map(|(_, v)| matches!(v, HeaderValue::Secret { .. }))
 }
 
-/// Hands a stream's events on with every secret scrubbed from them.
+/// Hands a stream's events on with every secret scrubbed from them, text deltas
+/// through a `TextScrubber` so a secret split across two of them never shows.
 struct ScrubbingSink<'a> {
     inner: &'a dyn AttemptSink,
     secrets: &'a Secrets,
+    text: std::sync::Mutex<TextScrubber>,
+}
+
+impl<'a> ScrubbingSink<'a> {
+    fn new(inner: &'a dyn AttemptSink, secrets: &'a Secrets) -> Self {
+        ScrubbingSink {
+            inner,
+            secrets,
+            text: std::sync::Mutex::new(TextScrubber::default()),
+        }
+    }
+
+    /// Hand on the text held back (the attempt ended, or another event comes).
+    fn flush(&self) {
+        if let Some(text) = self.text.lock().ok().and_then(|mut t| t.flush()) {
+            self.inner.emit(EventKind::TextDelta { text });
+        }
+    }
 }
 
 impl AttemptSink for ScrubbingSink<'_> {
     fn emit(&self, kind: EventKind) {
-        self.inner.emit(self.secrets.event(kind));
+        match kind {
+            EventKind::TextDelta { text } => {
+                let ready = self
+                    .text
+                    .lock()
+                    .ok()
+                    .and_then(|mut t| t.push(self.secrets, &text));
+                if let Some(text) = ready {
+                    self.inner.emit(EventKind::TextDelta { text });
+                }
+            }
+            other => {
+                self.flush();
+                self.inner.emit(self.secrets.event(other));
+            }
+        }
     }
 }
 
@@ -333,18 +367,17 @@ impl Provider for HttpProvider {
             sink.emit(EventKind::RequestSent { attempt });
             // The whole attempt, streamed or not, runs under the request deadline, and
             // whatever the vendor echoed is scrubbed before anything is decoded or shown.
-            let scrubbing = ScrubbingSink {
-                inner: sink,
-                secrets: &self.secrets,
-            };
+            let scrubbing = ScrubbingSink::new(sink, &self.secrets);
             let attempt_once = self.attempt(&request, headers.clone(), &scrubbing);
             let sent = body::within(
                 self.request_timeout,
                 self.name(),
                 &request.url,
                 attempt_once,
-            );
-            let outcome = match sent.await {
+            )
+            .await;
+            scrubbing.flush();
+            let outcome = match sent {
                 Ok(Answer::Streamed(result)) => result
                     .map(|c| self.secrets.completion(c))
                     .map_err(|e| (e, None)),
