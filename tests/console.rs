@@ -5,87 +5,25 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
+use common::console::*;
+
 use std::time::Duration;
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::KeyCode;
 use io_harness::Vendor;
 use io_harness::approve::ChannelApprover;
-use io_harness::config::{Config, Loaded};
+use io_harness::config::Config;
 use io_harness::console::app::{Effect, Grouping, Msg, Screen, State, update};
 use io_harness::console::effects::{Executor, past_run};
 use io_harness::console::setup::{Connection, initial_state};
 use io_harness::console::view;
-use io_harness::core::vendor::Endpoint;
 use io_harness::store::Store;
 use io_harness::stub::{Script, ScriptedResponse, StubVendor};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use tokio::sync::mpsc;
-
-const CONFIG: &str = r#"
-provider = "anthropic"
-
-[task]
-goal = "Find the current io-harness release and say which version it is."
-
-[web]
-search = true
-max_uses = 3
-allowed_domains = ["docs.rs", "crates.io"]
-"#;
-
-fn loaded(text: &str) -> Loaded {
-    Loaded {
-        config: Config::parse(text, "io.toml").unwrap(),
-        path: None,
-    }
-}
-
-fn connection() -> Connection {
-    Connection {
-        endpoints: Vendor::ALL
-            .iter()
-            .map(|&v| (v, Endpoint::public(v)))
-            .collect(),
-        stub: None,
-        mode: "live: anthropic at https://api.anthropic.com · key from ANTHROPIC_API_KEY".into(),
-    }
-}
-
-fn state() -> State {
-    initial_state(&loaded(CONFIG), &connection(), false).unwrap()
-}
-
-fn key(code: KeyCode) -> Msg {
-    Msg::Key(KeyEvent::new(code, KeyModifiers::NONE))
-}
-
-fn ctrl(c: char) -> Msg {
-    Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))
-}
-
-fn typed(state: &mut State, text: &str) {
-    for c in text.chars() {
-        assert_eq!(update(state, key(KeyCode::Char(c))), vec![]);
-    }
-}
-
-fn screen(state: &State, w: u16, h: u16) -> String {
-    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-    t.draw(|f| view::draw(f, state)).unwrap();
-    t.backend().to_string()
-}
-
-/// Focus a field by tabbing to it from the goal.
-fn focus(state: &mut State, label: &str) {
-    for _ in 0..12 {
-        if state.form.focus.label() == label {
-            return;
-        }
-        update(state, key(KeyCode::Tab));
-    }
-    panic!("no field {label}");
-}
 
 /// Replace the allow-list with a block-list of one host.
 fn block_only(state: &mut State, host: &str) {

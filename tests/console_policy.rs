@@ -4,15 +4,16 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
+use common::console::{key, screen};
+
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use io_harness::config::{Config, Loaded, Scope};
 use io_harness::console::app::{Effect, Msg, State, update};
 use io_harness::console::setup::{Connection, initial_state};
-use io_harness::console::view;
 use io_harness::core::vendor::Endpoint;
 use io_harness::{Answer, Vendor};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 
 fn scope(layer: &str, path: &str, text: &str) -> Scope {
     Scope {
@@ -33,16 +34,6 @@ fn state_of(config: Config) -> State {
     };
     let loaded = Loaded { config, path: None };
     initial_state(&loaded, &connection, false).unwrap()
-}
-
-fn screen(state: &State, w: u16, h: u16) -> String {
-    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-    t.draw(|f| view::draw(f, state)).unwrap();
-    t.backend().to_string()
-}
-
-fn key(code: KeyCode) -> Msg {
-    Msg::Key(KeyEvent::new(code, KeyModifiers::NONE))
 }
 
 const USER: &str = "[policy]\ndeny = [\"read:.env\"]\n";

@@ -5,15 +5,16 @@
 
 #![allow(clippy::unwrap_used)]
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+mod common;
+
+use common::console::{ctrl, key, screen};
+
+use crossterm::event::KeyCode;
 use io_harness::Vendor;
 use io_harness::config::{Config, Loaded};
-use io_harness::console::app::{Msg, State, update};
+use io_harness::console::app::{State, update};
 use io_harness::console::setup::{Connection, initial_state};
-use io_harness::console::view;
 use io_harness::core::vendor::{Endpoint, Wire};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 
 /// Six local tools: the five built-ins and spawn_agent (a roster is configured).
 const CONFIG: &str = r#"
@@ -56,20 +57,6 @@ fn state() -> State {
             .map(|&v| (v, Endpoint::public(v)))
             .collect(),
     )
-}
-
-fn ctrl(c: char) -> Msg {
-    Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))
-}
-
-fn key(code: KeyCode) -> Msg {
-    Msg::Key(KeyEvent::new(code, KeyModifiers::NONE))
-}
-
-fn screen(state: &State, w: u16, h: u16) -> String {
-    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-    t.draw(|f| view::draw(f, state)).unwrap();
-    t.backend().to_string()
 }
 
 #[test]

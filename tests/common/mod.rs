@@ -3,6 +3,7 @@
 
 #![allow(dead_code, clippy::unwrap_used)]
 
+pub mod console;
 pub mod stream;
 
 use std::sync::{Arc, Mutex};
