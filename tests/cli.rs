@@ -3,39 +3,19 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
+use common::cli::{bin, run};
+
 use std::path::Path;
-use std::process::{Command, Output};
 
 use io_harness::core::tools::offered_tools;
 use io_harness::core::vendor::{self, Vendor};
 use io_harness::stub::{Script, StubVendor};
 use io_harness::{Config, Turn};
 
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_io-harness"));
-    c.env_remove("ANTHROPIC_API_KEY")
-        .env_remove("OPENAI_API_KEY")
-        .env_remove("OPENROUTER_API_KEY")
-        // Never the real user config directory.
-        .env(io_harness::USER_CONFIG_ENV, "");
-    c
-}
-
 fn example() -> String {
     format!("{}/io.toml.example", env!("CARGO_MANIFEST_DIR"))
-}
-
-fn run(c: &mut Command) -> (i32, String, String) {
-    let Output {
-        status,
-        stdout,
-        stderr,
-    } = c.output().unwrap();
-    (
-        status.code().unwrap_or(-1),
-        String::from_utf8(stdout).unwrap(),
-        String::from_utf8(stderr).unwrap(),
-    )
 }
 
 #[test]

@@ -5,31 +5,12 @@
 
 #![allow(clippy::unwrap_used)]
 
-use std::process::{Command, Output};
+mod common;
+
+use common::cli::{bin, run};
 
 use io_harness::Config;
 use io_harness::store::{NewRun, Store};
-
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_io-harness"));
-    c.env_remove("ANTHROPIC_API_KEY")
-        .env_remove("OPENAI_API_KEY")
-        .env_remove("OPENROUTER_API_KEY");
-    c
-}
-
-fn run(c: &mut Command) -> (i32, String, String) {
-    let Output {
-        status,
-        stdout,
-        stderr,
-    } = c.output().unwrap();
-    (
-        status.code().unwrap_or(-1),
-        String::from_utf8(stdout).unwrap(),
-        String::from_utf8(stderr).unwrap(),
-    )
-}
 
 fn example() -> String {
     std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/io.toml.example")).unwrap()

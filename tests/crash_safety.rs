@@ -58,7 +58,9 @@ fn bin() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_io-harness"));
     c.env_remove("ANTHROPIC_API_KEY")
         .env_remove("RUST_LOG")
-        .env("IO_HARNESS_CRASH_TEST_KEY", "sk-test-SECRET");
+        .env("IO_HARNESS_CRASH_TEST_KEY", "sk-test-SECRET")
+        // Never the real user config directory.
+        .env(io_harness::USER_CONFIG_ENV, "");
     c
 }
 

@@ -423,6 +423,7 @@ fn a_store_that_cannot_be_opened_exits_2_naming_the_flag() {
             .args(["--store", dir.path().to_str().unwrap()])
             .args(["--config", "/dev/null"])
             .env("ANTHROPIC_API_KEY", "sk-test-SECRET")
+            .env(io_harness::USER_CONFIG_ENV, "")
             .output()
             .unwrap();
         let err = String::from_utf8_lossy(&out.stderr);

@@ -7,7 +7,8 @@
 mod common;
 
 use std::path::Path;
-use std::process::Command;
+
+use common::cli::{bin, run};
 
 use io_harness::core::policy::{Act, Effect};
 use io_harness::stub::{Script, StubVendor};
@@ -20,25 +21,6 @@ allow = ["write:src/**", "write:README.md", "net:docs.rs", "spawn:researcher"]
 ask   = ["write:Cargo.toml"]
 deny  = ["read:.env", "net:*.example.com"]
 "#;
-
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_io-harness"));
-    c.env_remove("ANTHROPIC_API_KEY")
-        .env_remove("OPENAI_API_KEY")
-        .env_remove("OPENROUTER_API_KEY")
-        // Never the real user config directory: an empty value reads no user file.
-        .env(io_harness::USER_CONFIG_ENV, "");
-    c
-}
-
-fn out(c: &mut Command) -> (i32, String, String) {
-    let o = c.output().unwrap();
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8(o.stdout).unwrap(),
-        String::from_utf8(o.stderr).unwrap(),
-    )
-}
 
 fn err(text: &str) -> String {
     Config::parse(text, "io.toml").unwrap_err().to_string()
@@ -184,7 +166,7 @@ fn config_lists_every_value_and_rule_with_path_and_line() {
         "provider = \"anthropic\"\n[policy]\nallow = [\"net:docs.rs:443\"]\n[web]\nsearch = true\nfrom_policy = true\n",
     )
     .unwrap();
-    let (code, stdout, stderr) = out(bin()
+    let (code, stdout, stderr) = run(bin()
         .args(["config", "--config", p.to_str().unwrap()])
         .env(io_harness::USER_CONFIG_ENV, &u));
     assert_eq!(code, 0, "{stderr}");
@@ -204,7 +186,7 @@ web.allowed_domains = \"docs.rs\"  (from_policy: allow \"net:docs.rs:443\" in la
 "
     );
     assert_eq!(stdout, want);
-    let (code, json, _) = out(bin()
+    let (code, json, _) = run(bin()
         .args(["config", "--json", "--config", &p.to_string()])
         .env(io_harness::USER_CONFIG_ENV, u.to_string()));
     assert_eq!(code, 0);
@@ -250,7 +232,7 @@ async fn run_follows_the_policy_without_approve_all() {
     .unwrap();
     let cfg = cfg.display().to_string();
     let (code, stdout, stderr) = tokio::task::spawn_blocking(move || {
-        out(bin()
+        run(bin()
             .args(["run", "--config", &cfg, "--json"])
             .env("IO_HARNESS_POLICY_TEST_KEY", "k"))
     })
@@ -369,7 +351,7 @@ fn preview_says_where_the_projected_lists_came_from() {
     )
     .unwrap();
     // A goal, since preview refuses an empty one as run does.
-    let (code, stdout, stderr) = out(bin().args([
+    let (code, stdout, stderr) = run(bin().args([
         "preview",
         "--config",
         cfg.to_str().unwrap(),

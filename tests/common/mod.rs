@@ -3,6 +3,7 @@
 
 #![allow(dead_code, clippy::unwrap_used)]
 
+pub mod cli;
 pub mod console;
 pub mod stream;
 
