@@ -37,7 +37,9 @@ use crate::error::{Error, Result};
 pub enum Delta {
     /// More answer text.
     Text(String),
-    /// A provider-executed tool started; its input (the query, the URL) is complete.
+    /// A provider-executed tool started; its input (the query, the URL) is complete
+    /// where the wire says it this early (OpenAI Responses names it only with the
+    /// result, so there it comes with `ServerToolReturned`).
     ServerToolStarted {
         /// The vendor's id for the call (empty where the wire has none).
         id: String,
