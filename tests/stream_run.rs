@@ -395,7 +395,8 @@ async fn openai_streams_a_cited_answer_into_the_store() {
 /// reqwest's own per-read timeout (300 s) sat under `idle_timeout_secs` and
 /// `request_timeout_secs` (allowed up to 3,600 s), so a silence or a slow answer
 /// the operator allowed was cut by it. The provider now raises it to cover both.
-/// Scaled down: a 1 s read timeout, a 2 s silence, limits of 4 s.
+/// Scaled down: a 1 s read timeout, a 2 s silence, limits of 8 s (room for a
+/// loaded machine).
 #[tokio::test]
 async fn the_transport_read_timeout_never_undercuts_the_configured_limits() {
     use io_harness::{ApiKey, HttpProvider};
@@ -404,8 +405,8 @@ async fn the_transport_read_timeout_never_undercuts_the_configured_limits() {
         HttpProvider::new(endpoint, "m".to_string(), 256)
             .with_api_key(ApiKey::new("sk-test-SECRET"))
             .with_timeouts(Duration::from_secs(5), Duration::from_secs(1))
-            .with_idle_timeout(Duration::from_secs(4))
-            .with_request_timeout(Duration::from_secs(4))
+            .with_idle_timeout(Duration::from_secs(8))
+            .with_request_timeout(Duration::from_secs(8))
     };
     // A stream silent for 2 s mid-way (a search running).
     let silent = streaming(
