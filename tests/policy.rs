@@ -371,3 +371,27 @@ fn preview_says_where_the_projected_lists_came_from() {
         "{stdout}"
     );
 }
+
+/// A table stated but left empty (`prices = {}`, a bare `[providers.openai]`) is
+/// listed as `{}` where it stands, so `config` shows it was read.
+#[test]
+fn config_lists_an_empty_table_where_it_stands() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("io.toml");
+    std::fs::write(
+        &p,
+        "provider = \"openai\"\nprices = {}\n[providers.openai]\n[task]\ngoal = \"g\"\n",
+    )
+    .unwrap();
+    let (code, stdout, stderr) = run(bin().args(["config", "--config", p.to_str().unwrap()]));
+    assert_eq!(code, 0, "{stderr}");
+    let p = p.display();
+    assert!(
+        stdout.contains(&format!("prices = {{}}  {p}:2\n")),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!("providers.openai = {{}}  {p}:3\n")),
+        "{stdout}"
+    );
+}

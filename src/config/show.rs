@@ -128,6 +128,11 @@ fn walk(table: &Table, prefix: &str, text: &str, origin: &str, out: &mut Vec<Set
             continue; // listed rule by rule, by layer
         }
         match item {
+            // A table stated and left empty is listed as `{}` where it stands.
+            Item::Table(t) if t.is_empty() && !t.is_implicit() => {
+                let line = t.span().map_or(0, |s| line_at(text, s.start));
+                out.push(empty(&path, origin, line));
+            }
             Item::Table(t) => walk(t, &path, text, origin, out),
             Item::ArrayOfTables(a) => {
                 for (i, t) in a.iter().enumerate() {
@@ -140,8 +145,21 @@ fn walk(table: &Table, prefix: &str, text: &str, origin: &str, out: &mut Vec<Set
     }
 }
 
+fn empty(path: &str, origin: &str, line: usize) -> Setting {
+    Setting {
+        key: path.to_string(),
+        value: "{}".to_string(),
+        origin: format!("{origin}:{line}"),
+        note: None,
+    }
+}
+
 fn value(v: &Value, path: &str, text: &str, origin: &str, out: &mut Vec<Setting>) {
     if let Value::InlineTable(t) = v {
+        if t.is_empty() {
+            let line = v.span().map_or(0, |s| line_at(text, s.start));
+            out.push(empty(path, origin, line));
+        }
         for (key, inner) in t.iter() {
             value(inner, &join(path, key), text, origin, out);
         }
