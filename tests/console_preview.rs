@@ -17,24 +17,15 @@ use io_harness::console::setup::{Connection, initial_state};
 use io_harness::core::vendor::{Endpoint, Wire};
 
 /// Six local tools: the five built-ins and spawn_agent (a roster is configured).
-const CONFIG: &str = r#"
-provider = "anthropic"
-
-[task]
-goal = "Find the current io-harness release and say which version it is."
-
-[web]
-search = true
-max_uses = 3
-allowed_domains = ["docs.rs", "crates.io"]
-
-[[agent]]
-name = "researcher"
-description = "looks things up"
-"#;
+fn config() -> String {
+    format!(
+        "{}\n[[agent]]\nname = \"researcher\"\ndescription = \"looks things up\"\n",
+        common::console::CONFIG
+    )
+}
 
 fn state_with(endpoints: Vec<(Vendor, Endpoint)>) -> State {
-    state_from(CONFIG, endpoints)
+    state_from(&config(), endpoints)
 }
 
 fn state_from(config: &str, endpoints: Vec<(Vendor, Endpoint)>) -> State {
@@ -157,7 +148,7 @@ fn an_edit_brings_the_declaration_back_into_view() {
 #[test]
 fn a_goal_in_wide_characters_wraps_by_display_width() {
     let goal = "東京の天気".repeat(12);
-    let text = CONFIG.replace(
+    let text = config().replace(
         "Find the current io-harness release and say which version it is.",
         &goal,
     );
@@ -181,7 +172,7 @@ fn a_goal_in_wide_characters_wraps_by_display_width() {
 /// refuses.
 #[test]
 fn the_every_wire_list_knows_a_refusal_that_depends_on_the_model() {
-    let text = CONFIG.replace(
+    let text = config().replace(
         "allowed_domains = [\"docs.rs\", \"crates.io\"]",
         "blocked_domains = [\"evil.test\"]",
     );
