@@ -197,3 +197,25 @@ fn runs_says_fees_are_included_in_a_vendor_reported_cost() {
     assert!(row.contains("incl."), "{out}");
     assert!(row.contains("$0.012723v"), "{out}");
 }
+
+/// The demo's key is not a secret (the stub checks none), so it is never scrubbed
+/// from what the stub says: ids such as `toolu_demo_1` reach the events whole,
+/// where scrubbing the key "demo" had turned them into `toolu_[redacted]_1`.
+#[test]
+fn the_demo_key_is_not_scrubbed_as_a_secret() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("io.toml");
+    std::fs::write(&cfg, "").unwrap();
+    let (code, out, err) = run(bin().current_dir(dir.path()).args([
+        "run",
+        "--demo",
+        "--json",
+        "--config",
+        cfg.to_str().unwrap(),
+        "--store",
+        dir.path().join("runs.db").to_str().unwrap(),
+    ]));
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("\"id\":\"toolu_demo_1\""), "{out}");
+    assert!(!out.contains("[redacted]"), "{out}");
+}

@@ -70,7 +70,7 @@ async fn go(
         stub = Some(s);
         // The stub checks no key; this one is not a secret.
         HttpProvider::new(endpoint, config.model(vendor), config.max_tokens(vendor))
-            .with_api_key(io_harness::ApiKey::new("demo"))
+            .with_stub_key("demo")
     } else {
         HttpProvider::from_env(
             config.endpoint(vendor),

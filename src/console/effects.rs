@@ -22,7 +22,7 @@ use crate::core::event::{Event, RunId};
 use crate::core::policy::Policy;
 use crate::core::price::PriceTable;
 use crate::core::vendor::{Endpoint, Vendor};
-use crate::provider::{ApiKey, HttpProvider};
+use crate::provider::HttpProvider;
 use crate::run::{Observer, RunOptions, run_with_options};
 use crate::store::{CitationQuery, Store};
 
@@ -188,7 +188,7 @@ impl Executor {
             // A cancelled demo run left the script part-way; this one sees it all,
             // and its key (not a secret) tells the stub which requests are this run's.
             let key = rewinder.rewind();
-            HttpProvider::new(endpoint, model, max_tokens).with_api_key(ApiKey::new(key))
+            HttpProvider::new(endpoint, model, max_tokens).with_stub_key(key)
         } else {
             match HttpProvider::from_env(endpoint, model, max_tokens) {
                 Ok(p) => p,

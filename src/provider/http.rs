@@ -130,6 +130,14 @@ impl HttpProvider {
         self
     }
 
+    /// Send this key, which is not a secret: the stub vendor's, which checks none
+    /// (the demo's `demo`, a console demo run's `demo-<n>`). It is not scrubbed
+    /// from what comes back, where ids such as `toolu_demo_1` would be garbled.
+    pub fn with_stub_key(mut self, key: impl Into<String>) -> Self {
+        self.key = Some(ApiKey::new(key));
+        self
+    }
+
     /// Refuse response bodies larger than this many bytes.
     pub fn with_max_response_bytes(mut self, max: u64) -> Self {
         self.max_response_bytes = max;
