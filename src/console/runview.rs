@@ -132,6 +132,11 @@ impl RunView {
         crate::store::ledger_sum(self.calls.iter().map(|c| &c.cost))
     }
 
+    /// The fee part over every call (see `store::ledger_fees`).
+    pub fn total_fees(&self) -> Option<u64> {
+        crate::store::ledger_fees(self.calls.iter().map(|c| &c.cost))
+    }
+
     /// Tokens over every call (saturating: one absurd count never panics a frame).
     pub fn total_tokens(&self) -> u64 {
         saturating_sum(self.calls.iter().map(|c| c.input.saturating_add(c.output)))

@@ -35,10 +35,7 @@ impl Ledger {
 
     /// The fee part over every row, where every row's fees are known.
     pub fn fees_micro_usd(&self) -> Option<u64> {
-        self.lines
-            .iter()
-            .map(|l| l.cost.fees_micro_usd.or(l.cost.vendor_micro_usd.map(|_| 0)))
-            .sum()
+        fees_sum(self.lines.iter().map(|l| &l.cost))
     }
 
     /// Why the total is unknown: the first unpriced row's reason.
@@ -76,6 +73,15 @@ pub fn sum<'a>(costs: impl IntoIterator<Item = &'a Cost>) -> Option<u64> {
         total = Some(u64::saturating_add(total.unwrap_or(0), c.total_micro_usd?));
     }
     total
+}
+
+/// The fee part of some requests' costs, saturating: a vendor's own figure counts
+/// 0 (its fees are inside it, unitemised); `None` if another request's are unknown.
+pub fn fees_sum<'a>(costs: impl IntoIterator<Item = &'a Cost>) -> Option<u64> {
+    costs
+        .into_iter()
+        .map(|c| c.fees_micro_usd.or(c.vendor_micro_usd.map(|_| 0)))
+        .try_fold(0u64, |total, f| f.map(|f| total.saturating_add(f)))
 }
 
 impl Store {

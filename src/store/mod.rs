@@ -20,7 +20,7 @@ use std::time::Duration;
 use rusqlite::{Connection, TransactionBehavior};
 
 use crate::error::{Error, Result};
-pub use ledger::{Ledger, LedgerLine, sum as ledger_sum};
+pub use ledger::{Ledger, LedgerLine, fees_sum as ledger_fees, sum as ledger_sum};
 pub use read::INTERRUPTED;
 pub use step::StepRecord;
 pub use types::*;

@@ -216,18 +216,13 @@ fn draw_requests(frame: &mut Frame<'_>, area: Rect, state: &State) {
             .style(Style::default().fg(t.text))
         });
     let total = r.total_cost();
-    let all_fees: Option<u64> = r
-        .calls
-        .iter()
-        .map(|c| c.cost.fees_micro_usd.or(c.cost.vendor_micro_usd.map(|_| 0)))
-        .try_fold(0u64, |a, f| f.map(|f| a.saturating_add(f)));
     let sum = Row::new(vec![
         "Σ".to_string(),
         saturating_sum(r.calls.iter().map(|c| c.input)).to_string(),
         saturating_sum(r.calls.iter().map(|c| c.output)).to_string(),
         r.total_searches().to_string(),
         crate::core::price::fees_or_included(
-            all_fees,
+            r.total_fees(),
             r.calls.iter().any(|c| c.cost.vendor_micro_usd.is_some()),
         ),
         usd_or_dash(total),
