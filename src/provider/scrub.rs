@@ -142,18 +142,6 @@ impl Secrets {
         })
     }
 
-    /// An event with every secret scrubbed.
-    pub fn event(&self, kind: EventKind) -> EventKind {
-        if self.0.is_empty() {
-            return kind;
-        }
-        self.value(kind).unwrap_or(EventKind::TextDelta {
-            text: REDACTED.to_string(),
-        })
-    }
-}
-
-impl Secrets {
     /// The byte length of the longest end of `text` that is the start of a secret
     /// (not a whole one): what must wait for the next piece before it can be shown.
     fn partial_tail(&self, text: &str) -> usize {
@@ -171,6 +159,16 @@ impl Secrets {
             }
         }
         longest
+    }
+
+    /// An event with every secret scrubbed.
+    pub fn event(&self, kind: EventKind) -> EventKind {
+        if self.0.is_empty() {
+            return kind;
+        }
+        self.value(kind).unwrap_or(EventKind::TextDelta {
+            text: REDACTED.to_string(),
+        })
     }
 }
 
