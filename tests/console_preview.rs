@@ -7,11 +7,10 @@
 
 mod common;
 
-use common::console::{ctrl, key, screen};
+use common::console::{connection, ctrl, key, loaded, screen};
 
 use crossterm::event::KeyCode;
 use io_harness::Vendor;
-use io_harness::config::{Config, Loaded};
 use io_harness::console::app::{State, update};
 use io_harness::console::setup::{Connection, initial_state};
 use io_harness::core::vendor::{Endpoint, Wire};
@@ -29,16 +28,12 @@ fn state_with(endpoints: Vec<(Vendor, Endpoint)>) -> State {
 }
 
 fn state_from(config: &str, endpoints: Vec<(Vendor, Endpoint)>) -> State {
-    let loaded = Loaded {
-        config: Config::parse(config, "io.toml").unwrap(),
-        path: None,
-    };
     let connection = Connection {
         endpoints: endpoints.into_iter().collect(),
-        stub: None,
         mode: "live".into(),
+        ..connection()
     };
-    initial_state(&loaded, &connection, false).unwrap()
+    initial_state(&loaded(config), &connection, false).unwrap()
 }
 
 fn state() -> State {

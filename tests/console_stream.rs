@@ -7,38 +7,28 @@
 
 #![allow(clippy::unwrap_used)]
 
-use io_harness::config::{Config, Loaded};
+mod common;
+
+use common::console::{connection, loaded};
+
 use io_harness::console::app::{Msg, Screen, State, update};
 use io_harness::console::setup::{Connection, initial_state};
-use io_harness::console::view;
-use io_harness::core::vendor::Endpoint;
-use io_harness::{Cost, Event, EventKind, RunId, Usage, Vendor};
+use io_harness::{Cost, Event, EventKind, RunId, Usage};
 use pretty_assertions::assert_eq;
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 
 fn state() -> State {
-    let loaded = Loaded {
-        config: Config::parse("[task]\ngoal = \"Find the release.\"\n", "io.toml").unwrap(),
-        path: None,
-    };
     let connection = Connection {
-        endpoints: Vendor::ALL
-            .iter()
-            .map(|&v| (v, Endpoint::public(v)))
-            .collect(),
-        stub: None,
         mode: "offline demo: built-in stub vendor".into(),
+        ..connection()
     };
+    let loaded = loaded("[task]\ngoal = \"Find the release.\"\n");
     let mut s = initial_state(&loaded, &connection, false).unwrap();
     s.screen = Screen::Run;
     s
 }
 
 fn screen(state: &State) -> String {
-    let mut t = Terminal::new(TestBackend::new(80, 24)).unwrap();
-    t.draw(|f| view::draw(f, state)).unwrap();
-    t.backend().to_string()
+    common::console::screen(state, 80, 24)
 }
 
 fn at(s: &mut State, elapsed_ms: u64, kind: EventKind) {

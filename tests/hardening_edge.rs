@@ -225,30 +225,30 @@ async fn a_huge_time_budget_does_not_panic() {
 
 // Defect 4: a vendor counter is a number, not a loop bound.
 
-#[test]
-fn an_openrouter_counter_of_a_million_is_recorded_not_looped() {
-    let body = br#"{"choices":[{"message":{"content":"x"},"finish_reason":"stop"}],
-      "usage":{"prompt_tokens":1,"completion_tokens":1,"server_tool_use_details":{"web_search_requests":1000000}}}"#;
+/// An OpenRouter answer whose search counter says `n`, decoded.
+fn openrouter_counting(n: u64) -> io_harness::Completion {
+    let body = format!(
+        r#"{{"choices":[{{"message":{{"content":"x"}},"finish_reason":"stop"}}],
+      "usage":{{"prompt_tokens":1,"completion_tokens":1,"server_tool_use_details":{{"web_search_requests":{n}}}}}}}"#
+    );
     let response = WireResponse {
         status: 200,
         headers: vec![],
-        body: body.to_vec(),
+        body: body.into_bytes(),
     };
-    let c = io_harness::core::vendor::decode(Vendor::OpenRouter, &response).unwrap();
+    io_harness::core::vendor::decode(Vendor::OpenRouter, &response).unwrap()
+}
+
+#[test]
+fn an_openrouter_counter_of_a_million_is_recorded_not_looped() {
+    let c = openrouter_counting(1_000_000);
     assert_eq!(c.usage.unwrap().server_tool_requests, 1_000_000);
     assert!(c.server_tools.len() <= 64, "{} rows", c.server_tools.len());
 }
 
 #[test]
 fn an_openrouter_counter_of_two_to_the_32_does_not_abort() {
-    let body = br#"{"choices":[{"message":{"content":"x"},"finish_reason":"stop"}],
-      "usage":{"prompt_tokens":1,"completion_tokens":1,"server_tool_use_details":{"web_search_requests":4294967296}}}"#;
-    let response = WireResponse {
-        status: 200,
-        headers: vec![],
-        body: body.to_vec(),
-    };
-    let c = io_harness::core::vendor::decode(Vendor::OpenRouter, &response).unwrap();
+    let c = openrouter_counting(1 << 32);
     assert_eq!(c.usage.unwrap().server_tool_requests, 1 << 32);
     assert!(c.server_tools.len() <= 64);
 }
