@@ -77,11 +77,7 @@ pub fn model_refusal(wire: Wire, model: &str, web: &WebAccess) -> Option<String>
     let (allowed, blocked) = web.vendor_filter();
     let vendor = wire.vendor();
     let setting = format!("{} = \"{}\"", Wire::key(vendor), wire.value());
-    let what = match limit.feature {
-        Feature::AllowList => "restrict search to individual domains",
-        Feature::BlockList => "block individual domains",
-        Feature::Fetch => "fetch pages",
-    };
+    let what = limit.feature.refused_as();
     let instead = limit
         .instead
         .replace("{allowed}", &allowed.join(", "))

@@ -156,6 +156,15 @@ impl Feature {
             Feature::BlockList => "block-list",
         }
     }
+
+    /// What a refusal says cannot be done: `… cannot {this} — …`.
+    pub fn refused_as(self) -> &'static str {
+        match self {
+            Feature::Fetch => "fetch pages",
+            Feature::AllowList => "restrict search to individual domains",
+            Feature::BlockList => "block individual domains",
+        }
+    }
 }
 
 impl Wire {
@@ -382,24 +391,22 @@ fn new_wire_text(wire: Wire, feature: Feature, allowed: &[String], blocked: &[St
     let vendor = wire.vendor();
     let why = wire.capabilities().reason(feature).unwrap_or_default();
     let setting = format!("{} = \"{}\"", Wire::key(vendor), wire.value());
-    match feature {
-        Feature::Fetch => format!(
-            "provider \"{vendor}\" with {setting} cannot fetch pages — {why}; turn fetch off, or \
-             use provider \"anthropic\" to fetch. No request was sent."
-        ),
+    let advice = match feature {
+        Feature::Fetch => "turn fetch off, or use provider \"anthropic\" to fetch".to_string(),
         Feature::AllowList => format!(
-            "provider \"{vendor}\" with {setting} cannot restrict search to individual domains — \
-             {why}; remove the allowed domains ({}) or use provider \"anthropic\". No request was \
-             sent.",
+            "remove the allowed domains ({}) or use provider \"anthropic\"",
             allowed.join(", ")
         ),
         Feature::BlockList => format!(
-            "provider \"{vendor}\" with {setting} cannot block individual domains — {why}; state \
-             the hosts to allow instead of the ones to block ({}), or use provider \"anthropic\". \
-             No request was sent.",
+            "state the hosts to allow instead of the ones to block ({}), or use provider \
+             \"anthropic\"",
             blocked.join(", ")
         ),
-    }
+    };
+    format!(
+        "provider \"{vendor}\" with {setting} cannot {} — {why}; {advice}. No request was sent.",
+        feature.refused_as()
+    )
 }
 
 /// One wire's verdict on a declaration, for the portability view.
