@@ -10,9 +10,9 @@
 //! alone.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use io_harness::core::vendor::stream::assembler_for;
-use io_harness::core::vendor::stream::render::render;
-use io_harness::core::vendor::{self, Vendor};
+use io_harness::core::wire::stream::assembler_for;
+use io_harness::core::wire::stream::render::render;
+use io_harness::core::wire::{self, Vendor};
 use io_harness::{Wire, WireResponse};
 use serde_json::json;
 use std::hint::black_box;
@@ -77,7 +77,7 @@ fn assemble(c: &mut Criterion) {
         g.throughput(Throughput::Bytes(stream.len() as u64));
         g.bench_function(
             format!("baseline: decode the {} B body in one piece", body.len()),
-            |b| b.iter(|| vendor::decode_wire(wire, black_box(&response))),
+            |b| b.iter(|| wire::decode_wire(wire, black_box(&response))),
         );
         g.bench_function(
             format!("assemble the {} B stream in 4 KB chunks", stream.len()),
@@ -104,7 +104,7 @@ fn to_screen(c: &mut Criterion) {
     use io_harness::console::app::{Msg, Screen, update};
     use io_harness::console::setup::{Connection, initial_state};
     use io_harness::console::view;
-    use io_harness::core::vendor::Endpoint;
+    use io_harness::core::wire::Endpoint;
     use io_harness::provider::stream::event_of;
     use io_harness::{Event, EventKind, RunId};
     use ratatui::Terminal;

@@ -4,7 +4,7 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use io_harness::core::tools::local_tool_specs;
-use io_harness::core::vendor::{self, Endpoint, Vendor};
+use io_harness::core::wire::{self, Endpoint, Vendor};
 use io_harness::{Turn, WebAccess, WireResponse};
 use std::hint::black_box;
 
@@ -31,7 +31,7 @@ fn encode(c: &mut Criterion) {
     let t = turn();
     let endpoint = Endpoint::public(Vendor::Anthropic);
     let body: serde_json::Value = serde_json::from_slice(
-        &vendor::encode(&endpoint, &t)
+        &wire::encode(&endpoint, &t)
             .map(|r| r.body)
             .unwrap_or_default(),
     )
@@ -41,7 +41,7 @@ fn encode(c: &mut Criterion) {
         b.iter(|| serde_json::to_vec(black_box(&body)))
     });
     g.bench_function("anthropic encode", |b| {
-        b.iter(|| vendor::encode(black_box(&endpoint), black_box(&t)))
+        b.iter(|| wire::encode(black_box(&endpoint), black_box(&t)))
     });
     g.finish();
 }
@@ -58,7 +58,7 @@ fn decode(c: &mut Criterion) {
         b.iter(|| serde_json::from_slice::<serde_json::Value>(black_box(&body)))
     });
     g.bench_function("anthropic decode", |b| {
-        b.iter(|| vendor::decode(Vendor::Anthropic, black_box(&response)))
+        b.iter(|| wire::decode(Vendor::Anthropic, black_box(&response)))
     });
     g.finish();
 }

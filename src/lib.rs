@@ -33,8 +33,8 @@ pub use crate::core::policy::{Act, Decision, Effect, Policy, Rule};
 pub use crate::core::price;
 pub use crate::core::price::{Price, PriceOverride, PriceRow, PriceTable};
 pub use crate::core::turn::{HeaderValue, ToolSpec, Turn, WireRequest, WireResponse};
-pub use crate::core::vendor::{Endpoint, Vendor, Wire};
 pub use crate::core::web::WebAccess;
+pub use crate::core::wire::{Endpoint, Vendor, Wire};
 pub use crate::error::{Error, Result, VendorError};
 pub use crate::provider::{
     ApiKey, AttemptSink, Fallback, HttpProvider, NoSink, Provider, Reply, RetryPolicy,

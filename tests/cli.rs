@@ -10,7 +10,7 @@ use common::cli::{bin, run};
 use std::path::Path;
 
 use io_harness::core::tools::offered_tools;
-use io_harness::core::vendor::{self, Vendor};
+use io_harness::core::wire::{self, Vendor};
 use io_harness::stub::{Script, StubVendor};
 use io_harness::{Config, Turn};
 
@@ -32,7 +32,7 @@ fn preview_body_only_prints_the_exact_encoded_bytes() {
             tools: offered_tools(&[], &[]),
             web: contract.web.clone(),
         };
-        let want = vendor::encode(&config.endpoint(v), &turn).unwrap().body;
+        let want = wire::encode(&config.endpoint(v), &turn).unwrap().body;
         let out = bin()
             .args([
                 "preview",

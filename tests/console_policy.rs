@@ -12,7 +12,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use io_harness::config::{Config, Loaded, Scope};
 use io_harness::console::app::{Effect, Msg, State, update};
 use io_harness::console::setup::{Connection, initial_state};
-use io_harness::core::vendor::Endpoint;
+use io_harness::core::wire::Endpoint;
 use io_harness::{Answer, Vendor};
 
 fn scope(layer: &str, path: &str, text: &str) -> Scope {

@@ -13,7 +13,7 @@ use crossterm::event::KeyCode;
 use io_harness::Vendor;
 use io_harness::console::app::{State, update};
 use io_harness::console::setup::{Connection, initial_state};
-use io_harness::core::vendor::{Endpoint, Wire};
+use io_harness::core::wire::{Endpoint, Wire};
 
 /// Six local tools: the five built-ins and spawn_agent (a roster is configured).
 fn config() -> String {

@@ -233,8 +233,8 @@ fn a_bad_io_toml_is_named_before_the_terminal_is_touched() {
 /// has not arrived (no answer text, no outcome), then finishes the run.
 #[test]
 fn a_streamed_search_query_is_on_screen_before_the_stream_ends() {
-    use io_harness::core::vendor::stream::render::render;
-    use io_harness::core::vendor::stream::{Delta, assembler_for};
+    use io_harness::core::wire::stream::render::render;
+    use io_harness::core::wire::stream::{Delta, assembler_for};
     use io_harness::stub::{Script, ScriptedResponse, StreamScript, StubVendor};
     use io_harness::{Vendor, Wire, WireResponse};
 

@@ -16,7 +16,7 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use io_harness::core::vendor::Vendor;
+use io_harness::core::wire::Vendor;
 use io_harness::stub::{Script, ScriptedResponse, StubHandle, StubVendor};
 use pretty_assertions::assert_eq;
 

@@ -1,4 +1,4 @@
-//! Property tests over every decoder in `src/core/vendor/` (each wire's whole-body
+//! Property tests over every decoder in `src/core/wire/` (each wire's whole-body
 //! decoder and the stream assembler) and the `io.toml` parser: arbitrary bytes and
 //! arbitrary JSON built from the vendors' own keys, with hostile numbers (2^32,
 //! 2^64-1, -1, 1e300) where counters go, never panic, never make more rows than
@@ -7,7 +7,7 @@
 
 #![allow(clippy::unwrap_used)]
 
-use io_harness::core::vendor::{self, Wire, stream};
+use io_harness::core::wire::{self, Wire, stream};
 use io_harness::{Config, WireResponse};
 use proptest::prelude::*;
 use serde_json::{Map, Number, Value};
@@ -159,7 +159,7 @@ fn decode_everywhere(status: u16, body: &[u8]) {
             headers: vec![("retry-after".into(), "7".into())],
             body: body.to_vec(),
         };
-        if let Ok(c) = vendor::decode_wire(wire, &response) {
+        if let Ok(c) = wire::decode_wire(wire, &response) {
             let made = c.server_tools.len() + c.citations.len() + c.tool_calls.len();
             assert!(
                 made <= body.len() + 32,

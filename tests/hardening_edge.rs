@@ -236,7 +236,7 @@ fn openrouter_counting(n: u64) -> io_harness::Completion {
         headers: vec![],
         body: body.into_bytes(),
     };
-    io_harness::core::vendor::decode(Vendor::OpenRouter, &response).unwrap()
+    io_harness::core::wire::decode(Vendor::OpenRouter, &response).unwrap()
 }
 
 #[test]
@@ -330,7 +330,7 @@ async fn a_password_in_the_base_url_reaches_no_record() {
         vendor: Vendor::Anthropic,
         base_url: "http://operator:hunter2-pw@127.0.0.1:9".into(),
         api_key_env: "IO_HARNESS_TEST_KEY".into(),
-        wire: io_harness::core::vendor::Wire::spec(Vendor::Anthropic),
+        wire: io_harness::core::wire::Wire::spec(Vendor::Anthropic),
         stream: false,
     };
     h.provider = io_harness::HttpProvider::new(endpoint, "m", 16)

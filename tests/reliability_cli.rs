@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use io_harness::core::vendor::Vendor;
+use io_harness::core::wire::Vendor;
 use io_harness::store::{NewRun, ProviderCall};
 use io_harness::stub::{Script, ScriptedResponse, StubHandle, StubVendor};
 use io_harness::{Citation, Store, Usage};

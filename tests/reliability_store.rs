@@ -271,7 +271,7 @@ fn a_run_whose_process_is_gone_reads_interrupted_in_runs_and_the_console() {
     use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
     use io_harness::console::app::{Msg, update};
     use io_harness::console::setup::{Connection, initial_state};
-    use io_harness::core::vendor::{Endpoint, Vendor};
+    use io_harness::core::wire::{Endpoint, Vendor};
 
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("runs.db");
@@ -331,8 +331,8 @@ fn a_run_whose_process_is_gone_reads_interrupted_in_runs_and_the_console() {
     assert!(line_of(live).contains("unfinished"), "{screen}");
 }
 
-fn decode(wire: io_harness::core::vendor::Wire, body: serde_json::Value) -> io_harness::Completion {
-    io_harness::core::vendor::decode_wire(
+fn decode(wire: io_harness::core::wire::Wire, body: serde_json::Value) -> io_harness::Completion {
+    io_harness::core::wire::decode_wire(
         wire,
         &io_harness::WireResponse {
             status: 200,
@@ -346,7 +346,7 @@ fn decode(wire: io_harness::core::vendor::Wire, body: serde_json::Value) -> io_h
 #[test]
 fn openai_refusals_decode_as_refusals_in_the_models_words() {
     use io_harness::StopReason;
-    use io_harness::core::vendor::Wire;
+    use io_harness::core::wire::Wire;
     let chat = serde_json::json!({"model": "gpt-5", "choices": [{"finish_reason": "stop",
         "message": {"role": "assistant", "content": null, "refusal": "I can't help with that."}}]});
     let c = decode(Wire::OpenAiChat, chat);
@@ -365,7 +365,7 @@ fn openai_refusals_decode_as_refusals_in_the_models_words() {
 
 #[test]
 fn decoders_clamp_counts_instead_of_wrapping_or_dropping_them() {
-    use io_harness::core::vendor::Wire;
+    use io_harness::core::wire::Wire;
     let body = |input: serde_json::Value, output: serde_json::Value| {
         serde_json::json!({"type": "message", "model": "m", "content": [], "stop_reason": "end_turn",
             "usage": {"input_tokens": input, "output_tokens": output}})

@@ -13,10 +13,10 @@ mod common;
 
 use common::stream::{Rng, assemble, assemble_on, head, recorded_the_same_however_cut, text_of};
 
-use io_harness::core::vendor::stream::render::render;
-use io_harness::core::vendor::stream::{Delta, streams};
-use io_harness::core::vendor::wire::Wire;
-use io_harness::core::vendor::{self, Vendor};
+use io_harness::core::wire::Wire;
+use io_harness::core::wire::stream::render::render;
+use io_harness::core::wire::stream::{Delta, streams};
+use io_harness::core::wire::{self, Vendor};
 use io_harness::stub::Script;
 use io_harness::{Error, ServerToolCall, StopReason, Usage, WireResponse};
 use pretty_assertions::assert_eq;
@@ -116,7 +116,7 @@ fn every_fixture_assembles_to_what_its_body_decodes_to_however_it_is_cut() {
     }
     let mut split_chars = 0;
     for (name, wire, body) in &fixtures {
-        let want = vendor::decode_wire(
+        let want = wire::decode_wire(
             *wire,
             &WireResponse {
                 status: 200,

@@ -6,7 +6,7 @@
 
 #![allow(clippy::unwrap_used)]
 
-use io_harness::core::vendor::{self, Endpoint, Vendor, Wire};
+use io_harness::core::wire::{self, Endpoint, Vendor, Wire};
 use io_harness::{Config, Turn, WebAccess};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
@@ -28,7 +28,7 @@ fn body(wire: Wire, stream: bool, web: Option<WebAccess>) -> String {
         ..Endpoint::public(wire.vendor())
     }
     .streaming(stream);
-    String::from_utf8(vendor::encode(&endpoint, &turn(web)).unwrap().body).unwrap()
+    String::from_utf8(wire::encode(&endpoint, &turn(web)).unwrap().body).unwrap()
 }
 
 #[test]

@@ -11,9 +11,9 @@
 mod common;
 
 use common::stream::{assemble_on, recorded_the_same_however_cut, text_of};
-use io_harness::core::vendor::stream::Delta;
-use io_harness::core::vendor::stream::render::render;
-use io_harness::core::vendor::{self, Wire};
+use io_harness::core::wire::stream::Delta;
+use io_harness::core::wire::stream::render::render;
+use io_harness::core::wire::{self, Wire};
 use io_harness::stub::Script;
 use io_harness::{Completion, Error, ServerToolCall, StopReason, Usage, WireResponse};
 use pretty_assertions::assert_eq;
@@ -207,7 +207,7 @@ fn every_responses_body_streams_deltas_that_agree_with_its_decode() {
     );
     let mut searches = 0;
     for (name, body) in &bodies {
-        let want = vendor::decode_wire(
+        let want = wire::decode_wire(
             WIRE,
             &WireResponse {
                 status: 200,

@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use io_harness::core::vendor::{self, Vendor};
+use io_harness::core::wire::{self, Vendor};
 use io_harness::{Citation, Completion, Error, ServerToolCall, StopReason, Usage, WireResponse};
 use pretty_assertions::assert_eq;
 
@@ -30,7 +30,7 @@ fn response(status: u16, headers: &[(&str, &str)], body: Vec<u8>) -> WireRespons
 }
 
 fn ok(vendor: Vendor, body: Vec<u8>) -> Completion {
-    vendor::decode(vendor, &response(200, &[], body)).unwrap()
+    wire::decode(vendor, &response(200, &[], body)).unwrap()
 }
 
 fn err(
@@ -39,7 +39,7 @@ fn err(
     headers: &[(&str, &str)],
     body: Vec<u8>,
 ) -> io_harness::VendorError {
-    match vendor::decode(vendor, &response(status, headers, body)) {
+    match wire::decode(vendor, &response(status, headers, body)) {
         Err(Error::Vendor(v)) => *v,
         other => panic!("expected a vendor error, got {other:?}"),
     }
@@ -272,7 +272,7 @@ fn anthropic_error_message_names_status_type_and_request_id() {
 #[test]
 fn truncated_or_non_json_200_is_a_decode_error_with_the_first_bytes() {
     let body = fixture("anthropic", "search-ok.json");
-    match vendor::decode(Vendor::Anthropic, &response(200, &[], body[..100].to_vec())) {
+    match wire::decode(Vendor::Anthropic, &response(200, &[], body[..100].to_vec())) {
         Err(Error::Decode {
             provider, snippet, ..
         }) => {

@@ -5,7 +5,7 @@
 
 #![allow(clippy::unwrap_used)]
 
-use io_harness::core::vendor::{self, Wire};
+use io_harness::core::wire::{self, Wire};
 use io_harness::{Citation, Completion, ServerToolCall, StopReason, ToolCall, Usage, WireResponse};
 use pretty_assertions::assert_eq;
 use serde_json::json;
@@ -16,7 +16,7 @@ fn fixture(dir: &str, name: &str) -> Vec<u8> {
 }
 
 fn decode(wire: Wire, status: u16, body: Vec<u8>) -> io_harness::Result<Completion> {
-    vendor::decode_wire(
+    wire::decode_wire(
         wire,
         &WireResponse {
             status,

@@ -5,7 +5,7 @@
 #![allow(clippy::unwrap_used)]
 
 use io_harness::core::tools::local_tool_specs;
-use io_harness::core::vendor::{self, Endpoint, Vendor};
+use io_harness::core::wire::{self, Endpoint, Vendor};
 use io_harness::{Turn, WebAccess};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
@@ -24,13 +24,13 @@ fn turn(web: Option<WebAccess>) -> Turn {
 const PROMPT: &str = "find the release\n\nObservations so far:\n[step 1] read_file README.md: ok";
 
 fn body(vendor: Vendor, web: Option<WebAccess>) -> Vec<u8> {
-    vendor::encode(&Endpoint::public(vendor), &turn(web))
+    wire::encode(&Endpoint::public(vendor), &turn(web))
         .unwrap()
         .body
 }
 
 fn refusal(vendor: Vendor, web: WebAccess) -> String {
-    vendor::encode(&Endpoint::public(vendor), &turn(Some(web)))
+    wire::encode(&Endpoint::public(vendor), &turn(Some(web)))
         .unwrap_err()
         .to_string()
 }
@@ -104,7 +104,7 @@ fn no_web_bodies_are_unchanged() {
 
 #[test]
 fn no_web_headers_carry_no_beta() {
-    let req = vendor::encode(&Endpoint::public(Vendor::Anthropic), &turn(None)).unwrap();
+    let req = wire::encode(&Endpoint::public(Vendor::Anthropic), &turn(None)).unwrap();
     let names: Vec<&str> = req.headers.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(names, ["x-api-key", "anthropic-version", "content-type"]);
 }
@@ -116,7 +116,7 @@ fn local_tools_in_each_vendor_format_and_web_after_them() {
     let schema =
         json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]});
     let a: Value = serde_json::from_slice(
-        &vendor::encode(&Endpoint::public(Vendor::Anthropic), &t)
+        &wire::encode(&Endpoint::public(Vendor::Anthropic), &t)
             .unwrap()
             .body,
     )
@@ -128,7 +128,7 @@ fn local_tools_in_each_vendor_format_and_web_after_them() {
         {"type": "web_search_20250305", "name": "web_search"}])
     );
     let o: Value = serde_json::from_slice(
-        &vendor::encode(&Endpoint::public(Vendor::OpenAi), &t)
+        &wire::encode(&Endpoint::public(Vendor::OpenAi), &t)
             .unwrap()
             .body,
     )
@@ -182,7 +182,7 @@ fn fetch() {
 #[test]
 fn fetch_adds_the_beta_header_and_search_alone_does_not() {
     let headers = |web: WebAccess| {
-        vendor::encode(&Endpoint::public(Vendor::Anthropic), &turn(Some(web)))
+        wire::encode(&Endpoint::public(Vendor::Anthropic), &turn(Some(web)))
             .unwrap()
             .headers
             .into_iter()
@@ -299,7 +299,7 @@ fn every_refusal_is_a_config_error_ending_no_request_was_sent() {
         (Vendor::OpenRouter, WebAccess::search().block("a.test")),
     ];
     for (vendor, web) in cases {
-        let err = vendor::encode(&Endpoint::public(vendor), &turn(Some(web.clone()))).unwrap_err();
+        let err = wire::encode(&Endpoint::public(vendor), &turn(Some(web.clone()))).unwrap_err();
         assert!(err.is_config(), "{vendor}");
         assert!(err.to_string().ends_with("No request was sent."), "{err}");
         assert!(
@@ -307,7 +307,7 @@ fn every_refusal_is_a_config_error_ending_no_request_was_sent() {
                 .starts_with(&format!("provider \"{vendor}\"")),
             "{err}"
         );
-        assert!(vendor::check(vendor, Some(&web)).is_err());
+        assert!(wire::check(vendor, Some(&web)).is_err());
     }
 }
 
@@ -315,22 +315,22 @@ fn every_refusal_is_a_config_error_ending_no_request_was_sent() {
 fn urls_follow_the_base_url() {
     let mut e = Endpoint::public(Vendor::OpenRouter);
     assert_eq!(
-        vendor::encode(&e, &turn(None)).unwrap().url,
+        wire::encode(&e, &turn(None)).unwrap().url,
         "https://openrouter.ai/api/v1/chat/completions"
     );
     e.base_url = "http://127.0.0.1:9/api/".into();
     assert_eq!(
-        vendor::encode(&e, &turn(None)).unwrap().url,
+        wire::encode(&e, &turn(None)).unwrap().url,
         "http://127.0.0.1:9/api/v1/chat/completions"
     );
     assert_eq!(
-        vendor::encode(&Endpoint::public(Vendor::Anthropic), &turn(None))
+        wire::encode(&Endpoint::public(Vendor::Anthropic), &turn(None))
             .unwrap()
             .url,
         "https://api.anthropic.com/v1/messages"
     );
     assert_eq!(
-        vendor::encode(&Endpoint::public(Vendor::OpenAi), &turn(None))
+        wire::encode(&Endpoint::public(Vendor::OpenAi), &turn(None))
             .unwrap()
             .url,
         "https://api.openai.com/v1/chat/completions"
@@ -340,7 +340,7 @@ fn urls_follow_the_base_url() {
 #[test]
 fn secrets_are_named_never_valued() {
     for vendor in Vendor::ALL {
-        let req = vendor::encode(&Endpoint::public(vendor), &turn(None)).unwrap();
+        let req = wire::encode(&Endpoint::public(vendor), &turn(None)).unwrap();
         let envs: Vec<&str> = req.secret_envs().collect();
         assert_eq!(envs, [vendor.default_api_key_env()]);
     }
@@ -348,17 +348,17 @@ fn secrets_are_named_never_valued() {
 
 #[test]
 fn cautions_where_docs_and_spec_disagree() {
-    let openai = vendor::cautions(Vendor::OpenAi, Some(&WebAccess::search().allow("docs.rs")));
+    let openai = wire::cautions(Vendor::OpenAi, Some(&WebAccess::search().allow("docs.rs")));
     assert_eq!(
         openai,
         [
             "caution: OpenAI documents domain filters for its Responses API only; Chat Completions may reject or ignore web_search_options.filters — `api = \"responses\"` in [providers.openai] sends the allow-list where OpenAI documents it"
         ]
     );
-    assert!(vendor::cautions(Vendor::OpenAi, Some(&WebAccess::search())).is_empty());
-    assert!(vendor::cautions(Vendor::Anthropic, Some(&WebAccess::search())).is_empty());
-    assert!(vendor::cautions(Vendor::Anthropic, None).is_empty());
-    let wild = vendor::cautions(
+    assert!(wire::cautions(Vendor::OpenAi, Some(&WebAccess::search())).is_empty());
+    assert!(wire::cautions(Vendor::Anthropic, Some(&WebAccess::search())).is_empty());
+    assert!(wire::cautions(Vendor::Anthropic, None).is_empty());
+    let wild = wire::cautions(
         Vendor::Anthropic,
         Some(&WebAccess::search().block("*.example.com")),
     );

@@ -4,7 +4,7 @@
 
 #![allow(clippy::unwrap_used)]
 
-use io_harness::core::vendor::{self, CAPABILITIES, Endpoint, Wire, portability};
+use io_harness::core::wire::{self, CAPABILITIES, Endpoint, Wire, portability};
 use io_harness::{Config, ToolSpec, Turn, Vendor, WebAccess};
 use pretty_assertions::assert_eq;
 use serde_json::json;
@@ -81,7 +81,7 @@ fn every_declaration_on_every_wire() {
         out.push_str(&format!("=== {name}\n"));
         for wire in Wire::ALL {
             out.push_str(&format!("--- {}\n", wire.label()));
-            match vendor::encode(&endpoint(wire), &turn(web.clone(), model(wire))) {
+            match wire::encode(&endpoint(wire), &turn(web.clone(), model(wire))) {
                 Ok(r) => {
                     out.push_str(&format!("{} {}\n", r.method, r.url));
                     for (n, v) in &r.headers {
@@ -108,7 +108,7 @@ fn the_refusal_matrix_follows_the_capability_table() {
     let mut got = Vec::new();
     for row in CAPABILITIES {
         for (name, web) in &features {
-            let refused = vendor::check_wire(row.wire, Some(web)).is_err();
+            let refused = wire::check_wire(row.wire, Some(web)).is_err();
             got.push((row.wire.label(), *name, refused));
         }
     }
@@ -156,7 +156,7 @@ fn the_refusal_matrix_follows_the_capability_table() {
 
 #[test]
 fn the_spec_refusal_example_is_byte_for_byte() {
-    let err = vendor::check_wire(
+    let err = wire::check_wire(
         Wire::OpenAiChat,
         Some(&WebAccess::search().block("evil.test")),
     )
@@ -170,11 +170,8 @@ fn the_spec_refusal_example_is_byte_for_byte() {
 
 #[test]
 fn new_wire_refusals_take_the_spec_form() {
-    let refusal = |wire, web: WebAccess| {
-        vendor::check_wire(wire, Some(&web))
-            .unwrap_err()
-            .to_string()
-    };
+    let refusal =
+        |wire, web: WebAccess| wire::check_wire(wire, Some(&web)).unwrap_err().to_string();
     assert_eq!(
         refusal(Wire::OpenAiResponses, WebAccess::search().with_fetch()),
         "provider \"openai\" with api = \"responses\" cannot fetch pages — its Responses API has no provider-executed fetch tool; turn fetch off, or use provider \"anthropic\" to fetch. No request was sent."
@@ -188,7 +185,7 @@ fn new_wire_refusals_take_the_spec_form() {
     );
     // OpenRouter's documented restriction, checked before sending: OpenAI's native
     // search ignores excluded_domains.
-    let err = vendor::encode(
+    let err = wire::encode(
         &endpoint(Wire::OpenRouterServerTools),
         &turn(
             Some(WebAccess::search().block("evil.test")),
@@ -201,7 +198,7 @@ fn new_wire_refusals_take_the_spec_form() {
         err,
         "provider \"openrouter\" with api = \"server-tools\" cannot block individual domains for model \"openai/gpt-5.2\" — OpenRouter documents excluded_domains as silently ignored with OpenAI's native search; state the hosts to allow instead of the ones to block (evil.test), or use provider \"anthropic\". No request was sent."
     );
-    let err = vendor::encode(
+    let err = wire::encode(
         &endpoint(Wire::OpenRouterServerTools),
         &turn(
             Some(WebAccess::search().allow("docs.rs")),
@@ -247,7 +244,7 @@ fn the_portability_view_is_the_check() {
                 _ => v.default_model().to_string(),
             };
             for v in portability(Some(web), model) {
-                let sent = vendor::encode(
+                let sent = wire::encode(
                     &endpoint(v.wire),
                     &turn(Some(web.clone()), &model(v.wire.vendor())),
                 );
@@ -274,7 +271,7 @@ fn the_portability_view_is_the_check() {
 #[test]
 fn an_allow_list_on_chat_is_sent_with_a_caution_naming_responses() {
     let web = WebAccess::search().allow("docs.rs");
-    let body = vendor::encode(
+    let body = wire::encode(
         &endpoint(Wire::OpenAiChat),
         &turn(Some(web.clone()), "gpt-5-search-api"),
     )
@@ -285,12 +282,12 @@ fn an_allow_list_on_chat_is_sent_with_a_caution_naming_responses() {
             .unwrap()
             .contains("\"filters\":{\"allowed_domains\":[\"docs.rs\"]}")
     );
-    let cautions = vendor::cautions_wire(Wire::OpenAiChat, Some(&web));
+    let cautions = wire::cautions_wire(Wire::OpenAiChat, Some(&web));
     assert!(
         cautions[0].contains("`api = \"responses\"`"),
         "{cautions:?}"
     );
-    let note = vendor::cautions_wire(Wire::OpenAiResponses, Some(&web.max_uses(2)));
+    let note = wire::cautions_wire(Wire::OpenAiResponses, Some(&web.max_uses(2)));
     assert_eq!(
         note,
         [

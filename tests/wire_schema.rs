@@ -12,7 +12,7 @@
 
 #![allow(clippy::unwrap_used)]
 
-use io_harness::core::vendor::{self, Endpoint, Wire};
+use io_harness::core::wire::{self, Endpoint, Wire};
 use io_harness::{ToolSpec, Turn, Vendor, WebAccess};
 use serde_json::{Value, json};
 
@@ -87,7 +87,7 @@ fn body(wire: Wire, web: Option<WebAccess>, stream: bool) -> Option<Value> {
     let endpoint = Endpoint::public(wire.vendor())
         .with_wire(wire)
         .streaming(stream);
-    let request = vendor::encode(&endpoint, &turn).ok()?;
+    let request = wire::encode(&endpoint, &turn).ok()?;
     Some(serde_json::from_slice(&request.body).unwrap())
 }
 
@@ -120,7 +120,7 @@ fn every_body_on_every_wire_validates_against_the_vendor_schema() {
                         .any(|e| e.contains("filters") && e.contains("/web_search_options")),
                     "{wire}: expected the schema to reject web_search_options.filters, got {errs:?}"
                 );
-                let cautions = vendor::cautions_wire(wire, web.as_ref());
+                let cautions = wire::cautions_wire(wire, web.as_ref());
                 assert!(cautions.iter().any(|c| c.contains("api = \"responses\"")));
             } else {
                 assert!(errs.is_empty(), "{wire} {web:?}: {errs:#?}\n{body}");

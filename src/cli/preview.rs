@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use io_harness::console::setup;
 use io_harness::core::tools::offered_tools;
-use io_harness::core::vendor;
+use io_harness::core::wire;
 use io_harness::{Config, Error, HeaderValue, Result, Turn};
 
 /// Print `POST <url>`, redacted headers, a blank line and the body; or only the
@@ -45,11 +45,11 @@ pub async fn preview(
     };
     // A refusal first (it is about the declaration, whatever the goal), then
     // the same refusal of an empty goal that `run` gives.
-    let request = vendor::encode(&endpoint, &turn)?;
+    let request = wire::encode(&endpoint, &turn)?;
     if contract.goal.trim().is_empty() {
         return Err(Error::config(super::NO_GOAL));
     }
-    let mut cautions = vendor::cautions_wire(endpoint.wire, contract.web.as_ref());
+    let mut cautions = wire::cautions_wire(endpoint.wire, contract.web.as_ref());
     if demo {
         cautions.push(
             "note: `run --demo` starts the stub vendor on a free loopback port, chosen when the \

@@ -13,8 +13,8 @@ use crate::approve::ApprovalRequest;
 use crate::core::contract::TaskContract;
 use crate::core::event::{Event, RunId};
 use crate::core::price::PriceTable;
-use crate::core::vendor::{Vendor, Verdict};
 use crate::core::web::WebAccess;
+use crate::core::wire::{Vendor, Verdict};
 use crate::store::{CitationRow, RunRow, ServerToolCallRow};
 
 /// The screens.
@@ -208,7 +208,7 @@ impl State {
         mode: String,
     ) -> State {
         let previews = form.previews(true);
-        let wires = crate::core::vendor::portability(Some(&form.web()), |v| form.model_for(v));
+        let wires = crate::core::wire::portability(Some(&form.web()), |v| form.model_for(v));
         State {
             screen: Screen::Declare,
             help: false,
@@ -266,7 +266,7 @@ impl State {
     pub(super) fn refresh_preview(&mut self) {
         self.previews = self.form.previews(self.tools_folded);
         self.wires =
-            crate::core::vendor::portability(Some(&self.form.web()), |v| self.form.model_for(v));
+            crate::core::wire::portability(Some(&self.form.web()), |v| self.form.model_for(v));
         // Every edit brings what the declaration adds back into view.
         self.preview_scroll = 0;
     }

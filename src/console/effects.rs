@@ -21,7 +21,7 @@ use crate::core::contract::TaskContract;
 use crate::core::event::{Event, RunId};
 use crate::core::policy::Policy;
 use crate::core::price::PriceTable;
-use crate::core::vendor::{Endpoint, Vendor};
+use crate::core::wire::{Endpoint, Vendor};
 use crate::provider::HttpProvider;
 use crate::run::{Observer, RunOptions, run_with_options};
 use crate::store::{CitationQuery, Store};

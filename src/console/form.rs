@@ -13,8 +13,8 @@ use crate::core::policy::Rule;
 use crate::core::tools::offered_tools;
 use crate::core::turn::ToolSpec;
 use crate::core::turn::Turn;
-use crate::core::vendor::{self, Endpoint, Vendor, Wire};
 use crate::core::web::WebAccess;
+use crate::core::wire::{self, Endpoint, Vendor, Wire};
 
 /// The form's fields, in focus order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -377,14 +377,14 @@ impl Form {
                     web: None,
                     ..turn.clone()
                 };
-                let baseline = vendor::encode(&endpoint, &undeclared).ok();
-                let request = vendor::encode(&endpoint, &turn)
+                let baseline = wire::encode(&endpoint, &undeclared).ok();
+                let request = wire::encode(&endpoint, &turn)
                     .map(|r| request_lines(&r, baseline.as_ref(), folded));
                 let request = match &self.web_error {
                     Some(e) => Err(format!("{e}. No request was sent.")),
                     None => request.map_err(|e| e.to_string()),
                 };
-                let mut cautions = vendor::cautions_wire(endpoint.wire, Some(&web));
+                let mut cautions = wire::cautions_wire(endpoint.wire, Some(&web));
                 cautions.extend(self.provenance.iter().cloned());
                 VendorPreview {
                     vendor: v,

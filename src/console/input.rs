@@ -10,7 +10,7 @@ use super::keys::{Action, Scope};
 use super::runview::RunView;
 use super::theme::{BUILT_IN, Theme};
 use crate::approve::Answer;
-use crate::core::vendor::Vendor;
+use crate::core::wire::Vendor;
 
 pub(super) fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
     if state.help {

@@ -55,14 +55,14 @@ pub async fn open(config: Option<PathBuf>, store: Option<PathBuf>, demo: bool) -
         approver,
     );
     executor.agents = loaded.config.agents.clone();
-    executor.response_bounds = crate::core::vendor::Vendor::ALL
+    executor.response_bounds = crate::core::wire::Vendor::ALL
         .iter()
         .map(|&v| {
             let c = &loaded.config;
             (v, (c.max_response_bytes(v), c.request_timeout(v)))
         })
         .collect();
-    executor.idle_timeouts = crate::core::vendor::Vendor::ALL
+    executor.idle_timeouts = crate::core::wire::Vendor::ALL
         .iter()
         .map(|&v| (v, loaded.config.idle_timeout(v)))
         .collect();

@@ -12,8 +12,8 @@ use super::keys::Keymap;
 use super::theme::Theme;
 use crate::config::Loaded;
 use crate::core::contract::TaskContract;
-use crate::core::vendor::{Endpoint, Vendor};
 use crate::core::web::WebAccess;
+use crate::core::wire::{Endpoint, Vendor};
 use crate::error::Result;
 use crate::stub::{Script, StubHandle, StubVendor};
 

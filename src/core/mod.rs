@@ -9,5 +9,5 @@ pub mod policy;
 pub mod price;
 pub mod tools;
 pub mod turn;
-pub mod vendor;
 pub mod web;
+pub mod wire;

@@ -15,8 +15,8 @@ use super::scrub::{Secrets, TextScrubber};
 use super::{AttemptSink, Provider, Reply};
 use crate::core::event::EventKind;
 use crate::core::turn::{HeaderValue, Turn, WireRequest, WireResponse};
-use crate::core::vendor::{self, Endpoint};
 use crate::core::web::WebAccess;
+use crate::core::wire::{self, Endpoint};
 use crate::error::{Error, Result};
 
 /// An API key. Its `Debug` and `Display` never show it.
@@ -248,7 +248,7 @@ impl HttpProvider {
             body: Vec::new(),
         };
         let streamed = (self.endpoint.stream && super::stream::is_event_stream(&head))
-            .then(|| vendor::stream::assembler_for(self.endpoint.wire, head.clone()))
+            .then(|| wire::stream::assembler_for(self.endpoint.wire, head.clone()))
             .flatten();
         if let Some(assembler) = streamed {
             return Ok(Answer::Streamed(
@@ -362,11 +362,11 @@ impl Provider for HttpProvider {
     }
 
     fn check(&self, web: Option<&WebAccess>) -> Result<()> {
-        vendor::check_wire(self.endpoint.wire, web)
+        wire::check_wire(self.endpoint.wire, web)
     }
 
     async fn complete(&self, turn: &Turn, sink: &dyn AttemptSink) -> Result<Reply> {
-        let request = vendor::encode(&self.endpoint, turn)?;
+        let request = wire::encode(&self.endpoint, turn)?;
         let headers = self.headers(&request)?;
         let started = Instant::now();
         let mut waited = Duration::ZERO;
@@ -397,8 +397,7 @@ impl Provider for HttpProvider {
                     let should_retry = response
                         .header("x-should-retry")
                         .map(|v| v.eq_ignore_ascii_case("true"));
-                    vendor::decode_wire(self.endpoint.wire, &response)
-                        .map_err(|e| (e, should_retry))
+                    wire::decode_wire(self.endpoint.wire, &response).map_err(|e| (e, should_retry))
                 }
                 Err(e) => Err((e, None)),
             };

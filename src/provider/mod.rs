@@ -2,7 +2,7 @@
 //! on reqwest (rustls), bounded retries, and `Fallback` across providers.
 //!
 //! Knows reqwest, timeouts, retries and API keys — not JSON shapes: every body is
-//! made by `core::vendor::encode` and read by `core::vendor::decode`.
+//! made by `core::wire::encode` and read by `core::wire::decode`.
 
 mod body;
 mod fallback;

@@ -1,5 +1,5 @@
 //! Reading a streamed answer: the body's chunks go, as they arrive, into the
-//! pure assembler (`core::vendor::stream`); every delta it reports becomes a run
+//! pure assembler (`core::wire::stream`); every delta it reports becomes a run
 //! event at once; the attempt ends with the assembled completion or an error
 //! the retry policy judges like any other (a cut stream, an early end, an
 //! `error` event, a silence longer than the idle timeout).
@@ -10,8 +10,8 @@ use super::AttemptSink;
 use crate::core::completion::Completion;
 use crate::core::event::EventKind;
 use crate::core::turn::WireResponse;
-use crate::core::vendor::Vendor;
-use crate::core::vendor::stream::{Assembler, Delta};
+use crate::core::wire::Vendor;
+use crate::core::wire::stream::{Assembler, Delta};
 use crate::error::{Error, Result};
 
 /// How long a stream may stay silent before the attempt is a timeout.

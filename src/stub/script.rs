@@ -27,7 +27,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use crate::core::vendor::{Vendor, Wire};
+use crate::core::wire::{Vendor, Wire};
 use crate::error::{Error, Result};
 
 /// One scripted answer.
@@ -215,7 +215,7 @@ mod tests {
                 body: r.body.clone(),
             };
             let wire = r.wire.unwrap_or(Wire::spec(vendor));
-            crate::core::vendor::decode_wire(wire, &response).unwrap();
+            crate::core::wire::decode_wire(wire, &response).unwrap();
         }
     }
 

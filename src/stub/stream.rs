@@ -1,6 +1,6 @@
 //! The stub vendor's streamed answers. A request whose body says `"stream": true`
 //! gets its scripted 2xx answer as server-sent events: a JSON body is rendered as
-//! its wire would stream it (`core::vendor::stream::render`), a body scripted as
+//! its wire would stream it (`core::wire::stream::render`), a body scripted as
 //! SSE already (`stream = { raw = true }`) is sent as written, event by event.
 //! The script can slow each event down, pause once after the Nth (a search
 //! running), end the body cleanly after the Nth (a stream cut short) or reset the
@@ -12,8 +12,8 @@ use axum::body::{Body, Bytes};
 use axum::response::Response;
 
 use super::script::{ScriptedResponse, StreamScript};
-use crate::core::vendor::stream::render::render;
-use crate::core::vendor::{Vendor, Wire};
+use crate::core::wire::stream::render::render;
+use crate::core::wire::{Vendor, Wire};
 
 /// Whether a request body asks for a stream.
 pub(super) fn asked(body: &[u8]) -> bool {

@@ -10,7 +10,7 @@ use io_harness::config::{Config, Loaded};
 use io_harness::console::app::{Msg, State, update};
 use io_harness::console::setup::{Connection, initial_state};
 use io_harness::console::view;
-use io_harness::core::vendor::Endpoint;
+use io_harness::core::wire::Endpoint;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 

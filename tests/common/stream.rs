@@ -4,8 +4,8 @@
 
 #![allow(dead_code, clippy::unwrap_used)]
 
-use io_harness::core::vendor::stream::{Delta, assembler_for};
-use io_harness::core::vendor::wire::Wire;
+use io_harness::core::wire::Wire;
+use io_harness::core::wire::stream::{Delta, assembler_for};
 use io_harness::{Completion, Vendor, WireResponse};
 use pretty_assertions::assert_eq;
 

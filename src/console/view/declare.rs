@@ -12,7 +12,7 @@ use crate::console::app::State;
 use crate::console::form::{FIELDS, Field, VendorPreview};
 use crate::console::keys::Action;
 use crate::console::theme::Theme;
-use crate::core::vendor::Wire;
+use crate::core::wire::Wire;
 
 pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
     // Side by side, the three previews take the whole width: portability at a glance.

@@ -6,14 +6,14 @@
 //! `encode`, before a byte exists to send.
 
 pub mod anthropic;
-mod common;
+pub mod capability;
+mod json;
 pub mod limits;
-pub mod openai;
-pub mod openrouter;
+pub mod openai_chat;
+pub mod openai_responses;
+pub mod openrouter_plugin;
 pub mod openrouter_tools;
-pub mod responses;
 pub mod stream;
-pub mod wire;
 
 use std::fmt;
 use std::str::FromStr;
@@ -24,7 +24,7 @@ use crate::core::completion::Completion;
 use crate::core::turn::{Turn, WireRequest, WireResponse};
 use crate::core::web::WebAccess;
 use crate::error::{Error, Result};
-pub use wire::{CAPABILITIES, Cap, Capabilities, Feature, Verdict, Wire, portability};
+pub use capability::{CAPABILITIES, Cap, Capabilities, Feature, Verdict, Wire, portability};
 
 /// The vendors this crate speaks to.
 #[derive(
@@ -190,9 +190,9 @@ pub fn encode(endpoint: &Endpoint, turn: &Turn) -> Result<WireRequest> {
     }
     match endpoint.wire {
         Wire::Anthropic2025 | Wire::Anthropic2026 => anthropic::encode(endpoint, turn),
-        Wire::OpenAiChat => openai::encode(endpoint, turn),
-        Wire::OpenAiResponses => responses::encode(endpoint, turn),
-        Wire::OpenRouterPlugin => openrouter::encode(endpoint, turn),
+        Wire::OpenAiChat => openai_chat::encode(endpoint, turn),
+        Wire::OpenAiResponses => openai_responses::encode(endpoint, turn),
+        Wire::OpenRouterPlugin => openrouter_plugin::encode(endpoint, turn),
         Wire::OpenRouterServerTools => openrouter_tools::encode(endpoint, turn),
     }
 }
@@ -206,10 +206,10 @@ pub fn decode(vendor: Vendor, response: &WireResponse) -> Result<Completion> {
 pub fn decode_wire(wire: Wire, response: &WireResponse) -> Result<Completion> {
     match wire {
         Wire::Anthropic2025 | Wire::Anthropic2026 => anthropic::decode(response),
-        Wire::OpenAiChat => openai::decode(response),
-        Wire::OpenAiResponses => responses::decode(response),
+        Wire::OpenAiChat => openai_chat::decode(response),
+        Wire::OpenAiResponses => openai_responses::decode(response),
         // The server tools answer in the Chat Completions shape the plugin does.
-        Wire::OpenRouterPlugin | Wire::OpenRouterServerTools => openrouter::decode(response),
+        Wire::OpenRouterPlugin | Wire::OpenRouterServerTools => openrouter_plugin::decode(response),
     }
 }
 
@@ -226,7 +226,7 @@ pub fn check_wire(wire: Wire, web: Option<&WebAccess>) -> Result<()> {
         return Ok(());
     };
     web.check_not_emptied()?;
-    match wire::refusal(wire, web) {
+    match capability::refusal(wire, web) {
         Some(text) => Err(Error::config(text)),
         None => Ok(()),
     }
@@ -254,9 +254,9 @@ pub fn cautions_wire(wire: Wire, web: Option<&WebAccess>) -> Vec<String> {
     }
     match wire {
         Wire::Anthropic2025 | Wire::Anthropic2026 => anthropic::cautions(wire, web),
-        Wire::OpenAiChat => openai::cautions(web),
-        Wire::OpenAiResponses => responses::cautions(web),
-        Wire::OpenRouterPlugin => openrouter::cautions(web),
+        Wire::OpenAiChat => openai_chat::cautions(web),
+        Wire::OpenAiResponses => openai_responses::cautions(web),
+        Wire::OpenRouterPlugin => openrouter_plugin::cautions(web),
         Wire::OpenRouterServerTools => openrouter_tools::cautions(web),
     }
 }

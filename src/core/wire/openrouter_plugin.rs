@@ -10,14 +10,14 @@
 
 use serde_json::{Map, Value, json};
 
-use super::common::{
+use super::json::{
     bearer_headers, chat_body, chat_completion, chat_error_object, chat_http_error, code_string,
     parse_json, request, u64_field,
 };
 use crate::core::completion::{Completion, ServerToolCall};
 use crate::core::turn::{Turn, WireRequest, WireResponse};
-use crate::core::vendor::Endpoint;
 use crate::core::web::WebAccess;
+use crate::core::wire::Endpoint;
 use crate::error::{Error, Result};
 
 const PROVIDER: &str = "openrouter";
@@ -37,7 +37,7 @@ pub fn encode(endpoint: &Endpoint, turn: &Turn) -> Result<WireRequest> {
         }
         body.insert("plugins".into(), json!([Value::Object(plugin)]));
     }
-    super::common::chat_stream(endpoint, &mut body);
+    super::json::chat_stream(endpoint, &mut body);
     request(endpoint, bearer_headers(endpoint), body)
 }
 

@@ -15,8 +15,8 @@ use serde_json::{Map, Value, json};
 use super::{Delta, WireAssembler, bad_event, incomplete};
 use crate::core::completion::{Completion, ServerToolCall, ToolCall};
 use crate::core::turn::WireResponse;
-use crate::core::vendor::anthropic::{citation, decode_message, error_from, result_error};
-use crate::core::vendor::common::str_field;
+use crate::core::wire::anthropic::{citation, decode_message, error_from, result_error};
+use crate::core::wire::json::str_field;
 use crate::error::{Error, Result};
 
 const PROVIDER: &str = "anthropic";
@@ -187,7 +187,7 @@ impl Messages {
             let input: Value = serde_json::from_str(&block.json).map_err(|e| Error::Decode {
                 provider: PROVIDER.to_string(),
                 message: format!("block {index}'s streamed input is not JSON: {e}"),
-                snippet: super::super::common::snippet(block.json.as_bytes()),
+                snippet: super::super::json::snippet(block.json.as_bytes()),
             })?;
             block.value.insert("input".into(), input);
             block.json.clear();

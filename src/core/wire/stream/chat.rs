@@ -16,8 +16,8 @@ use serde_json::{Map, Value, json};
 use super::{Delta, WireAssembler, bad_event, incomplete};
 use crate::core::completion::{Completion, ToolCall};
 use crate::core::turn::WireResponse;
-use crate::core::vendor::common::{str_field, url_citation};
-use crate::core::vendor::{Vendor, openai, openrouter};
+use crate::core::wire::json::{str_field, url_citation};
+use crate::core::wire::{Vendor, openai_chat, openrouter_plugin};
 use crate::error::Result;
 
 /// One tool call being built.
@@ -61,8 +61,8 @@ impl Chat {
 
     fn decode(&self, v: &Value) -> Result<Completion> {
         match self.vendor {
-            Vendor::OpenRouter => openrouter::decode_value(&self.head, v),
-            _ => openai::decode_value(&self.head, v),
+            Vendor::OpenRouter => openrouter_plugin::decode_value(&self.head, v),
+            _ => openai_chat::decode_value(&self.head, v),
         }
     }
 

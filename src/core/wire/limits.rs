@@ -9,7 +9,7 @@
 //! supported with OpenAI (silently ignored)"; neither list is supported with
 //! Perplexity. A boundary dropped in silence is refused before sending.
 
-use super::wire::{Feature, Wire};
+use super::capability::{Feature, Wire};
 use crate::core::web::WebAccess;
 
 /// One limit: on `wire`, for models whose id starts with `prefix`, `feature`

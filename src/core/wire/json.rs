@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 
 use crate::core::completion::{Citation, Completion, StopReason, ToolCall, Usage};
 use crate::core::turn::{HeaderValue, Turn, WireRequest, WireResponse};
-use crate::core::vendor::Endpoint;
+use crate::core::wire::Endpoint;
 use crate::error::{Error, Result, VendorError};
 
 /// The first 200 characters of a body, for an error message.

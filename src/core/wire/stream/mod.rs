@@ -15,8 +15,8 @@
 
 mod anthropic;
 mod chat;
+mod openai_responses;
 pub mod render;
-mod responses;
 
 use std::io::Cursor;
 use std::pin::Pin;
@@ -28,8 +28,8 @@ use sse_stream::{Sse, SseByteStream};
 
 use crate::core::completion::{Citation, Completion, ServerToolCall, ToolCall};
 use crate::core::turn::WireResponse;
-use crate::core::vendor::Vendor;
-use crate::core::vendor::wire::Wire;
+use crate::core::wire::Vendor;
+use crate::core::wire::Wire;
 use crate::error::{Error, Result};
 
 /// Something a stream made known before it ended, in the order it arrived.
@@ -82,7 +82,7 @@ pub fn assembler_for(wire: Wire, head: WireResponse) -> Option<Assembler> {
         Wire::OpenAiChat | Wire::OpenRouterPlugin | Wire::OpenRouterServerTools => {
             Box::new(chat::Chat::new(vendor, head))
         }
-        Wire::OpenAiResponses => Box::new(responses::Responses::new(head)),
+        Wire::OpenAiResponses => Box::new(openai_responses::Responses::new(head)),
     };
     Some(Assembler::new(vendor, part))
 }
@@ -214,6 +214,6 @@ pub(crate) fn bad_event(provider: &str, data: &str, e: &serde_json::Error) -> Er
     Error::Decode {
         provider: provider.to_string(),
         message: format!("a stream event is not JSON: {e}"),
-        snippet: super::common::snippet(data.as_bytes()),
+        snippet: super::json::snippet(data.as_bytes()),
     }
 }

@@ -7,8 +7,8 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::core::vendor::Vendor;
-use crate::core::vendor::wire::Wire;
+use crate::core::wire::Vendor;
+use crate::core::wire::Wire;
 use crate::error::{Error, Result};
 
 /// How many characters each rendered text or JSON piece carries at most.
@@ -20,10 +20,10 @@ pub fn render(wire: Wire, body: &[u8]) -> Result<Vec<String>> {
     let v: Value = serde_json::from_slice(body).map_err(|e| Error::Decode {
         provider: wire.vendor().to_string(),
         message: format!("cannot render a body that is not JSON as a stream: {e}"),
-        snippet: crate::core::vendor::common::snippet(body),
+        snippet: crate::core::wire::json::snippet(body),
     })?;
     Ok(match wire {
-        Wire::OpenAiResponses => super::responses::render(&v),
+        Wire::OpenAiResponses => super::openai_responses::render(&v),
         _ => match wire.vendor() {
             Vendor::Anthropic => anthropic(&v),
             Vendor::OpenAi => chat(&v, false),

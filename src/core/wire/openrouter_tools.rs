@@ -12,10 +12,10 @@
 
 use serde_json::{Map, Value, json};
 
-use super::common::{bearer_headers, chat_body, request};
+use super::json::{bearer_headers, chat_body, request};
 use crate::core::turn::{Turn, WireRequest};
-use crate::core::vendor::Endpoint;
 use crate::core::web::WebAccess;
+use crate::core::wire::Endpoint;
 use crate::error::Result;
 
 /// Encode one turn (the declaration has already passed `check_wire`).
@@ -49,7 +49,7 @@ pub fn encode(endpoint: &Endpoint, turn: &Turn) -> Result<WireRequest> {
             list.extend(entries);
         }
     }
-    super::common::chat_stream(endpoint, &mut body);
+    super::json::chat_stream(endpoint, &mut body);
     request(endpoint, bearer_headers(endpoint), body)
 }
 

@@ -16,14 +16,14 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value, json};
 
-use super::common::{
+use super::json::{
     code_string, header_request_id, opaque_error, parse_json, request, retry_after, str_field,
     u64_field,
 };
 use crate::core::completion::{Citation, Completion, ServerToolCall, StopReason, ToolCall, Usage};
 use crate::core::turn::{HeaderValue, Turn, WireRequest, WireResponse};
-use crate::core::vendor::{Endpoint, Wire};
 use crate::core::web::WebAccess;
+use crate::core::wire::{Endpoint, Wire};
 use crate::error::{Error, Result, VendorError};
 
 const PROVIDER: &str = "anthropic";
@@ -174,7 +174,7 @@ pub(crate) fn decode_message(response: &WireResponse, v: &Value) -> Result<Compl
         .ok_or_else(|| Error::Decode {
             provider: PROVIDER.to_string(),
             message: "the message has no content array".to_string(),
-            snippet: super::common::snippet(&response.body),
+            snippet: super::json::snippet(&response.body),
         })?;
 
     // Pass 1: what each server_tool_use asked, by id, and fetched documents in order
@@ -349,8 +349,7 @@ pub(crate) fn error_from(response: &WireResponse, v: &Value) -> VendorError {
         code: err
             .get("details")
             .and_then(|d| code_string(d.get("error_code"))),
-        message: str_field(&err, "message")
-            .unwrap_or_else(|| super::common::snippet(&response.body)),
+        message: str_field(&err, "message").unwrap_or_else(|| super::json::snippet(&response.body)),
         request_id: header_request_id(response).or_else(|| str_field(v, "request_id")),
         retry_after: retry_after(response),
     }

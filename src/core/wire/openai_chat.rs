@@ -8,13 +8,13 @@
 
 use serde_json::{Map, Value, json};
 
-use super::common::{
+use super::json::{
     bearer_headers, chat_body, chat_completion, chat_http_error, parse_json, request,
 };
 use crate::core::completion::{Completion, ServerToolCall};
 use crate::core::turn::{Turn, WireRequest, WireResponse};
-use crate::core::vendor::Endpoint;
 use crate::core::web::WebAccess;
+use crate::core::wire::Endpoint;
 use crate::error::{Error, Result};
 
 const PROVIDER: &str = "openai";
@@ -30,7 +30,7 @@ pub fn encode(endpoint: &Endpoint, turn: &Turn) -> Result<WireRequest> {
         }
         body.insert("web_search_options".into(), Value::Object(options));
     }
-    super::common::chat_stream(endpoint, &mut body);
+    super::json::chat_stream(endpoint, &mut body);
     request(endpoint, bearer_headers(endpoint), body)
 }
 
@@ -69,7 +69,7 @@ pub fn decode(response: &WireResponse) -> Result<Completion> {
 /// rebuilt, so both paths yield the same completion.
 pub(crate) fn decode_value(response: &WireResponse, v: &Value) -> Result<Completion> {
     if let Some(err) = v.get("error").filter(|e| e.is_object()) {
-        return Err(Error::from(super::common::chat_error_object(
+        return Err(Error::from(super::json::chat_error_object(
             PROVIDER,
             response,
             err,
@@ -79,7 +79,7 @@ pub(crate) fn decode_value(response: &WireResponse, v: &Value) -> Result<Complet
     let counter = v
         .get("usage")
         .and_then(|u| u.get("server_tool_use"))
-        .map_or(0, |s| super::common::u64_field(s, "web_search_requests"));
+        .map_or(0, |s| super::json::u64_field(s, "web_search_requests"));
     let mut completion = chat_completion(PROVIDER, response, v, counter)?;
     if !completion.citations.is_empty() {
         completion

@@ -21,8 +21,8 @@ use super::render::{frame, pieces};
 use super::{Delta, WireAssembler, bad_event, incomplete};
 use crate::core::completion::Completion;
 use crate::core::turn::WireResponse;
-use crate::core::vendor::common::str_field;
-use crate::core::vendor::responses::{
+use crate::core::wire::json::str_field;
+use crate::core::wire::openai_responses::{
     decode_value, function_call, search_input, url_citation, web_search_call,
 };
 use crate::error::Result;

@@ -20,14 +20,14 @@
 
 use serde_json::{Map, Value, json};
 
-use super::common::{
+use super::json::{
     bearer_headers, chat_error_object, chat_http_error, header_request_id, parse_json, request,
     str_field, u64_field,
 };
 use crate::core::completion::{Citation, Completion, ServerToolCall, StopReason, ToolCall, Usage};
 use crate::core::turn::{Turn, WireRequest, WireResponse};
-use crate::core::vendor::Endpoint;
 use crate::core::web::WebAccess;
+use crate::core::wire::Endpoint;
 use crate::error::{Error, Result};
 
 const PROVIDER: &str = "openai";
@@ -116,7 +116,7 @@ pub fn decode_value(head: &WireResponse, v: &Value) -> Result<Completion> {
         .ok_or_else(|| Error::Decode {
             provider: PROVIDER.to_string(),
             message: "the response has no output array".to_string(),
-            snippet: super::common::snippet(&response.body),
+            snippet: super::json::snippet(&response.body),
         })?;
     let mut text = String::new();
     let mut citations = Vec::new();
