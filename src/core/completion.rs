@@ -78,9 +78,10 @@ pub struct ToolCall {
 }
 
 /// Why the vendor stopped generating.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum StopReason {
     /// The answer is finished.
+    #[default]
     EndTurn,
     /// The model wants local tools run.
     ToolUse,

@@ -17,8 +17,8 @@ use std::collections::HashMap;
 use serde_json::{Map, Value, json};
 
 use super::json::{
-    code_string, header_request_id, opaque_error, parse_json, request, retry_after, str_field,
-    u64_field,
+    Parts, code_string, finish, header_request_id, opaque_error, parse_json, request, retry_after,
+    str_field, u64_field,
 };
 use crate::core::completion::{Citation, Completion, ServerToolCall, StopReason, ToolCall, Usage};
 use crate::core::turn::{HeaderValue, Turn, WireRequest, WireResponse};
@@ -286,17 +286,15 @@ pub(crate) fn decode_message(response: &WireResponse, v: &Value) -> Result<Compl
             reported_cost_micro_usd: None,
         }
     });
-    Ok(Completion {
-        provider: PROVIDER.to_string(),
+    let parts = Parts {
         text,
         tool_calls,
         citations,
         server_tools,
         stop,
         usage,
-        model: str_field(v, "model"),
-        request_id: header_request_id(response).or_else(|| str_field(v, "id")),
-    })
+    };
+    Ok(finish(PROVIDER, response, v, parts))
 }
 
 /// The error code of a result whose content is an error object: a search's content

@@ -409,53 +409,6 @@ fn new_wire_text(wire: Wire, feature: Feature, allowed: &[String], blocked: &[St
     )
 }
 
-/// One wire's verdict on a declaration, for the portability view.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Verdict {
-    /// The wire.
-    pub wire: Wire,
-    /// `None` when carried; the refusal text when not.
-    pub refusal: Option<String>,
-    /// The refusal in a few words (`fetch: its web plugin runs searches only`).
-    pub reason: Option<String>,
-    /// What the cap becomes there (when one is declared).
-    pub cap: Cap,
-}
-
-/// Every wire's verdict on a declaration, in `Wire::ALL` order, each as sent to
-/// `model(vendor)` (a few limits depend on the model: `limits`).
-pub fn portability(web: Option<&WebAccess>, model: impl Fn(Vendor) -> String) -> Vec<Verdict> {
-    Wire::ALL
-        .into_iter()
-        .map(|wire| {
-            let model = model(wire.vendor());
-            let enabled = web.filter(|w| w.enabled());
-            let refusal = super::check_wire(wire, web)
-                .err()
-                .map(|e| e.to_string())
-                .or_else(|| enabled.and_then(|w| super::limits::model_refusal(wire, &model, w)));
-            let short = enabled.and_then(|w| {
-                let row = wire.capabilities();
-                match row.first_refused(w) {
-                    Some(f) => Some(format!(
-                        "{}: {}",
-                        f.noun(),
-                        row.reason(f).unwrap_or_default()
-                    )),
-                    None => super::limits::model_limit(wire, &model, w)
-                        .map(|l| format!("{} with {model}: {}", l.feature.noun(), l.why)),
-                }
-            });
-            Verdict {
-                wire,
-                reason: refusal.as_ref().map(|r| short.unwrap_or_else(|| r.clone())),
-                refusal,
-                cap: wire.capabilities().cap,
-            }
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

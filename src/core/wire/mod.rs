@@ -7,12 +7,14 @@
 
 pub mod anthropic;
 pub mod capability;
+mod chat;
 mod json;
 pub mod limits;
 pub mod openai_chat;
 pub mod openai_responses;
 pub mod openrouter_plugin;
 pub mod openrouter_tools;
+pub mod portability;
 pub mod stream;
 
 use std::fmt;
@@ -24,7 +26,8 @@ use crate::core::completion::Completion;
 use crate::core::turn::{Turn, WireRequest, WireResponse};
 use crate::core::web::WebAccess;
 use crate::error::{Error, Result};
-pub use capability::{CAPABILITIES, Cap, Capabilities, Feature, Verdict, Wire, portability};
+pub use capability::{CAPABILITIES, Cap, Capabilities, Feature, Wire};
+pub use portability::{Verdict, portability};
 
 /// The vendors this crate speaks to.
 #[derive(

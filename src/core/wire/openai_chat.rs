@@ -8,9 +8,8 @@
 
 use serde_json::{Map, Value, json};
 
-use super::json::{
-    bearer_headers, chat_body, chat_completion, chat_http_error, parse_json, request,
-};
+use super::chat::{bearer_headers, chat_body, chat_completion, decode_with};
+use super::json::request;
 use crate::core::completion::{Completion, ServerToolCall};
 use crate::core::turn::{Turn, WireRequest, WireResponse};
 use crate::core::web::WebAccess;
@@ -30,7 +29,7 @@ pub fn encode(endpoint: &Endpoint, turn: &Turn) -> Result<WireRequest> {
         }
         body.insert("web_search_options".into(), Value::Object(options));
     }
-    super::json::chat_stream(endpoint, &mut body);
+    super::chat::chat_stream(endpoint, &mut body);
     request(endpoint, bearer_headers(endpoint), body)
 }
 
@@ -58,18 +57,14 @@ pub fn cautions(web: &WebAccess) -> Vec<String> {
 /// reads what `usage.server_tool_use` says (zero today); a response carrying
 /// `url_citation` annotations is evidence a search ran and is recorded as one.
 pub fn decode(response: &WireResponse) -> Result<Completion> {
-    if !(200..300).contains(&response.status) {
-        return Err(Error::from(chat_http_error(PROVIDER, response)));
-    }
-    let v = parse_json(PROVIDER, response)?;
-    decode_value(response, &v)
+    decode_with(PROVIDER, response, decode_value)
 }
 
 /// Decode a parsed 2xx body; the streamed assembler calls this with the body it
 /// rebuilt, so both paths yield the same completion.
 pub(crate) fn decode_value(response: &WireResponse, v: &Value) -> Result<Completion> {
     if let Some(err) = v.get("error").filter(|e| e.is_object()) {
-        return Err(Error::from(super::json::chat_error_object(
+        return Err(Error::from(super::chat::chat_error_object(
             PROVIDER,
             response,
             err,

@@ -20,10 +20,8 @@
 
 use serde_json::{Map, Value, json};
 
-use super::json::{
-    bearer_headers, chat_error_object, chat_http_error, header_request_id, parse_json, request,
-    str_field, u64_field,
-};
+use super::chat::{bearer_headers, chat_error_object, decode_with};
+use super::json::{Parts, finish, request, str_field, u64_field};
 use crate::core::completion::{Citation, Completion, ServerToolCall, StopReason, ToolCall, Usage};
 use crate::core::turn::{Turn, WireRequest, WireResponse};
 use crate::core::web::WebAccess;
@@ -86,11 +84,7 @@ pub fn cautions(web: &WebAccess) -> Vec<String> {
 
 /// Decode one response, an `error` object inside a 2xx included.
 pub fn decode(response: &WireResponse) -> Result<Completion> {
-    if !(200..300).contains(&response.status) {
-        return Err(Error::from(chat_http_error(PROVIDER, response)));
-    }
-    let v = parse_json(PROVIDER, response)?;
-    decode_value(response, &v)
+    decode_with(PROVIDER, response, decode_value)
 }
 
 /// Decode a parsed 2xx body (`head` gives the request id): what a streamed answer's
@@ -118,11 +112,21 @@ pub fn decode_value(head: &WireResponse, v: &Value) -> Result<Completion> {
             message: "the response has no output array".to_string(),
             snippet: super::json::snippet(&response.body),
         })?;
-    let mut text = String::new();
-    let mut citations = Vec::new();
-    let mut tool_calls = Vec::new();
-    let mut server_tools = Vec::new();
-    // A `refusal` content part: the model declined (its words, kept as the text).
+    let (mut parts, refusal) = read_items(items);
+    let refused = refusal.is_some() && parts.tool_calls.is_empty();
+    if let Some(words) = refusal.filter(|_| refused && parts.text.trim().is_empty()) {
+        parts.text = words;
+    }
+    parts.stop = stop_reason(v, refused, !parts.tool_calls.is_empty());
+    parts.usage = v.get("usage").filter(|u| u.is_object()).map(usage);
+    Ok(finish(PROVIDER, response, v, parts))
+}
+
+/// The `output[]` items: `message` text and its citations, `web_search_call`s,
+/// `function_call`s; reasoning and other item types are tolerated. A `refusal`
+/// content part (the model declined, in its words) is returned beside.
+fn read_items(items: &[Value]) -> (Parts, Option<String>) {
+    let mut parts = Parts::default();
     let mut refusal: Option<String> = None;
     for item in items {
         match item.get("type").and_then(Value::as_str) {
@@ -133,33 +137,38 @@ pub fn decode_value(head: &WireResponse, v: &Value) -> Result<Completion> {
                     .into_iter()
                     .flatten()
                 {
-                    if part.get("type").and_then(Value::as_str) == Some("refusal") {
-                        refusal = Some(str_field(part, "refusal").unwrap_or_default());
-                        continue;
+                    match part.get("type").and_then(Value::as_str) {
+                        Some("refusal") => {
+                            refusal = Some(str_field(part, "refusal").unwrap_or_default());
+                        }
+                        Some("output_text") => {
+                            parts.text.push_str(
+                                part.get("text").and_then(Value::as_str).unwrap_or_default(),
+                            );
+                            parts.citations.extend(
+                                part.get("annotations")
+                                    .and_then(Value::as_array)
+                                    .into_iter()
+                                    .flatten()
+                                    .filter_map(url_citation),
+                            );
+                        }
+                        _ => {}
                     }
-                    if part.get("type").and_then(Value::as_str) != Some("output_text") {
-                        continue;
-                    }
-                    text.push_str(part.get("text").and_then(Value::as_str).unwrap_or_default());
-                    citations.extend(
-                        part.get("annotations")
-                            .and_then(Value::as_array)
-                            .into_iter()
-                            .flatten()
-                            .filter_map(url_citation),
-                    );
                 }
             }
-            Some("web_search_call") => server_tools.push(web_search_call(item)),
-            Some("function_call") => tool_calls.extend(function_call(item)),
-            _ => {} // reasoning and other item types are tolerated
+            Some("web_search_call") => parts.server_tools.push(web_search_call(item)),
+            Some("function_call") => parts.tool_calls.extend(function_call(item)),
+            _ => {}
         }
     }
-    let refused = refusal.is_some() && tool_calls.is_empty();
-    if let Some(words) = refusal.filter(|_| refused && text.trim().is_empty()) {
-        text = words;
-    }
-    let stop = match v.get("status").and_then(Value::as_str) {
+    (parts, refusal)
+}
+
+/// Why the response stopped: a refusal, an `incomplete` status's reason, a tool
+/// call, or the end of the turn.
+fn stop_reason(v: &Value, refused: bool, calls: bool) -> StopReason {
+    match v.get("status").and_then(Value::as_str) {
         _ if refused => StopReason::Refusal,
         Some("incomplete") => {
             match v
@@ -172,40 +181,30 @@ pub fn decode_value(head: &WireResponse, v: &Value) -> Result<Completion> {
                 None => StopReason::Other("incomplete".to_string()),
             }
         }
-        _ if !tool_calls.is_empty() => StopReason::ToolUse,
+        _ if calls => StopReason::ToolUse,
         Some("completed") | None => StopReason::EndTurn,
         Some(other) => StopReason::Other(other.to_string()),
-    };
-    let usage = v.get("usage").filter(|u| u.is_object()).map(|u| {
-        // `input_tokens` includes the cached part (`input_tokens_details.cached_tokens`),
-        // which is priced at its own rate.
-        let input = u64_field(u, "input_tokens");
-        let cached = u
-            .get("input_tokens_details")
-            .map_or(0, |d| u64_field(d, "cached_tokens"))
-            .min(input);
-        Usage {
-            input_tokens: input - cached,
-            output_tokens: u64_field(u, "output_tokens"),
-            // Responses usage carries no search counter today; read one if it appears.
-            server_tool_requests: u
-                .get("server_tool_use")
-                .map_or(0, |s| u64_field(s, "web_search_requests")),
-            cache_read_tokens: cached,
-            ..Usage::default()
-        }
-    });
-    Ok(Completion {
-        provider: PROVIDER.to_string(),
-        text,
-        tool_calls,
-        citations,
-        server_tools,
-        stop,
-        usage,
-        model: str_field(v, "model"),
-        request_id: header_request_id(response).or_else(|| str_field(v, "id")),
-    })
+    }
+}
+
+/// Responses usage: `input_tokens` includes the cached part
+/// (`input_tokens_details.cached_tokens`), which is priced at its own rate.
+fn usage(u: &Value) -> Usage {
+    let input = u64_field(u, "input_tokens");
+    let cached = u
+        .get("input_tokens_details")
+        .map_or(0, |d| u64_field(d, "cached_tokens"))
+        .min(input);
+    Usage {
+        input_tokens: input - cached,
+        output_tokens: u64_field(u, "output_tokens"),
+        // Responses usage carries no search counter today; read one if it appears.
+        server_tool_requests: u
+            .get("server_tool_use")
+            .map_or(0, |s| u64_field(s, "web_search_requests")),
+        cache_read_tokens: cached,
+        ..Usage::default()
+    }
 }
 
 /// The HTTP status OpenAI gives each code an error inside a 2xx can carry (a

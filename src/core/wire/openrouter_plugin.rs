@@ -10,10 +10,8 @@
 
 use serde_json::{Map, Value, json};
 
-use super::json::{
-    bearer_headers, chat_body, chat_completion, chat_error_object, chat_http_error, code_string,
-    parse_json, request, u64_field,
-};
+use super::chat::{bearer_headers, chat_body, chat_completion, chat_error_object, decode_with};
+use super::json::{code_string, request, u64_field};
 use crate::core::completion::{Completion, ServerToolCall};
 use crate::core::turn::{Turn, WireRequest, WireResponse};
 use crate::core::web::WebAccess;
@@ -37,7 +35,7 @@ pub fn encode(endpoint: &Endpoint, turn: &Turn) -> Result<WireRequest> {
         }
         body.insert("plugins".into(), json!([Value::Object(plugin)]));
     }
-    super::json::chat_stream(endpoint, &mut body);
+    super::chat::chat_stream(endpoint, &mut body);
     request(endpoint, bearer_headers(endpoint), body)
 }
 
@@ -59,11 +57,7 @@ pub fn cautions(web: &WebAccess) -> Vec<String> {
 
 /// Decode one response, an `error` inside a 200 included.
 pub fn decode(response: &WireResponse) -> Result<Completion> {
-    if !(200..300).contains(&response.status) {
-        return Err(Error::from(chat_http_error(PROVIDER, response)));
-    }
-    let v = parse_json(PROVIDER, response)?;
-    decode_value(response, &v)
+    decode_with(PROVIDER, response, decode_value)
 }
 
 /// Decode a parsed 2xx body (an `error` inside it included); the streamed

@@ -12,7 +12,8 @@
 
 use serde_json::{Map, Value, json};
 
-use super::json::{bearer_headers, chat_body, request};
+use super::chat::{bearer_headers, chat_body};
+use super::json::request;
 use crate::core::turn::{Turn, WireRequest};
 use crate::core::web::WebAccess;
 use crate::core::wire::Endpoint;
@@ -49,7 +50,7 @@ pub fn encode(endpoint: &Endpoint, turn: &Turn) -> Result<WireRequest> {
             list.extend(entries);
         }
     }
-    super::json::chat_stream(endpoint, &mut body);
+    super::chat::chat_stream(endpoint, &mut body);
     request(endpoint, bearer_headers(endpoint), body)
 }
 

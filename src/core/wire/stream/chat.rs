@@ -16,7 +16,8 @@ use serde_json::{Map, Value, json};
 use super::{Delta, WireAssembler, bad_event, incomplete};
 use crate::core::completion::{Completion, ToolCall};
 use crate::core::turn::WireResponse;
-use crate::core::wire::json::{str_field, url_citation};
+use crate::core::wire::chat::url_citation;
+use crate::core::wire::json::str_field;
 use crate::core::wire::{Vendor, openai_chat, openrouter_plugin};
 use crate::error::Result;
 

@@ -15,6 +15,7 @@
 
 mod anthropic;
 mod chat;
+mod frame;
 mod openai_responses;
 pub mod render;
 

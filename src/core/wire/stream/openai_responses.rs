@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
 
-use super::render::{frame, pieces};
+use super::frame::{frame, pieces};
 use super::{Delta, WireAssembler, bad_event, incomplete};
 use crate::core::completion::Completion;
 use crate::core::turn::WireResponse;

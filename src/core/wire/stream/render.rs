@@ -7,12 +7,10 @@
 
 use serde_json::{Map, Value, json};
 
+use super::frame::{frame, pieces};
 use crate::core::wire::Vendor;
 use crate::core::wire::Wire;
 use crate::error::{Error, Result};
-
-/// How many characters each rendered text or JSON piece carries at most.
-const PIECE: usize = 24;
 
 /// Render a non-streamed body as the SSE frames `wire` would send, each ending
 /// in a blank line, ready to be written one after another.
@@ -30,24 +28,6 @@ pub fn render(wire: Wire, body: &[u8]) -> Result<Vec<String>> {
             Vendor::OpenRouter => chat(&v, true),
         },
     })
-}
-
-/// One frame: `event:` where the wire names events, then the data line.
-pub(super) fn frame(name: Option<&str>, data: &Value) -> String {
-    let data = data.to_string();
-    match name {
-        Some(n) => format!("event: {n}\ndata: {data}\n\n"),
-        None => format!("data: {data}\n\n"),
-    }
-}
-
-/// Text cut into pieces of at most `PIECE` characters, on character boundaries.
-pub(super) fn pieces(text: &str) -> Vec<String> {
-    let chars: Vec<char> = text.chars().collect();
-    chars
-        .chunks(PIECE)
-        .map(|c| c.iter().collect::<String>())
-        .collect()
 }
 
 fn anthropic(v: &Value) -> Vec<String> {

@@ -1,0 +1,234 @@
+//! The Chat-Completions-shaped pieces the OpenAI-compatible wires share (OpenRouter
+//! copies OpenAI's shapes, and OpenAI's Responses its error envelope): bearer
+//! headers, the chat body, streaming flags, the error envelope, and decoding a
+//! chat answer — the HTTP-status prologue every such decoder starts with, and the
+//! first choice's text, tool calls, citations and usage.
+
+use serde_json::{Map, Value, json};
+
+use super::json::{
+    Parts, code_string, finish, header_request_id, opaque_error, parse_json, retry_after, snippet,
+    str_field, u64_field,
+};
+use crate::core::completion::{Citation, Completion, StopReason, ToolCall, Usage};
+use crate::core::turn::{HeaderValue, Turn, WireResponse};
+use crate::core::wire::Endpoint;
+use crate::error::{Error, Result, VendorError};
+
+/// Decode an OpenAI-shaped answer: a non-2xx is the error envelope; a 2xx body is
+/// parsed and read by the wire's own `decode_value` (which the stream assemblers
+/// call too, with the body they rebuilt).
+pub(crate) fn decode_with(
+    provider: &str,
+    response: &WireResponse,
+    decode_value: fn(&WireResponse, &Value) -> Result<Completion>,
+) -> Result<Completion> {
+    if !(200..300).contains(&response.status) {
+        return Err(Error::from(chat_http_error(provider, response)));
+    }
+    let v = parse_json(provider, response)?;
+    decode_value(response, &v)
+}
+
+/// The `Authorization: Bearer $VAR` and JSON content type both chat vendors take.
+pub(crate) fn bearer_headers(endpoint: &Endpoint) -> Vec<(String, HeaderValue)> {
+    vec![
+        (
+            "authorization".to_string(),
+            HeaderValue::Secret {
+                prefix: "Bearer ".to_string(),
+                env: endpoint.api_key_env.clone(),
+            },
+        ),
+        (
+            "content-type".to_string(),
+            HeaderValue::Plain("application/json".to_string()),
+        ),
+    ]
+}
+
+/// The Chat Completions body without any web field: model, the one user message,
+/// the output cap under the vendor's key, and the local tools in function format
+/// (omitted when there are none, never `tools: []`).
+pub(crate) fn chat_body(turn: &Turn, max_tokens_key: &str) -> Map<String, Value> {
+    let mut body = Map::new();
+    body.insert("model".into(), json!(turn.model));
+    body.insert(
+        "messages".into(),
+        json!([{"role": "user", "content": turn.user_message()}]),
+    );
+    body.insert(max_tokens_key.into(), json!(turn.max_tokens));
+    if !turn.tools.is_empty() {
+        let tools: Vec<Value> = turn
+            .tools
+            .iter()
+            .map(|t| {
+                json!({"type": "function", "function": {
+                    "name": t.name, "description": t.description, "parameters": t.input_schema}})
+            })
+            .collect();
+        body.insert("tools".into(), Value::Array(tools));
+    }
+    body
+}
+
+/// Chat Completions streaming: `stream` and, so the last chunk carries the token
+/// counts, `stream_options.include_usage`. Added last, after every other field.
+pub(crate) fn chat_stream(endpoint: &Endpoint, body: &mut Map<String, Value>) {
+    if endpoint.stream {
+        body.insert("stream".into(), json!(true));
+        body.insert("stream_options".into(), json!({"include_usage": true}));
+    }
+}
+
+/// The OpenAI-shaped error envelope `{"error": {message, type, code}}` of a non-2xx.
+pub(crate) fn chat_http_error(provider: &str, response: &WireResponse) -> VendorError {
+    let Ok(v) = serde_json::from_slice::<Value>(&response.body) else {
+        return opaque_error(provider, response);
+    };
+    let Some(err) = v.get("error") else {
+        return opaque_error(provider, response);
+    };
+    chat_error_object(provider, response, err, response.status)
+}
+
+/// One OpenAI/OpenRouter error object, wherever it was found.
+pub(crate) fn chat_error_object(
+    provider: &str,
+    response: &WireResponse,
+    err: &Value,
+    status: u16,
+) -> VendorError {
+    let metadata = err.get("metadata");
+    let error_type = str_field(err, "type")
+        .or_else(|| metadata.and_then(|m| str_field(m, "error_type")))
+        .or_else(|| str_field(err, "error_type"));
+    let code = code_string(err.get("code"))
+        .or_else(|| metadata.and_then(|m| code_string(m.get("provider_code"))));
+    VendorError {
+        provider: provider.to_string(),
+        status,
+        error_type,
+        code,
+        message: str_field(err, "message").unwrap_or_else(|| snippet(&response.body)),
+        request_id: header_request_id(response).or_else(|| str_field(err, "request_id")),
+        retry_after: retry_after(response),
+    }
+}
+
+/// Decode a 2xx Chat Completions body: first choice's text, tool calls and
+/// `url_citation` annotations (nested under `url_citation`; `content` is the quote
+/// where a vendor sends one), finish reason and token counts. The caller supplies
+/// the server-tool counter, which the two vendors report differently.
+pub(crate) fn chat_completion(
+    provider: &str,
+    response: &WireResponse,
+    v: &Value,
+    server_tool_requests: u64,
+) -> Result<Completion> {
+    let choice = v
+        .get("choices")
+        .and_then(Value::as_array)
+        .and_then(|c| c.first())
+        .ok_or_else(|| Error::Decode {
+            provider: provider.to_string(),
+            message: "the response has no choices".to_string(),
+            snippet: snippet(&response.body),
+        })?;
+    let message = choice.get("message").cloned().unwrap_or(Value::Null);
+    // `message.refusal`: the model declined, in its own words.
+    let refusal = str_field(&message, "refusal").filter(|r| !r.trim().is_empty());
+    let mut text = str_field(&message, "content").unwrap_or_default();
+    if let Some(words) = &refusal {
+        if text.trim().is_empty() {
+            text = words.clone();
+        }
+    }
+    let tool_calls = message
+        .get("tool_calls")
+        .and_then(Value::as_array)
+        .map(|calls| calls.iter().filter_map(chat_tool_call).collect())
+        .unwrap_or_default();
+    let citations = message
+        .get("annotations")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(url_citation).collect())
+        .unwrap_or_default();
+    let stop = match choice.get("finish_reason").and_then(Value::as_str) {
+        _ if refusal.is_some() => StopReason::Refusal,
+        Some("stop") => StopReason::EndTurn,
+        Some("tool_calls") | Some("function_call") => StopReason::ToolUse,
+        Some("length") => StopReason::MaxTokens,
+        Some(other) => StopReason::Other(other.to_string()),
+        None => StopReason::Other("none".to_string()),
+    };
+    let usage = v
+        .get("usage")
+        .filter(|u| u.is_object())
+        .map(|u| chat_usage(u, server_tool_requests));
+    let parts = Parts {
+        text,
+        tool_calls,
+        citations,
+        server_tools: Vec::new(),
+        stop,
+        usage,
+    };
+    Ok(finish(provider, response, v, parts))
+}
+
+/// Chat Completions usage in the neutral shape: `prompt_tokens` includes the cached
+/// tokens (`prompt_tokens_details.cached_tokens`) and the cache writes
+/// (`cache_write_tokens`, where sent), so they are taken out of the plain input.
+/// `usage.cost` (OpenRouter) is the vendor's own figure for the whole request; a
+/// value that is not a finite, non-negative number of dollars is ignored.
+fn chat_usage(u: &Value, server_tool_requests: u64) -> Usage {
+    let details = u.get("prompt_tokens_details");
+    let cache_read = details.map_or(0, |d| u64_field(d, "cached_tokens"));
+    let cache_write = details.map_or(0, |d| u64_field(d, "cache_write_tokens"));
+    let prompt = u64_field(u, "prompt_tokens");
+    let reported = u
+        .get("cost")
+        .and_then(Value::as_f64)
+        .filter(|c| c.is_finite() && *c >= 0.0 && *c < 1e9)
+        .map(|c| (c * 1e6).round() as u64);
+    Usage {
+        input_tokens: prompt.saturating_sub(cache_read.saturating_add(cache_write)),
+        output_tokens: u64_field(u, "completion_tokens"),
+        server_tool_requests,
+        cache_write_tokens: cache_write.min(prompt),
+        cache_read_tokens: cache_read.min(prompt.saturating_sub(cache_write.min(prompt))),
+        web_fetch_requests: 0,
+        reported_cost_micro_usd: reported,
+    }
+}
+
+fn chat_tool_call(call: &Value) -> Option<ToolCall> {
+    let function = call.get("function")?;
+    let name = str_field(function, "name")?;
+    let raw = str_field(function, "arguments").unwrap_or_default();
+    // Arguments arrive as a JSON string; keep unparsable text so the tool can say so.
+    let input = if raw.trim().is_empty() {
+        json!({})
+    } else {
+        serde_json::from_str(&raw).unwrap_or(Value::String(raw))
+    };
+    Some(ToolCall {
+        id: str_field(call, "id").unwrap_or_default(),
+        name,
+        input,
+    })
+}
+
+pub(crate) fn url_citation(annotation: &Value) -> Option<Citation> {
+    if annotation.get("type").and_then(Value::as_str) != Some("url_citation") {
+        return None;
+    }
+    // Chat Completions nests the fields; accept the flat Responses form too.
+    let c = annotation.get("url_citation").unwrap_or(annotation);
+    Some(Citation {
+        url: str_field(c, "url")?,
+        title: str_field(c, "title"),
+        cited_text: str_field(c, "content"),
+    })
+}
