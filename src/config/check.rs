@@ -4,7 +4,7 @@
 //! naming file, line, table and key. A key added to `Config` gets its check here,
 //! with `whole` (and a line in `RANGES`), `price`, `text` and `host`.
 
-use super::error::{Problem, Seg};
+use super::locate::{Problem, Seg};
 use super::{BudgetConfig, Config};
 
 /// Longest `[budget] seconds`: thirty days.

@@ -11,22 +11,8 @@ use std::ops::Range;
 
 use toml::de::{DeTable, DeValue};
 
+use super::locate::{Problem, Seg, line_of};
 use crate::error::Error;
-
-/// One step of a key path: a table key or an array index.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Seg {
-    /// A key.
-    Key(String),
-    /// An element of an array (of tables).
-    Index(usize),
-}
-
-impl From<&str> for Seg {
-    fn from(k: &str) -> Self {
-        Seg::Key(k.to_string())
-    }
-}
 
 impl From<usize> for Seg {
     fn from(i: usize) -> Self {
@@ -105,15 +91,6 @@ fn walk_value(value: &DeValue<'_>, path: &mut Vec<Seg>, out: &mut Vec<Entry>) {
     }
 }
 
-/// The 1-based line of a byte offset.
-pub(crate) fn line_of(text: &str, offset: usize) -> usize {
-    let mut end = offset.min(text.len());
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    text[..end].matches('\n').count() + 1
-}
-
 /// `[web]`, `[providers.anthropic]`, `[[agent]] #2`, `[prices."m-1"]`, or "the top
 /// level": the table that holds the last key of `path`.
 pub(crate) fn table_name(path: &[Seg]) -> String {
@@ -170,15 +147,6 @@ pub(crate) fn subject(path: &[Seg]) -> String {
         );
     }
     format!("`{key}` in {}", table_name(path))
-}
-
-/// A problem found after the file parsed (a range check), located by its path.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Problem {
-    /// The key it is about.
-    pub path: Vec<Seg>,
-    /// What is wrong and what is expected, after the subject.
-    pub message: String,
 }
 
 /// The error for the first problem in file order.

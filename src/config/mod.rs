@@ -9,6 +9,7 @@
 
 mod check;
 mod error;
+mod locate;
 mod policy;
 mod scope;
 mod show;
@@ -251,7 +252,7 @@ impl Config {
                 } else {
                     ("verify_contains", "verify_file")
                 };
-                problems.push(error::Problem {
+                problems.push(locate::Problem {
                     path: vec!["task".into(), set.into()],
                     message: format!(
                         "is set without {unset}; expected both verify_file and verify_contains, or neither"
@@ -267,7 +268,7 @@ impl Config {
                     "web_tools"
                 };
                 let prefix = format!("[providers.{vendor}] ");
-                problems.push(error::Problem {
+                problems.push(locate::Problem {
                     path: vec!["providers".into(), vendor.as_str().into(), key.into()],
                     message: e.strip_prefix(prefix.as_str()).unwrap_or(&e).to_string(),
                 });

@@ -7,6 +7,7 @@
 //! where a workspace glob belongs — is an error naming the file, the line and the
 //! entry, never a boundary that quietly did not apply. Pure: text in, rules out.
 
+use super::locate::line_of;
 use serde::Deserialize;
 use toml::Spanned;
 
@@ -87,15 +88,6 @@ impl WebTable {
     }
 }
 
-/// The 1-based line of a byte offset.
-fn line_at(text: &str, offset: usize) -> usize {
-    text.as_bytes()[..offset.min(text.len())]
-        .iter()
-        .filter(|b| **b == b'\n')
-        .count()
-        + 1
-}
-
 impl PolicyTable {
     /// The table's rules in `layer`, each with its `origin:line`, every entry
     /// checked. `text` is the file the spans point into.
@@ -107,7 +99,7 @@ impl PolicyTable {
             (&self.deny, Effect::Deny),
         ] {
             for entry in list {
-                let at = format!("{origin}:{}", line_at(text, entry.span().start));
+                let at = format!("{origin}:{}", line_of(text, entry.span().start));
                 let (act, pattern) = parse_entry(entry.get_ref()).map_err(|why| {
                     Error::config(format!(
                         "{at}: [policy] {} entry {:?} {why}",

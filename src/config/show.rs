@@ -5,6 +5,7 @@
 //! merges them, the policy's layers are listed rule by rule, the built-in
 //! fallback last, and a `from_policy` projection host by host with its rule.
 
+use super::locate::line_of;
 use serde::Serialize;
 use toml_edit::{Document, Item, Table, Value};
 
@@ -113,14 +114,6 @@ fn join(prefix: &str, key: &str) -> String {
     }
 }
 
-fn line_at(text: &str, offset: usize) -> usize {
-    text.as_bytes()[..offset.min(text.len())]
-        .iter()
-        .filter(|b| **b == b'\n')
-        .count()
-        + 1
-}
-
 fn walk(table: &Table, prefix: &str, text: &str, origin: &str, out: &mut Vec<Setting>) {
     for (key, item) in table.iter() {
         let path = join(prefix, key);
@@ -130,7 +123,7 @@ fn walk(table: &Table, prefix: &str, text: &str, origin: &str, out: &mut Vec<Set
         match item {
             // A table stated and left empty is listed as `{}` where it stands.
             Item::Table(t) if t.is_empty() && !t.is_implicit() => {
-                let line = t.span().map_or(0, |s| line_at(text, s.start));
+                let line = t.span().map_or(0, |s| line_of(text, s.start));
                 out.push(empty(&path, origin, line));
             }
             Item::Table(t) => walk(t, &path, text, origin, out),
@@ -157,7 +150,7 @@ fn empty(path: &str, origin: &str, line: usize) -> Setting {
 fn value(v: &Value, path: &str, text: &str, origin: &str, out: &mut Vec<Setting>) {
     if let Value::InlineTable(t) = v {
         if t.is_empty() {
-            let line = v.span().map_or(0, |s| line_at(text, s.start));
+            let line = v.span().map_or(0, |s| line_of(text, s.start));
             out.push(empty(path, origin, line));
         }
         for (key, inner) in t.iter() {
@@ -167,7 +160,7 @@ fn value(v: &Value, path: &str, text: &str, origin: &str, out: &mut Vec<Setting>
     }
     let mut bare = v.clone();
     bare.decor_mut().clear();
-    let line = v.span().map_or(0, |s| line_at(text, s.start));
+    let line = v.span().map_or(0, |s| line_of(text, s.start));
     out.push(Setting {
         key: path.to_string(),
         value: bare.to_string(),

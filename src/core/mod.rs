@@ -7,6 +7,7 @@ pub mod contract;
 pub mod event;
 pub mod policy;
 pub mod price;
+pub mod text;
 pub mod tools;
 pub mod turn;
 pub mod web;

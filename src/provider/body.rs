@@ -75,3 +75,18 @@ pub(crate) async fn within<T>(
         }),
     }
 }
+
+/// reqwest's message without its URL suffix (the caller names the URL once).
+pub(crate) fn without_url(e: &reqwest::Error) -> String {
+    let mut text = e.to_string();
+    if let Some(url) = e.url() {
+        text = text.replace(&format!(" for url ({url})"), "");
+    }
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    text
+}

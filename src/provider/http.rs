@@ -211,7 +211,7 @@ impl HttpProvider {
         let vendor = self.endpoint.vendor.as_str();
         let transport = |what: &str, e: reqwest::Error| Error::Transport {
             provider: vendor.to_string(),
-            message: format!("{what} {}: {}", request.url, without_url(&e)),
+            message: format!("{what} {}: {}", request.url, super::body::without_url(&e)),
             retryable: true,
         };
         let mut response = self
@@ -269,7 +269,7 @@ impl HttpProvider {
             message: format!(
                 "the response body was cut short after {read} of {} bytes (HTTP {status}): {}",
                 expected.map_or("?".to_string(), |n| n.to_string()),
-                without_url(e)
+                super::body::without_url(e)
             ),
             retryable: true,
         };
@@ -330,21 +330,6 @@ impl AttemptSink for ScrubbingSink<'_> {
             }
         }
     }
-}
-
-/// reqwest's message without its URL suffix (the caller names the URL once).
-pub(super) fn without_url(e: &reqwest::Error) -> String {
-    let mut text = e.to_string();
-    if let Some(url) = e.url() {
-        text = text.replace(&format!(" for url ({url})"), "");
-    }
-    let mut source = std::error::Error::source(e);
-    while let Some(s) = source {
-        text.push_str(": ");
-        text.push_str(&s.to_string());
-        source = s.source();
-    }
-    text
 }
 
 #[async_trait]

@@ -67,7 +67,7 @@ pub(super) async fn read(
                         "the stream from {url} was cut after {} bytes and {} events: {}",
                         assembler.bytes(),
                         assembler.events(),
-                        super::http::without_url(&e)
+                        super::body::without_url(&e)
                     ),
                     retryable: true,
                 });
@@ -117,7 +117,7 @@ pub fn event_of(provider: &str, delta: Delta) -> EventKind {
         Delta::ToolCallRequested(call) => EventKind::ToolCallRequested {
             id: call.id,
             name: call.name,
-            input: crate::run::tools::shorten(call.input.to_string(), 200),
+            input: crate::core::text::shorten(call.input.to_string(), 200),
         },
         Delta::OutputTokens(output_tokens) => EventKind::OutputTokens { output_tokens },
     }

@@ -1,15 +1,17 @@
 //! The run loop and the local tools it executes.
 
+mod act;
 pub mod engine;
 pub mod net;
 pub mod observe;
+mod options;
 pub mod session;
 mod spawn;
+mod step;
 pub mod tools;
 pub mod workspace;
 
-pub use engine::{
-    DEFAULT_MAX_CONTINUATIONS, DEFAULT_MAX_DEPTH, RunOptions, RunResult, run_with, run_with_options,
-};
+pub use engine::{run_with, run_with_options};
 pub use observe::{Emitter, NoObserver, Observer};
+pub use options::{DEFAULT_MAX_CONTINUATIONS, DEFAULT_MAX_DEPTH, RunOptions, RunResult};
 pub use session::Session;

@@ -10,7 +10,8 @@ use crate::core::contract::{TaskContract, Verification};
 use crate::core::policy::Policy;
 use crate::error::Result;
 use crate::provider::Provider;
-use crate::run::engine::{RunOptions, RunResult, run_with_options};
+use crate::run::engine::run_with_options;
+use crate::run::options::{RunOptions, RunResult};
 use crate::store::{RunRow, Store};
 
 /// One session.

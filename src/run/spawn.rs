@@ -15,9 +15,11 @@ use crate::core::completion::{ToolCall, Usage};
 use crate::core::contract::{Budget, TaskContract, Verification};
 use crate::core::event::RunId;
 use crate::core::policy::{Act, Policy};
+use crate::core::text::shorten;
 use crate::provider::Provider;
-use crate::run::engine::{RunOptions, run_with_options};
-use crate::run::tools::{ToolEnv, ToolResult, gate, shorten};
+use crate::run::engine::run_with_options;
+use crate::run::options::RunOptions;
+use crate::run::tools::{ToolEnv, ToolResult, gate};
 use crate::store::Store;
 
 /// What the parent needs to run a child.

@@ -9,6 +9,7 @@
 //! rule names); redirects are not followed (each hop must be asked for, and so
 //! gated, on its own).
 
+use crate::core::text::shorten;
 use std::path::Path;
 use std::time::Duration;
 
@@ -333,14 +334,4 @@ async fn http_get(env: &ToolEnv<'_>, raw: &str) -> Result<String, String> {
         .map_err(|e| format!("GET {url}: body failed: {e}"))?;
     let body = String::from_utf8_lossy(&bytes[..bytes.len().min(MAX_HTTP_BODY)]).into_owned();
     Ok(format!("HTTP {}\n{body}", status.as_u16()))
-}
-
-/// Cut text to `max` characters, saying so.
-pub fn shorten(text: String, max: usize) -> String {
-    if text.chars().count() <= max {
-        return text;
-    }
-    let mut s: String = text.chars().take(max).collect();
-    s.push_str(" … (truncated)");
-    s
 }
