@@ -14,6 +14,7 @@ pub mod config;
 pub mod console;
 pub mod core;
 pub mod error;
+pub mod launch;
 pub mod mcp;
 pub mod provider;
 pub mod run;

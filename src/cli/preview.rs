@@ -5,9 +5,9 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use io_harness::console::setup;
 use io_harness::core::tools::offered_tools;
 use io_harness::core::wire;
+use io_harness::stub::demo;
 use io_harness::{Config, Error, HeaderValue, Result, Turn};
 
 /// Print `POST <url>`, redacted headers, a blank line and the body; or only the
@@ -29,20 +29,19 @@ pub async fn preview(
     }
     let mut endpoint = config.endpoint(vendor);
     if demo {
-        setup::demo_defaults(config, &mut contract);
+        demo::demo_defaults(config, &mut contract);
         // `run --demo` starts the stub on a free port; none is listening now, so
         // none is named.
         endpoint.base_url = io_harness::stub::base_url("127.0.0.1:<port>", vendor);
     }
     let agents: Vec<String> = config.agents.iter().map(|a| a.name.clone()).collect();
-    let turn = Turn {
-        model: model.unwrap_or_else(|| config.model(vendor)),
-        max_tokens: config.max_tokens(vendor),
-        goal: contract.goal.clone(),
-        observations: Vec::new(),
-        tools: offered_tools(&agents, &[]),
-        web: contract.web.clone(),
-    };
+    let turn = Turn::for_step(
+        &contract,
+        model.unwrap_or_else(|| config.model(vendor)),
+        config.max_tokens(vendor),
+        offered_tools(&agents, &[]),
+        Vec::new(),
+    );
     // A refusal first (it is about the declaration, whatever the goal), then
     // the same refusal of an empty goal that `run` gives.
     let request = wire::encode(&endpoint, &turn)?;

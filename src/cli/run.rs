@@ -7,10 +7,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use io_harness::launch::{self, Key};
 use io_harness::run::{Observer, RunOptions, run_with_options};
+use io_harness::stub::demo;
 use io_harness::{
-    ApproveAll, Approver, Config, Event, EventKind, HttpProvider, NobodyToAsk, Result, RunId,
-    RunOutcome, Store, Verification,
+    ApproveAll, Approver, Config, Event, EventKind, NobodyToAsk, Result, RunId, RunOutcome, Store,
+    Verification,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -56,31 +58,26 @@ async fn go(
         contract.verification = Verification::WorkspaceFileContains { file, needle };
     }
     if args.demo {
-        io_harness::console::setup::demo_defaults(config, &mut contract);
+        demo::demo_defaults(config, &mut contract);
     }
     if contract.goal.trim().is_empty() && args.resume.is_none() {
         return Err(io_harness::Error::config(super::NO_GOAL));
     }
-    // The demo's stub lives until this function returns.
-    let mut stub = None;
-    let provider = if args.demo {
-        let s = io_harness::console::setup::demo_stub().await?;
-        let mut endpoint = config.endpoint(vendor);
-        endpoint.base_url = s.base_url(vendor);
-        stub = Some(s);
-        // The stub checks no key; this one is not a secret.
-        HttpProvider::new(endpoint, config.model(vendor), config.max_tokens(vendor))
-            .with_stub_key("demo")
+    // The demo's stub lives until this function returns; its key is not a secret.
+    let stub = if args.demo {
+        Some(demo::demo_stub().await?)
     } else {
-        HttpProvider::from_env(
-            config.endpoint(vendor),
-            config.model(vendor),
-            config.max_tokens(vendor),
-        )?
-    }
-    .with_max_response_bytes(config.max_response_bytes(vendor))
-    .with_request_timeout(config.request_timeout(vendor))
-    .with_idle_timeout(config.idle_timeout(vendor));
+        None
+    };
+    let provider = match &stub {
+        Some(s) => launch::configured(
+            config,
+            vendor,
+            Some(s.base_url(vendor)),
+            &Key::Stub("demo".into()),
+        )?,
+        None => launch::configured(config, vendor, None, &Key::FromEnv)?,
+    };
     let path = store_path.unwrap_or_else(|| config.store_path(loaded.path.as_deref()));
     let store = Store::open(&path).map_err(|e| io_harness::Error::store_unusable(&path, &e))?;
     let cancel = CancellationToken::new();

@@ -22,7 +22,7 @@ use crate::core::event::{Event, RunId};
 use crate::core::policy::Policy;
 use crate::core::price::PriceTable;
 use crate::core::wire::{Endpoint, Vendor};
-use crate::provider::HttpProvider;
+use crate::launch::{self, Key, Limits};
 use crate::run::{Observer, RunOptions, run_with_options};
 use crate::store::{CitationQuery, Store};
 
@@ -47,10 +47,8 @@ pub struct Executor {
     pub agents: Vec<AgentDef>,
     /// Started `[[mcp]]` servers.
     pub mcp: Option<Arc<crate::mcp::McpServers>>,
-    /// How long each vendor's stream may stay silent (the default where absent).
-    pub idle_timeouts: BTreeMap<Vendor, std::time::Duration>,
-    /// Per vendor: `max_response_bytes` and the request deadline from io.toml.
-    pub response_bounds: BTreeMap<Vendor, (u64, std::time::Duration)>,
+    /// Per vendor: the transport limits io.toml sets (the defaults where absent).
+    pub limits: BTreeMap<Vendor, Limits>,
     /// Messages back to the loop.
     pub tx: mpsc::UnboundedSender<Msg>,
     /// The approver runs ask; its questions reach the loop.
@@ -93,8 +91,7 @@ impl Executor {
             policy: Policy::workspace_default(),
             agents: Vec::new(),
             mcp: None,
-            idle_timeouts: BTreeMap::new(),
-            response_bounds: BTreeMap::new(),
+            limits: BTreeMap::new(),
             tx,
             approver,
             pending: None,
@@ -184,29 +181,19 @@ impl Executor {
             .cloned()
             .unwrap_or_else(|| Endpoint::public(vendor));
         let max_tokens = self.max_tokens.get(&vendor).copied().unwrap_or(4096);
-        let provider = if let Some(rewinder) = &self.demo {
+        let key = match &self.demo {
             // A cancelled demo run left the script part-way; this one sees it all,
             // and its key (not a secret) tells the stub which requests are this run's.
-            let key = rewinder.rewind();
-            HttpProvider::new(endpoint, model, max_tokens).with_stub_key(key)
-        } else {
-            match HttpProvider::from_env(endpoint, model, max_tokens) {
-                Ok(p) => p,
-                Err(e) => {
-                    let _ = self.tx.send(Msg::RunFailed(e.to_string()));
-                    return;
-                }
+            Some(rewinder) => Key::Stub(rewinder.rewind()),
+            None => Key::FromEnv,
+        };
+        let limits = self.limits.get(&vendor).copied().unwrap_or_default();
+        let provider = match launch::provider(endpoint, model, max_tokens, &key, &limits) {
+            Ok(p) => p,
+            Err(e) => {
+                let _ = self.tx.send(Msg::RunFailed(e.to_string()));
+                return;
             }
-        };
-        let provider = match self.idle_timeouts.get(&vendor) {
-            Some(idle) => provider.with_idle_timeout(*idle),
-            None => provider,
-        };
-        let provider = match self.response_bounds.get(&vendor) {
-            Some((bytes, deadline)) => provider
-                .with_max_response_bytes(*bytes)
-                .with_request_timeout(*deadline),
-            None => provider,
         };
         // "Allow for this run" lasts one run.
         self.approver.forget();

@@ -365,14 +365,15 @@ impl Form {
                     .get(&v)
                     .cloned()
                     .unwrap_or_else(|| Endpoint::public(v));
-                let turn = Turn {
-                    model: self.model_for(v),
-                    max_tokens: self.max_tokens.get(&v).copied().unwrap_or(4096),
-                    goal: self.goal_text(),
-                    observations: Vec::new(),
-                    tools: offered_tools(&self.agent_names(), &self.extra_tools),
-                    web: Some(web.clone()),
-                };
+                let mut contract = self.contract();
+                contract.web = Some(web.clone());
+                let turn = Turn::for_step(
+                    &contract,
+                    self.model_for(v),
+                    self.max_tokens.get(&v).copied().unwrap_or(4096),
+                    offered_tools(&self.agent_names(), &self.extra_tools),
+                    Vec::new(),
+                );
                 let undeclared = Turn {
                     web: None,
                     ..turn.clone()

@@ -55,16 +55,9 @@ pub async fn open(config: Option<PathBuf>, store: Option<PathBuf>, demo: bool) -
         approver,
     );
     executor.agents = loaded.config.agents.clone();
-    executor.response_bounds = crate::core::wire::Vendor::ALL
+    executor.limits = crate::core::wire::Vendor::ALL
         .iter()
-        .map(|&v| {
-            let c = &loaded.config;
-            (v, (c.max_response_bytes(v), c.request_timeout(v)))
-        })
-        .collect();
-    executor.idle_timeouts = crate::core::wire::Vendor::ALL
-        .iter()
-        .map(|&v| (v, loaded.config.idle_timeout(v)))
+        .map(|&v| (v, crate::launch::Limits::of(&loaded.config, v)))
         .collect();
     executor.policy = loaded.config.policy();
     if !loaded.config.mcp.is_empty() {

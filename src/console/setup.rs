@@ -3,7 +3,6 @@
 //! models, the `[web]` declaration, theme, key overrides).
 
 use std::collections::BTreeMap;
-use std::net::{Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
 
 use super::app::State;
@@ -11,11 +10,10 @@ use super::form::Form;
 use super::keys::Keymap;
 use super::theme::Theme;
 use crate::config::Loaded;
-use crate::core::contract::TaskContract;
-use crate::core::web::WebAccess;
 use crate::core::wire::{Endpoint, Vendor};
 use crate::error::Result;
-use crate::stub::{Script, StubHandle, StubVendor};
+use crate::stub::StubHandle;
+use crate::stub::demo::{demo_defaults, demo_stub};
 
 /// Where the console's runs go.
 pub struct Connection {
@@ -26,10 +24,6 @@ pub struct Connection {
     /// The status line's description of it.
     pub mode: String,
 }
-
-/// The goal the offline demo starts with when io.toml gives none.
-pub const DEMO_GOAL: &str =
-    "Find the current io-harness release on crates.io and say which version it is.";
 
 /// Live when the chosen provider's key is set and `--demo` was not given; else the
 /// built-in loopback stub vendor with its demo script.
@@ -72,24 +66,6 @@ pub async fn connect(loaded: &Loaded, demo: bool) -> Result<Connection> {
         stub: Some(stub),
         mode,
     })
-}
-
-/// The demo's goal and declaration where io.toml gives none (the console's
-/// `--demo`, `run --demo`, `preview --demo`).
-pub fn demo_defaults(config: &crate::config::Config, contract: &mut TaskContract) {
-    if contract.goal.trim().is_empty() {
-        contract.goal = DEMO_GOAL.to_string();
-        if config.web.is_none() {
-            // What every vendor carries: no domain filter (OpenRouter takes none),
-            // no fetch (Anthropic only), so switching provider never refuses.
-            contract.web = Some(WebAccess::search().max_uses(3));
-        }
-    }
-}
-
-/// The built-in stub vendor with its demo script, on a free loopback port.
-pub async fn demo_stub() -> Result<StubHandle> {
-    StubVendor::start(SocketAddr::from((Ipv4Addr::LOCALHOST, 0)), Script::demo()).await
 }
 
 /// The first state: the form seeded from io.toml, the theme and keys it names.

@@ -8,6 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::core::contract::TaskContract;
 use crate::core::web::WebAccess;
 
 /// A local tool offered to the model, in vendor-neutral form.
@@ -39,6 +40,26 @@ pub struct Turn {
 }
 
 impl Turn {
+    /// The request of a contract's next step: its goal and declaration, with the
+    /// observations so far. The engine and both previews build their turn here, so
+    /// a previewed body is the sent body.
+    pub fn for_step(
+        contract: &TaskContract,
+        model: String,
+        max_tokens: u32,
+        tools: Vec<ToolSpec>,
+        observations: Vec<String>,
+    ) -> Turn {
+        Turn {
+            model,
+            max_tokens,
+            goal: contract.goal.clone(),
+            observations,
+            tools,
+            web: contract.web.clone(),
+        }
+    }
+
     /// The one user message every vendor gets: the goal, then the observations.
     pub fn user_message(&self) -> String {
         if self.observations.is_empty() {

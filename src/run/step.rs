@@ -38,14 +38,13 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
         self.emitter.emit(EventKind::StepStarted {
             observations: state.observations.len(),
         });
-        let turn = Turn {
-            model: model_of(self.options, self.provider),
-            max_tokens: self.provider.max_tokens(),
-            goal: state.contract.goal.clone(),
-            observations: state.observations.clone(),
-            tools: self.offered_tools(),
-            web: state.contract.web.clone(),
-        };
+        let turn = Turn::for_step(
+            &state.contract,
+            model_of(self.options, self.provider),
+            self.provider.max_tokens(),
+            self.offered_tools(),
+            state.observations.clone(),
+        );
         let reply = tokio::select! {
             _ = self.options.cancel.cancelled() => return Some(RunOutcome::Cancelled),
             _ = tokio::time::sleep_until(deadline.into()) => {

@@ -3,6 +3,7 @@
 //! every request it got (API-key headers redacted). Tests and the console's offline
 //! demo use it; `io-harness stub-vendor` runs it standalone.
 
+pub mod demo;
 mod fault;
 mod script;
 mod stream;

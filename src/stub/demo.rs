@@ -1,0 +1,33 @@
+//! The offline demo's set-up: its goal and declaration where io.toml gives none,
+//! and the built-in stub vendor with the demo script on a free loopback port. The
+//! console's `--demo`, `run --demo` and `preview --demo` all start from here.
+
+use std::net::{Ipv4Addr, SocketAddr};
+
+use super::{Script, StubHandle, StubVendor};
+use crate::config::Config;
+use crate::core::contract::TaskContract;
+use crate::core::web::WebAccess;
+use crate::error::Result;
+
+/// The goal the offline demo starts with when io.toml gives none.
+pub const DEMO_GOAL: &str =
+    "Find the current io-harness release on crates.io and say which version it is.";
+
+/// The demo's goal and declaration where io.toml gives none (the console's
+/// `--demo`, `run --demo`, `preview --demo`).
+pub fn demo_defaults(config: &Config, contract: &mut TaskContract) {
+    if contract.goal.trim().is_empty() {
+        contract.goal = DEMO_GOAL.to_string();
+        if config.web.is_none() {
+            // What every vendor carries: no domain filter (OpenRouter takes none),
+            // no fetch (Anthropic only), so switching provider never refuses.
+            contract.web = Some(WebAccess::search().max_uses(3));
+        }
+    }
+}
+
+/// The built-in stub vendor with its demo script, on a free loopback port.
+pub async fn demo_stub() -> Result<StubHandle> {
+    StubVendor::start(SocketAddr::from((Ipv4Addr::LOCALHOST, 0)), Script::demo()).await
+}
