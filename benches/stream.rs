@@ -101,8 +101,9 @@ fn assemble(c: &mut Criterion) {
 
 fn to_screen(c: &mut Criterion) {
     use io_harness::config::{Config, Loaded};
-    use io_harness::console::app::{Msg, Screen, update};
-    use io_harness::console::setup::{Connection, initial_state};
+    use io_harness::console::effects::setup::{Connection, initial_state};
+    use io_harness::console::state::{Msg, Screen};
+    use io_harness::console::update::update;
     use io_harness::console::view;
     use io_harness::core::wire::Endpoint;
     use io_harness::provider::stream::event_of;

@@ -15,9 +15,10 @@ use crossterm::event::KeyCode;
 use io_harness::Vendor;
 use io_harness::approve::ChannelApprover;
 use io_harness::config::Config;
-use io_harness::console::app::{Effect, Grouping, Msg, Screen, State, update};
+use io_harness::console::effects::setup::{Connection, initial_state};
 use io_harness::console::effects::{Executor, past_run};
-use io_harness::console::setup::{Connection, initial_state};
+use io_harness::console::state::{Effect, Grouping, Msg, Screen, State};
+use io_harness::console::update::update;
 use io_harness::console::view;
 use io_harness::store::Store;
 use io_harness::stub::{Script, ScriptedResponse, StubVendor};
@@ -651,7 +652,7 @@ async fn ctrl_s_writes_web_and_keeps_the_rest_of_io_toml() {
 fn the_readme_key_table_is_the_keymap() {
     let readme =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
-    let keymap = io_harness::console::keys::Keymap::default();
+    let keymap = io_harness::console::update::keys::Keymap::default();
     for b in &keymap.bindings {
         let row = format!("| `{}` | {} |", b.key, b.desc);
         assert!(

@@ -10,8 +10,9 @@ use common::console::{key, screen};
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use io_harness::config::{Config, Loaded, Scope};
-use io_harness::console::app::{Effect, Msg, State, update};
-use io_harness::console::setup::{Connection, initial_state};
+use io_harness::console::effects::setup::{Connection, initial_state};
+use io_harness::console::state::{Effect, Msg, State};
+use io_harness::console::update::update;
 use io_harness::core::wire::Endpoint;
 use io_harness::{Answer, Vendor};
 
@@ -77,7 +78,10 @@ fn the_projected_lists_are_not_edited_in_the_form() {
     let mut s = state_of(config);
     assert!(
         s.form
-            .set(io_harness::console::form::Field::Allowed, "evil.test")
+            .set(
+                io_harness::console::state::form::Field::Allowed,
+                "evil.test"
+            )
             .unwrap_err()
             .contains("[policy]")
     );

@@ -13,10 +13,11 @@ use std::time::Duration;
 
 use crossterm::event::KeyCode;
 use io_harness::approve::ChannelApprover;
-use io_harness::console::app::{Effect, Msg, Screen, State, update};
 use io_harness::console::effects::Executor;
-use io_harness::console::keys::{Action, Keymap};
-use io_harness::console::setup::{Connection, connect, initial_state};
+use io_harness::console::effects::setup::{Connection, connect, initial_state};
+use io_harness::console::state::{Effect, Msg, Screen, State};
+use io_harness::console::update::keys::{Action, Keymap};
+use io_harness::console::update::update;
 use io_harness::console::view;
 use io_harness::store::Store;
 use io_harness::{Cost, Event, EventKind, RunId, Usage, Vendor};

@@ -11,8 +11,9 @@ use common::console::{connection, ctrl, key, loaded, screen};
 
 use crossterm::event::KeyCode;
 use io_harness::Vendor;
-use io_harness::console::app::{State, update};
-use io_harness::console::setup::{Connection, initial_state};
+use io_harness::console::effects::setup::{Connection, initial_state};
+use io_harness::console::state::State;
+use io_harness::console::update::update;
 use io_harness::core::wire::{Endpoint, Wire};
 
 /// Six local tools: the five built-ins and spawn_agent (a roster is configured).

@@ -11,8 +11,9 @@ mod common;
 
 use common::console::{connection, loaded};
 
-use io_harness::console::app::{Msg, Screen, State, update};
-use io_harness::console::setup::{Connection, initial_state};
+use io_harness::console::effects::setup::{Connection, initial_state};
+use io_harness::console::state::{Msg, Screen, State};
+use io_harness::console::update::update;
 use io_harness::{Cost, Event, EventKind, RunId, Usage};
 use pretty_assertions::assert_eq;
 

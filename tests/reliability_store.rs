@@ -269,8 +269,9 @@ async fn a_truncated_answer_is_its_own_outcome_not_a_pass() {
 #[test]
 fn a_run_whose_process_is_gone_reads_interrupted_in_runs_and_the_console() {
     use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-    use io_harness::console::app::{Msg, update};
-    use io_harness::console::setup::{Connection, initial_state};
+    use io_harness::console::effects::setup::{Connection, initial_state};
+    use io_harness::console::state::Msg;
+    use io_harness::console::update::update;
     use io_harness::core::wire::{Endpoint, Vendor};
 
     let dir = tempfile::tempdir().unwrap();

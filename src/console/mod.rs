@@ -1,19 +1,15 @@
-//! The operator console: state → update → view. `app` holds the state and the pure
-//! `update`; `view` draws it; `effects` performs what `update` asks for off the UI
-//! task; this module owns the terminal and the loop that joins them. The loop
+//! The operator console: state → update → view, one folder each. `state` holds
+//! what every screen shows (the Declare form and its previews, the Run panes, the
+//! Sources lists, the theme) and the messages and effects; `update` turns a message
+//! (a key, a run's event, a store answer) into state and effects, with the key
+//! bindings as data; `view` draws the state; `effects` performs what `update` asks
+//! for off the UI task, sets up the connection and owns the terminal. This module
+//! runs the loop that joins them. The loop
 //! redraws only when a message changed something.
 
-pub mod app;
 pub mod effects;
-pub mod form;
-mod input;
-pub mod keys;
-pub mod live;
-pub mod preview;
-pub mod runview;
-pub mod setup;
-pub mod terminal;
-pub mod theme;
+pub mod state;
+pub mod update;
 pub mod view;
 
 use std::path::PathBuf;
@@ -23,10 +19,11 @@ use crossterm::event::{Event as TermEvent, EventStream, KeyEventKind, MouseEvent
 use futures_util::StreamExt;
 use tokio::sync::mpsc;
 
-use self::app::{Msg, State, update};
-use self::effects::Executor;
 use crate::approve::ChannelApprover;
 use crate::config::Config;
+use crate::console::effects::{Executor, setup, terminal};
+use crate::console::state::{Msg, State};
+use crate::console::update::update;
 use crate::error::{Error, Result};
 use crate::store::Store;
 

@@ -7,8 +7,9 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use io_harness::Vendor;
 use io_harness::config::{Config, Loaded};
-use io_harness::console::app::{Msg, State, update};
-use io_harness::console::setup::{Connection, initial_state};
+use io_harness::console::effects::setup::{Connection, initial_state};
+use io_harness::console::state::{Msg, State};
+use io_harness::console::update::update;
 use io_harness::console::view;
 use io_harness::core::wire::Endpoint;
 use ratatui::Terminal;

@@ -7,11 +7,11 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
-use super::block;
-use crate::console::app::State;
-use crate::console::form::{FIELDS, Field, VendorPreview};
-use crate::console::keys::Action;
-use crate::console::theme::Theme;
+use crate::console::state::State;
+use crate::console::state::form::{FIELDS, Field, VendorPreview};
+use crate::console::state::theme::Theme;
+use crate::console::update::keys::Action;
+use crate::console::view::block;
 use crate::core::wire::Wire;
 
 pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {

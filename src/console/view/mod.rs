@@ -12,9 +12,9 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span, Text};
 use ratatui::widgets::{Block, Borders, Cell, Clear, Paragraph, Row, Table, Wrap};
 
-use super::app::{Screen, State};
-use super::keys::{Action, Scope};
-use super::theme::Theme;
+use crate::console::state::theme::Theme;
+use crate::console::state::{Screen, State};
+use crate::console::update::keys::{Action, Scope};
 
 /// The smallest area the screens are drawn in.
 pub const MIN: (u16, u16) = (40, 10);

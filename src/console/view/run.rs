@@ -8,9 +8,9 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Row, Table, Wrap};
 
-use super::{block, centered};
-use crate::console::app::State;
-use crate::console::runview::{Tone, saturating_sum};
+use crate::console::state::State;
+use crate::console::state::run::{Tone, saturating_sum};
+use crate::console::view::{block, centered};
 use crate::core::price::{usd, usd_or_dash};
 
 pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
@@ -30,10 +30,12 @@ pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
         }
         let hint = format!(
             "No run yet. {} runs the declaration; a past run opens from Sources ({}).",
-            state.keys.key_for(crate::console::keys::Action::StartRun),
             state
                 .keys
-                .key_for(crate::console::keys::Action::ShowSources)
+                .key_for(crate::console::update::keys::Action::StartRun),
+            state
+                .keys
+                .key_for(crate::console::update::keys::Action::ShowSources)
         );
         frame.render_widget(
             Paragraph::new(hint)
@@ -252,7 +254,7 @@ fn draw_requests(frame: &mut Frame<'_>, area: Rect, state: &State) {
     let title = format!(
         "requests · total {} · {}",
         usd_or_dash(total),
-        super::count(r.citations, "source")
+        crate::console::view::count(r.citations, "source")
     );
     let table = Table::new(
         rows.chain(live).chain([sum]),
@@ -390,7 +392,9 @@ pub(super) fn draw_approval(frame: &mut Frame<'_>, area: Rect, state: &State) {
             Span::styled(
                 format!(
                     " {} approve ",
-                    state.keys.key_for(crate::console::keys::Action::Approve)
+                    state
+                        .keys
+                        .key_for(crate::console::update::keys::Action::Approve)
                 ),
                 Style::default().fg(t.ok).add_modifier(Modifier::REVERSED),
             ),
@@ -400,7 +404,7 @@ pub(super) fn draw_approval(frame: &mut Frame<'_>, area: Rect, state: &State) {
                     " {} allow for this run ",
                     state
                         .keys
-                        .key_for(crate::console::keys::Action::ApproveForRun)
+                        .key_for(crate::console::update::keys::Action::ApproveForRun)
                 ),
                 Style::default().fg(t.ok),
             ),
@@ -408,7 +412,9 @@ pub(super) fn draw_approval(frame: &mut Frame<'_>, area: Rect, state: &State) {
             Span::styled(
                 format!(
                     " {} deny ",
-                    state.keys.key_for(crate::console::keys::Action::Deny)
+                    state
+                        .keys
+                        .key_for(crate::console::update::keys::Action::Deny)
                 ),
                 Style::default()
                     .fg(t.error)

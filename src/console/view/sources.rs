@@ -7,8 +7,8 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::Line;
 use ratatui::widgets::{Clear, Paragraph, Row, Table, TableState, Wrap};
 
-use super::{block, centered};
-use crate::console::app::{Grouping, State, host_of};
+use crate::console::state::{Grouping, State, host_of};
+use crate::console::view::{block, centered};
 use crate::core::price::usd;
 
 pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
@@ -22,10 +22,12 @@ pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
         frame.render_widget(
             Paragraph::new(format!(
                 "No runs recorded in this store yet. {} on Declare ({}) starts one.",
-                state.keys.key_for(crate::console::keys::Action::StartRun),
                 state
                     .keys
-                    .key_for(crate::console::keys::Action::ShowDeclare)
+                    .key_for(crate::console::update::keys::Action::StartRun),
+                state
+                    .keys
+                    .key_for(crate::console::update::keys::Action::ShowDeclare)
             ))
             .style(Style::default().fg(t.muted))
             .wrap(Wrap { trim: true })

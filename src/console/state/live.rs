@@ -8,37 +8,8 @@
 //! lines rather than adding them twice, so a finished run reads as it would have
 //! without streaming (and as it reads from the store).
 
-use super::runview::{RunView, ServerLine, Tone};
+use crate::console::state::run::{Live, RunView, ServerLine, Tone, one_line};
 use crate::core::event::{Event, EventKind};
-
-/// What the request in flight has streamed so far.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Live {
-    /// The log line this attempt streams its text into.
-    pub line: Option<usize>,
-    /// The attempt's text so far.
-    pub text: String,
-    /// Characters of text streamed by this attempt.
-    pub chars: u64,
-    /// The vendor's own count of output tokens so far, where it sent one.
-    pub reported_tokens: u64,
-    /// Anything streamed by this attempt at all.
-    pub active: bool,
-}
-
-impl Live {
-    /// Output tokens so far: the vendor's count, or an estimate from the text
-    /// streamed (about four characters a token) when that is larger; `true` when
-    /// the figure is the estimate.
-    pub fn output_tokens(&self) -> (u64, bool) {
-        let estimate = self.chars.div_ceil(4);
-        if self.reported_tokens >= estimate {
-            (self.reported_tokens, false)
-        } else {
-            (estimate, true)
-        }
-    }
-}
 
 impl RunView {
     /// Fold one streamed event of the root run in; `false` when `event` is not one.
@@ -53,7 +24,7 @@ impl RunView {
                     self.log.len() - 1
                 });
                 self.live.text.push_str(text);
-                let line = format!("model: {}", super::runview::one_line(&self.live.text));
+                let line = format!("model: {}", one_line(&self.live.text));
                 if let Some(entry) = self.log.get_mut(i) {
                     entry.1 = line;
                 }
@@ -153,7 +124,7 @@ impl RunView {
             }
             Some(i) => {
                 if let Some(entry) = self.log.get_mut(i) {
-                    entry.1 = format!("model: {}", super::runview::one_line(text));
+                    entry.1 = format!("model: {}", one_line(text));
                 }
                 true
             }

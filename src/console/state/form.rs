@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use ratatui_textarea::TextArea;
 
-use crate::console::preview::{PreviewLine, request_lines};
+use crate::console::state::preview::{PreviewLine, request_lines};
 use crate::core::contract::{Budget, TaskContract, Verification};
 use crate::core::policy::Rule;
 use crate::core::tools::offered_tools;

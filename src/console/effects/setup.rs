@@ -5,11 +5,11 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::app::State;
-use super::form::Form;
-use super::keys::Keymap;
-use super::theme::Theme;
 use crate::config::Loaded;
+use crate::console::state::State;
+use crate::console::state::form::Form;
+use crate::console::state::theme::Theme;
+use crate::console::update::keys::Keymap;
 use crate::core::wire::{Endpoint, Vendor};
 use crate::error::Result;
 use crate::stub::StubHandle;

@@ -1,15 +1,26 @@
-//! The console's state and its pure `update(&mut State, Msg) -> Vec<Effect>`.
-//! Nothing here performs I/O: effects (start a run, load from the store, write
-//! io.toml, copy a URL) are returned for the loop in `console::mod` to perform,
-//! and their results come back as messages. Key handling is in `console::input`.
+//! The console's state: the screen, the Declare form (`form`, its previews in
+//! `preview`), the Run panes (`run`, folded from events by `fold` and `live`, or
+//! rebuilt from the store by `past`), the Sources lists, the theme; and the
+//! messages `update` takes and the effects it returns. Nothing here performs I/O:
+//! effects (start a run, load from the store, write io.toml, copy a URL) are
+//! performed by `console::effects`, and their results come back as messages.
+
+pub mod fold;
+pub mod form;
+pub mod live;
+pub mod past;
+pub mod preview;
+pub mod run;
+pub mod theme;
 
 use crossterm::event::KeyEvent;
 
-use super::form::{Form, VendorPreview};
-use super::keys::{Action, Keymap, Scope};
-use super::runview::{PastRun, RunView};
-use super::theme::Theme;
 use crate::approve::ApprovalRequest;
+use crate::console::state::form::{Form, VendorPreview};
+use crate::console::state::past::PastRun;
+use crate::console::state::run::RunView;
+use crate::console::state::theme::Theme;
+use crate::console::update::keys::{Keymap, Scope};
 use crate::core::contract::TaskContract;
 use crate::core::event::{Event, RunId};
 use crate::core::price::PriceTable;
@@ -123,7 +134,8 @@ pub enum NoticeCause {
 }
 
 impl NoticeCause {
-    fn holds(&self, state: &State) -> bool {
+    /// Whether the form still says what the notice is about.
+    pub fn holds(&self, state: &State) -> bool {
         match self {
             NoticeCause::Refused(text) => state
                 .previews
@@ -309,98 +321,4 @@ pub fn host_of(url: &str) -> String {
         .ok()
         .and_then(|u| u.host_str().map(str::to_string))
         .unwrap_or_else(|| "(no host)".into())
-}
-
-/// Apply one message.
-pub fn update(state: &mut State, msg: Msg) -> Vec<Effect> {
-    let effects = apply(state, msg);
-    // A notice about the form leaves once the form no longer says what it said.
-    if let Some(cause) = &state.notice_cause {
-        if !cause.holds(state) {
-            state.notice = None;
-            state.notice_cause = None;
-            state.dirty = true;
-        }
-    }
-    effects
-}
-
-fn apply(state: &mut State, msg: Msg) -> Vec<Effect> {
-    state.dirty = true;
-    match msg {
-        Msg::Key(key) => super::input::on_key(state, key),
-        Msg::Scroll(up) if state.help => {
-            state.help_scroll = if up {
-                state.help_scroll.saturating_sub(1)
-            } else {
-                state.help_scroll.saturating_add(1)
-            };
-            Vec::new()
-        }
-        Msg::Scroll(up) => {
-            super::input::on_action(state, if up { Action::Up } else { Action::Down })
-        }
-        Msg::Resize => Vec::new(),
-        Msg::Tick(elapsed) => {
-            match elapsed {
-                Some(ms) if state.run.running => {
-                    state.run.elapsed_ms = state.run.elapsed_ms.max(ms);
-                    state.spinner = state.spinner.wrapping_add(1);
-                }
-                // Nothing moves on screen: no redraw.
-                _ => state.dirty = false,
-            }
-            Vec::new()
-        }
-        Msg::Run(event) => {
-            let finished = matches!(event.kind, crate::core::event::EventKind::Finished { .. });
-            state.run.apply(&event);
-            if finished {
-                vec![Effect::LoadRuns]
-            } else {
-                Vec::new()
-            }
-        }
-        Msg::Approval(request) => {
-            state.run.approval = Some(request);
-            Vec::new()
-        }
-        Msg::RunFailed(message) => {
-            state.run.failed(&message);
-            Vec::new()
-        }
-        Msg::Runs(runs) => {
-            state.sources.runs = runs;
-            state.sources.loaded = true;
-            state.sources.selected = state
-                .sources
-                .selected
-                .min(state.sources.runs.len().saturating_sub(1));
-            match (state.sources.grouping, state.selected_run()) {
-                (Grouping::ByStep, Some(id)) => vec![Effect::LoadRunSources(id)],
-                (Grouping::ByDomain, _) => vec![Effect::Search(state.sources.filter.clone())],
-                _ => Vec::new(),
-            }
-        }
-        Msg::RunSources(citations, failures) => {
-            state.sources.citations = citations;
-            state.sources.failures = failures;
-            state.sources.cursor = 0;
-            Vec::new()
-        }
-        Msg::Found(citations) => {
-            state.sources.citations = citations;
-            state.sources.cursor = 0;
-            Vec::new()
-        }
-        Msg::Past(past) => {
-            state.run = past.view();
-            state.screen = Screen::Run;
-            Vec::new()
-        }
-        Msg::Notice(text, error) => {
-            state.say(text, error);
-            Vec::new()
-        }
-    }
 }

@@ -2,6 +2,9 @@
 //! over the library's `run_with_options`; store reads are `spawn_blocking`; each
 //! result comes back to the loop as a `Msg`. Nothing here decides what to show.
 
+pub mod setup;
+pub mod terminal;
+
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
@@ -13,10 +16,10 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use super::app::{Effect, Msg};
-use super::runview::PastRun;
 use crate::approve::ChannelApprover;
 use crate::config::AgentDef;
+use crate::console::state::past::PastRun;
+use crate::console::state::{Effect, Msg};
 use crate::core::contract::TaskContract;
 use crate::core::event::{Event, RunId};
 use crate::core::policy::Policy;

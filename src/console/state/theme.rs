@@ -43,11 +43,11 @@ pub const COLOURS: [&str; 17] = [
 ];
 /// The shipped themes, in cycling order.
 pub const BUILT_IN: [(&str, &str); 3] = [
-    ("dark", include_str!("../../themes/dark.toml")),
-    ("light", include_str!("../../themes/light.toml")),
+    ("dark", include_str!("../../../themes/dark.toml")),
+    ("light", include_str!("../../../themes/light.toml")),
     (
         "high-contrast",
-        include_str!("../../themes/high-contrast.toml"),
+        include_str!("../../../themes/high-contrast.toml"),
     ),
 ];
 

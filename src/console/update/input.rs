@@ -1,15 +1,15 @@
 //! The key half of `update`: a key (or wheel step) becomes an action through the
 //! keymap, text entry takes plain keys first, and each action changes the state and
-//! returns the effects it needs. Pure, like the rest of `app`.
+//! returns the effects it needs. Pure, like the rest of `update`.
 
 use crossterm::event::{KeyCode, KeyEvent};
 
-use super::app::{Effect, Grouping, NoticeCause, Screen, State};
-use super::form::{FIELDS, Field};
-use super::keys::{Action, Scope};
-use super::runview::RunView;
-use super::theme::{BUILT_IN, Theme};
 use crate::approve::Answer;
+use crate::console::state::form::{FIELDS, Field};
+use crate::console::state::run::RunView;
+use crate::console::state::theme::{BUILT_IN, Theme};
+use crate::console::state::{Effect, Grouping, NoticeCause, Screen, State};
+use crate::console::update::keys::{Action, Scope};
 use crate::core::wire::Vendor;
 
 pub(super) fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {

@@ -1,0 +1,183 @@
+//! The Run panes' data: the log, the provider-executed calls, each request's
+//! accounting and the request in flight. `fold` folds a live run's events into it,
+//! `live` its streamed deltas, `past` rebuilds it from the store. Costs come from
+//! the library (`ProviderCalled.cost`, or the store's ledger for a past run);
+//! nothing here prices anything, and the total is the sum of the rows.
+
+use crate::approve::ApprovalRequest;
+use crate::core::completion::Usage;
+use crate::core::event::{Cost, RunId};
+
+/// How a log line reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tone {
+    /// Ordinary.
+    Plain,
+    /// Secondary.
+    Muted,
+    /// Went well.
+    Good,
+    /// Went wrong.
+    Bad,
+}
+
+/// One provider request's accounting.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallLine {
+    /// Step.
+    pub step: u32,
+    /// Input tokens, cache writes and reads included.
+    pub input: u64,
+    /// Output tokens.
+    pub output: u64,
+    /// Cache writes and reads.
+    pub cache: u64,
+    /// Searches and fetches the fees count.
+    pub searches: u64,
+    /// What it cost, itemised.
+    pub cost: Cost,
+    /// Stop reason.
+    pub stop: String,
+}
+
+impl CallLine {
+    /// A request's line from its usage (absent: zeros) and cost.
+    pub fn new(step: u32, usage: Option<Usage>, cost: &Cost, stop: String) -> CallLine {
+        let u = usage.unwrap_or_default();
+        CallLine {
+            step,
+            input: u.all_input_tokens(),
+            output: u.output_tokens,
+            cache: u.cache_write_tokens + u.cache_read_tokens,
+            searches: cost.fee_requests,
+            cost: cost.clone(),
+            stop,
+        }
+    }
+}
+
+/// One provider-executed tool call.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ServerLine {
+    /// Step.
+    pub step: u32,
+    /// Tool.
+    pub tool: String,
+    /// Failure code, `None` when it ran.
+    pub error: Option<String>,
+    /// Query or URL.
+    pub input: Option<String>,
+    /// The vendor's id, for a call seen in a stream.
+    pub id: Option<String>,
+    /// When it started (run milliseconds), for a call seen in a stream.
+    pub started_ms: Option<u64>,
+    /// How long it ran, once its result arrived.
+    pub took_ms: Option<u64>,
+    /// Started, no result yet.
+    pub running: bool,
+    /// Its response completed and it was recorded.
+    pub recorded: bool,
+    /// Its stream was cut off before the response completed (not recorded).
+    pub interrupted: bool,
+}
+
+/// Everything the Run panes show.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunView {
+    /// The run shown.
+    pub run_id: Option<RunId>,
+    /// Its goal.
+    pub goal: String,
+    /// Provider and model.
+    pub provider: String,
+    /// The model, for naming where its prices come from.
+    pub model: String,
+    /// A run is in progress.
+    pub running: bool,
+    /// A request is in flight.
+    pub in_flight: bool,
+    /// Current step.
+    pub step: u32,
+    /// Milliseconds since it started.
+    pub elapsed_ms: u64,
+    /// Steps and observations, in order.
+    pub log: Vec<(u32, String, Tone)>,
+    /// Provider-executed calls.
+    pub server: Vec<ServerLine>,
+    /// Per-request accounting.
+    pub calls: Vec<CallLine>,
+    /// Citations recorded.
+    pub citations: usize,
+    /// How it ended.
+    pub outcome: Option<String>,
+    /// A pending approval question.
+    pub approval: Option<ApprovalRequest>,
+    /// Opened from the store, not live.
+    pub past: bool,
+    /// The starts of observations already shown another way (a tool's result,
+    /// a paused turn's text): the observation repeating one is not logged again.
+    pub echoes: Vec<String>,
+    /// What the request in flight has streamed.
+    pub live: Live,
+}
+
+/// A sum that stops at `u64::MAX` instead of overflowing.
+pub fn saturating_sum(values: impl Iterator<Item = u64>) -> u64 {
+    values.fold(0, u64::saturating_add)
+}
+
+impl RunView {
+    /// The sum of the rows' costs; `None` while any row is unpriced (or none yet).
+    pub fn total_cost(&self) -> Option<u64> {
+        crate::store::ledger_sum(self.calls.iter().map(|c| &c.cost))
+    }
+
+    /// The fee part over every call (see `store::ledger_fees`).
+    pub fn total_fees(&self) -> Option<u64> {
+        crate::store::ledger_fees(self.calls.iter().map(|c| &c.cost))
+    }
+
+    /// Tokens over every call (saturating: one absurd count never panics a frame).
+    pub fn total_tokens(&self) -> u64 {
+        saturating_sum(self.calls.iter().map(|c| c.input.saturating_add(c.output)))
+    }
+
+    /// Provider-executed requests over every call.
+    pub fn total_searches(&self) -> u64 {
+        saturating_sum(self.calls.iter().map(|c| c.searches))
+    }
+}
+
+/// A log line: newlines shown as ` ⏎ ` so a listing stays readable on one row.
+pub(crate) fn one_line(text: &str) -> String {
+    text.trim_end().replace("\r\n", "\n").replace('\n', " ⏎ ")
+}
+
+/// What the request in flight has streamed so far.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Live {
+    /// The log line this attempt streams its text into.
+    pub line: Option<usize>,
+    /// The attempt's text so far.
+    pub text: String,
+    /// Characters of text streamed by this attempt.
+    pub chars: u64,
+    /// The vendor's own count of output tokens so far, where it sent one.
+    pub reported_tokens: u64,
+    /// Anything streamed by this attempt at all.
+    pub active: bool,
+}
+
+impl Live {
+    /// Output tokens so far: the vendor's count, or an estimate from the text
+    /// streamed (about four characters a token) when that is larger; `true` when
+    /// the figure is the estimate.
+    pub fn output_tokens(&self) -> (u64, bool) {
+        let estimate = self.chars.div_ceil(4);
+        if self.reported_tokens >= estimate {
+            (self.reported_tokens, false)
+        } else {
+            (estimate, true)
+        }
+    }
+}

@@ -1,0 +1,103 @@
+//! `update(&mut State, Msg) -> Vec<Effect>`: the pure half of the console. A key
+//! or wheel step goes to `input` (through the bindings in `keys`); a run's event to
+//! the Run panes' fold; what the store answered to the screen it was asked for.
+//! Effects are returned, never performed here.
+
+pub mod input;
+pub mod keys;
+
+use keys::Action;
+
+use crate::console::state::{Effect, Grouping, Msg, Screen, State};
+
+/// Apply one message.
+pub fn update(state: &mut State, msg: Msg) -> Vec<Effect> {
+    let effects = apply(state, msg);
+    // A notice about the form leaves once the form no longer says what it said.
+    if let Some(cause) = &state.notice_cause {
+        if !cause.holds(state) {
+            state.notice = None;
+            state.notice_cause = None;
+            state.dirty = true;
+        }
+    }
+    effects
+}
+
+fn apply(state: &mut State, msg: Msg) -> Vec<Effect> {
+    state.dirty = true;
+    match msg {
+        Msg::Key(key) => input::on_key(state, key),
+        Msg::Scroll(up) if state.help => {
+            state.help_scroll = if up {
+                state.help_scroll.saturating_sub(1)
+            } else {
+                state.help_scroll.saturating_add(1)
+            };
+            Vec::new()
+        }
+        Msg::Scroll(up) => input::on_action(state, if up { Action::Up } else { Action::Down }),
+        Msg::Resize => Vec::new(),
+        Msg::Tick(elapsed) => {
+            match elapsed {
+                Some(ms) if state.run.running => {
+                    state.run.elapsed_ms = state.run.elapsed_ms.max(ms);
+                    state.spinner = state.spinner.wrapping_add(1);
+                }
+                // Nothing moves on screen: no redraw.
+                _ => state.dirty = false,
+            }
+            Vec::new()
+        }
+        Msg::Run(event) => {
+            let finished = matches!(event.kind, crate::core::event::EventKind::Finished { .. });
+            state.run.apply(&event);
+            if finished {
+                vec![Effect::LoadRuns]
+            } else {
+                Vec::new()
+            }
+        }
+        Msg::Approval(request) => {
+            state.run.approval = Some(request);
+            Vec::new()
+        }
+        Msg::RunFailed(message) => {
+            state.run.failed(&message);
+            Vec::new()
+        }
+        Msg::Runs(runs) => {
+            state.sources.runs = runs;
+            state.sources.loaded = true;
+            state.sources.selected = state
+                .sources
+                .selected
+                .min(state.sources.runs.len().saturating_sub(1));
+            match (state.sources.grouping, state.selected_run()) {
+                (Grouping::ByStep, Some(id)) => vec![Effect::LoadRunSources(id)],
+                (Grouping::ByDomain, _) => vec![Effect::Search(state.sources.filter.clone())],
+                _ => Vec::new(),
+            }
+        }
+        Msg::RunSources(citations, failures) => {
+            state.sources.citations = citations;
+            state.sources.failures = failures;
+            state.sources.cursor = 0;
+            Vec::new()
+        }
+        Msg::Found(citations) => {
+            state.sources.citations = citations;
+            state.sources.cursor = 0;
+            Vec::new()
+        }
+        Msg::Past(past) => {
+            state.run = past.view();
+            state.screen = Screen::Run;
+            Vec::new()
+        }
+        Msg::Notice(text, error) => {
+            state.say(text, error);
+            Vec::new()
+        }
+    }
+}
