@@ -63,39 +63,7 @@ pub enum Command {
         demo: bool,
     },
     /// Run a task to its end, recording everything in the store.
-    Run {
-        /// anthropic, openai or openrouter (default: `provider` in io.toml).
-        #[arg(long)]
-        provider: Option<String>,
-        /// The goal (default: `[task] goal`).
-        #[arg(long)]
-        goal: Option<String>,
-        /// The workspace local tools are confined to (default: `[task] workspace`).
-        #[arg(long)]
-        workspace: Option<PathBuf>,
-        /// Success is this workspace file containing --verify-contains.
-        #[arg(long, requires = "verify_contains")]
-        verify_file: Option<PathBuf>,
-        /// The text --verify-file must contain.
-        #[arg(long, requires = "verify_file")]
-        verify_contains: Option<String>,
-        /// One JSON object per event, one a line.
-        #[arg(long)]
-        json: bool,
-        /// Resume a killed run from its last checkpoint.
-        #[arg(long)]
-        resume: Option<i64>,
-        /// Approve every `Ask` effect (default: refuse them; there is no one to ask).
-        #[arg(long)]
-        approve_all: bool,
-        /// End the run once it has spent more than this many US dollars (overrides `[budget] usd`).
-        #[arg(long)]
-        max_usd: Option<f64>,
-        /// Run against the built-in loopback stub vendor and its demo script: no
-        /// key, nothing leaves this machine.
-        #[arg(long)]
-        demo: bool,
-    },
+    Run(run::RunArgs),
     /// Past runs, newest first.
     Runs {
         /// JSON instead of a table.
@@ -151,32 +119,7 @@ pub async fn main(cli: Cli) -> ExitCode {
             body_only,
             demo,
         }) => preview::preview(cli.config, provider, model, goal, body_only, demo).await,
-        Some(Command::Run {
-            provider,
-            goal,
-            workspace,
-            verify_file,
-            verify_contains,
-            json,
-            resume,
-            approve_all,
-            max_usd,
-            demo,
-        }) => {
-            let args = run::RunArgs {
-                provider,
-                goal,
-                workspace,
-                verify_file,
-                verify_contains,
-                json,
-                resume,
-                approve_all,
-                max_usd,
-                demo,
-            };
-            return run::run(cli.config, cli.store, args).await;
-        }
+        Some(Command::Run(args)) => return run::run(cli.config, cli.store, args).await,
         Some(Command::Runs { json, limit }) => records::runs(cli.config, cli.store, json, limit),
         Some(Command::Prices { json }) => records::prices(cli.config, json),
         Some(Command::Citations { run_id, json }) => {

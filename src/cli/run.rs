@@ -17,16 +17,38 @@ use io_harness::{
 use tokio_util::sync::CancellationToken;
 
 /// The flags of `run`.
+#[derive(Debug, clap::Args)]
 pub struct RunArgs {
+    /// anthropic, openai or openrouter (default: `provider` in io.toml).
+    #[arg(long)]
     pub provider: Option<String>,
+    /// The goal (default: `[task] goal`).
+    #[arg(long)]
     pub goal: Option<String>,
+    /// The workspace local tools are confined to (default: `[task] workspace`).
+    #[arg(long)]
     pub workspace: Option<PathBuf>,
+    /// Success is this workspace file containing --verify-contains.
+    #[arg(long, requires = "verify_contains")]
     pub verify_file: Option<PathBuf>,
+    /// The text --verify-file must contain.
+    #[arg(long, requires = "verify_file")]
     pub verify_contains: Option<String>,
+    /// One JSON object per event, one a line.
+    #[arg(long)]
     pub json: bool,
+    /// Resume a killed run from its last checkpoint.
+    #[arg(long)]
     pub resume: Option<i64>,
+    /// Approve every `Ask` effect (default: refuse them; there is no one to ask).
+    #[arg(long)]
     pub approve_all: bool,
+    /// End the run once it has spent more than this many US dollars (overrides `[budget] usd`).
+    #[arg(long)]
     pub max_usd: Option<f64>,
+    /// Run against the built-in loopback stub vendor and its demo script: no
+    /// key, nothing leaves this machine.
+    #[arg(long)]
     pub demo: bool,
 }
 
@@ -239,16 +261,15 @@ fn describe(kind: &EventKind) -> Option<String> {
         EventKind::ToolCalled {
             name,
             input,
-            ok,
+            ok: true,
+            ..
+        } => format!("{name} {input} ok"),
+        EventKind::ToolCalled {
+            name,
+            input,
             output,
             ..
-        } => {
-            if *ok {
-                format!("{name} {input} ok")
-            } else {
-                format!("{name} {input} refused/failed: {output}")
-            }
-        }
+        } => format!("{name} {input} refused/failed: {output}"),
         EventKind::ApprovalAsked { act, target, .. } => {
             format!("asks to {} {target}", act.as_str())
         }

@@ -209,7 +209,7 @@ impl Usage {
 }
 
 /// One vendor response, decoded.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Completion {
     /// The vendor that answered (`anthropic`, `openai`, `openrouter`).
     pub provider: String,

@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use serde_json::{Map, Value, json};
 
 use super::json::{
-    Parts, code_string, finish, header_request_id, opaque_error, parse_json, request, retry_after,
+    code_string, finish, header_request_id, opaque_error, parse_json, request, retry_after,
     str_field, u64_field,
 };
 use crate::core::completion::{Citation, Completion, ServerToolCall, StopReason, ToolCall, Usage};
@@ -286,13 +286,14 @@ pub(crate) fn decode_message(response: &WireResponse, v: &Value) -> Result<Compl
             reported_cost_micro_usd: None,
         }
     });
-    let parts = Parts {
+    let parts = Completion {
         text,
         tool_calls,
         citations,
         server_tools,
         stop,
         usage,
+        ..Completion::default()
     };
     Ok(finish(PROVIDER, response, v, parts))
 }

@@ -7,7 +7,7 @@
 use serde_json::{Map, Value, json};
 
 use super::json::{
-    Parts, code_string, finish, header_request_id, opaque_error, parse_json, retry_after, snippet,
+    code_string, finish, header_request_id, opaque_error, parse_json, retry_after, snippet,
     str_field, u64_field,
 };
 use crate::core::completion::{Citation, Completion, StopReason, ToolCall, Usage};
@@ -166,13 +166,14 @@ pub(crate) fn chat_completion(
         .get("usage")
         .filter(|u| u.is_object())
         .map(|u| chat_usage(u, server_tool_requests));
-    let parts = Parts {
+    let parts = Completion {
         text,
         tool_calls,
         citations,
         server_tools: Vec::new(),
         stop,
         usage,
+        ..Completion::default()
     };
     Ok(finish(provider, response, v, parts))
 }

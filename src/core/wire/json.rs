@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use crate::core::completion::{Citation, Completion, ServerToolCall, StopReason, ToolCall, Usage};
+use crate::core::completion::Completion;
 use crate::core::turn::{HeaderValue, WireRequest, WireResponse};
 use crate::core::wire::Endpoint;
 use crate::error::{Error, Result, VendorError};
@@ -123,34 +123,19 @@ pub(crate) fn request(
     })
 }
 
-/// What a decoder read from one answer, before it becomes a `Completion`.
-#[derive(Default)]
-pub(crate) struct Parts {
-    pub text: String,
-    pub tool_calls: Vec<ToolCall>,
-    pub citations: Vec<Citation>,
-    pub server_tools: Vec<ServerToolCall>,
-    pub stop: StopReason,
-    pub usage: Option<Usage>,
-}
-
-/// The one way every decoder ends: the parts, the model the body names, and the
-/// request id from the headers, else the body's `id`.
+/// The one way every decoder ends: what it read (`c`: text, calls, citations,
+/// server tools, stop reason, usage), with the provider, the model the body names,
+/// and the request id from the headers, else the body's `id`.
 pub(crate) fn finish(
     provider: &str,
     response: &WireResponse,
     v: &Value,
-    parts: Parts,
+    c: Completion,
 ) -> Completion {
     Completion {
         provider: provider.to_string(),
-        text: parts.text,
-        tool_calls: parts.tool_calls,
-        citations: parts.citations,
-        server_tools: parts.server_tools,
-        stop: parts.stop,
-        usage: parts.usage,
         model: str_field(v, "model"),
         request_id: header_request_id(response).or_else(|| str_field(v, "id")),
+        ..c
     }
 }

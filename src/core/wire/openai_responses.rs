@@ -21,7 +21,7 @@
 use serde_json::{Map, Value, json};
 
 use super::chat::{bearer_headers, chat_error_object, decode_with};
-use super::json::{Parts, finish, request, str_field, u64_field};
+use super::json::{finish, request, str_field, u64_field};
 use crate::core::completion::{Citation, Completion, ServerToolCall, StopReason, ToolCall, Usage};
 use crate::core::turn::{Turn, WireRequest, WireResponse};
 use crate::core::web::WebAccess;
@@ -125,8 +125,8 @@ pub fn decode_value(head: &WireResponse, v: &Value) -> Result<Completion> {
 /// The `output[]` items: `message` text and its citations, `web_search_call`s,
 /// `function_call`s; reasoning and other item types are tolerated. A `refusal`
 /// content part (the model declined, in its words) is returned beside.
-fn read_items(items: &[Value]) -> (Parts, Option<String>) {
-    let mut parts = Parts::default();
+fn read_items(items: &[Value]) -> (Completion, Option<String>) {
+    let mut parts = Completion::default();
     let mut refusal: Option<String> = None;
     for item in items {
         match item.get("type").and_then(Value::as_str) {
