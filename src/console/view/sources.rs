@@ -10,6 +10,7 @@ use ratatui::widgets::{Clear, Paragraph, Row, Table, TableState, Wrap};
 use crate::console::state::{Grouping, State, host_of};
 use crate::console::view::{block, centered};
 use crate::core::price::usd;
+use crate::store::CitationRow;
 
 pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
     let t = &state.theme.1;
@@ -36,6 +37,23 @@ pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
         );
         return;
     }
+    draw_runs(frame, runs, state);
+    let visible = state.visible_citations();
+    let [list, failures] =
+        Layout::horizontal([Constraint::Percentage(64), Constraint::Percentage(36)]).areas(below);
+    draw_citations(frame, list, state, &visible);
+    draw_failures(frame, failures, state);
+    if s.detail {
+        if let Some(c) = visible.get(s.cursor) {
+            draw_detail(frame, area, state, c);
+        }
+    }
+}
+
+/// The runs table, newest first, the selected one marked.
+fn draw_runs(frame: &mut Frame<'_>, runs: Rect, state: &State) {
+    let t = &state.theme.1;
+    let s = &state.sources;
     // The run's ledger total (children included), the same figure as its Run panes.
     let money = |r: &crate::store::RunRow| {
         r.cost
@@ -87,10 +105,12 @@ pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
     .block(block(t, "runs · newest first", !s.in_citations));
     let mut table_state = TableState::default().with_selected(Some(s.selected));
     frame.render_stateful_widget(table, runs, &mut table_state);
+}
 
-    let visible = state.visible_citations();
-    let [list, failures] =
-        Layout::horizontal([Constraint::Percentage(64), Constraint::Percentage(36)]).areas(below);
+/// The citations, grouped by step or by domain, filtered as typed.
+fn draw_citations(frame: &mut Frame<'_>, list: Rect, state: &State, visible: &[&CitationRow]) {
+    let t = &state.theme.1;
+    let s = &state.sources;
     let mut lines = Vec::new();
     let mut last_group = None;
     let selected_run = s.runs.get(s.selected).map(|r| r.run_id);
@@ -153,7 +173,12 @@ pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
             .block(block(t, &title, s.in_citations)),
         list,
     );
+}
 
+/// The selected run's server-tool failures.
+fn draw_failures(frame: &mut Frame<'_>, failures: Rect, state: &State) {
+    let t = &state.theme.1;
+    let s = &state.sources;
     let fails: Vec<Line<'_>> = s
         .failures
         .iter()
@@ -180,45 +205,45 @@ pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
             .block(block(t, "server-tool failures", false)),
         failures,
     );
+}
 
-    if s.detail {
-        if let Some(c) = visible.get(s.cursor) {
-            let popup = centered(area, 70, 12);
-            frame.render_widget(Clear, popup);
-            let reported = |v: &Option<String>| match v.as_deref() {
-                None => "not reported".to_string(),
-                Some("") => "(blank)".to_string(),
-                Some(x) => x.to_string(),
-            };
-            let lines = vec![
-                Line::styled(
-                    format!("title: {}", reported(&c.title)),
-                    Style::default().fg(t.text),
-                ),
-                Line::styled(format!("url:   {}", c.url), Style::default().fg(t.accent)),
-                Line::styled(
-                    format!("run {} · step {}", c.run_id, c.step),
-                    Style::default().fg(t.muted),
-                ),
-                Line::raw(""),
-                Line::styled(
-                    format!("quoted: {}", reported(&c.cited_text)),
-                    Style::default().fg(t.text),
-                ),
-                Line::raw(""),
-                Line::styled(
-                    "c copy URL · o open in browser · esc close — a citation is what the provider returned, not a checked source",
-                    Style::default().fg(t.muted),
-                ),
-            ];
-            frame.render_widget(
-                Paragraph::new(lines)
-                    .wrap(Wrap { trim: true })
-                    .block(block(t, "citation", true)),
-                popup,
-            );
-        }
-    }
+/// One citation in full, over the screen.
+fn draw_detail(frame: &mut Frame<'_>, area: Rect, state: &State, c: &CitationRow) {
+    let t = &state.theme.1;
+    let popup = centered(area, 70, 12);
+    frame.render_widget(Clear, popup);
+    let reported = |v: &Option<String>| match v.as_deref() {
+        None => "not reported".to_string(),
+        Some("") => "(blank)".to_string(),
+        Some(x) => x.to_string(),
+    };
+    let lines = vec![
+        Line::styled(
+            format!("title: {}", reported(&c.title)),
+            Style::default().fg(t.text),
+        ),
+        Line::styled(format!("url:   {}", c.url), Style::default().fg(t.accent)),
+        Line::styled(
+            format!("run {} · step {}", c.run_id, c.step),
+            Style::default().fg(t.muted),
+        ),
+        Line::raw(""),
+        Line::styled(
+            format!("quoted: {}", reported(&c.cited_text)),
+            Style::default().fg(t.text),
+        ),
+        Line::raw(""),
+        Line::styled(
+            "c copy URL · o open in browser · esc close — a citation is what the provider returned, not a checked source",
+            Style::default().fg(t.muted),
+        ),
+    ];
+    frame.render_widget(
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: true })
+            .block(block(t, "citation", true)),
+        popup,
+    );
 }
 
 /// The first line to show so `line` stays inside a bordered pane of `height` rows.
