@@ -11,6 +11,7 @@
 
 pub mod approve;
 pub mod config;
+#[cfg(feature = "console")]
 pub mod console;
 pub mod core;
 pub mod error;
@@ -19,6 +20,7 @@ pub mod mcp;
 pub mod provider;
 pub mod run;
 pub mod store;
+#[cfg(feature = "stub")]
 pub mod stub;
 
 pub use crate::approve::{

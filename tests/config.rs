@@ -200,7 +200,7 @@ fn the_example_file_loads_with_every_table() {
     );
     assert_eq!(io_harness::Budget::default().tokens, 2_000_000);
     assert_eq!(c.console.theme.as_deref(), Some("dark"));
-    // The optional parts are commented out (tests/cli_polish.rs turns them on).
+    // The optional parts are commented out (tests/cli_first_use.rs turns them on).
     assert!(c.agents.is_empty() && c.mcp.is_empty());
 }
 

@@ -13,18 +13,16 @@ use std::time::Duration;
 
 use crossterm::event::KeyCode;
 use io_harness::Vendor;
-use io_harness::approve::ChannelApprover;
 use io_harness::config::Config;
-use io_harness::console::effects::setup::{Connection, initial_state};
-use io_harness::console::effects::{Executor, past_run};
+use io_harness::console::effects::past_run;
+use io_harness::console::effects::setup::initial_state;
 use io_harness::console::state::{Effect, Grouping, Msg, Screen, State};
 use io_harness::console::update::update;
 use io_harness::console::view;
 use io_harness::store::Store;
-use io_harness::stub::{Script, ScriptedResponse, StubVendor};
+use io_harness::stub::{Script, ScriptedResponse};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use tokio::sync::mpsc;
 
 /// Replace the allow-list with a block-list of one host.
 fn block_only(state: &mut State, host: &str) {
@@ -380,100 +378,16 @@ fn tiny_and_resized_terminals_never_panic() {
 
 // ---- the executor, for real -------------------------------------------------
 
-struct Live {
-    state: State,
-    executor: Executor,
-    rx: mpsc::UnboundedReceiver<Msg>,
-    approvals: mpsc::Receiver<io_harness::approve::PendingApproval>,
-    _stub: io_harness::stub::StubHandle,
-    store_path: std::path::PathBuf,
-    _dir: tempfile::TempDir,
-}
-
-async fn live(script: Script) -> Live {
-    let dir = tempfile::tempdir().unwrap();
-    let ws = dir.path().join("ws");
-    std::fs::create_dir(&ws).unwrap();
-    std::fs::write(ws.join("notes.md"), "release notes\n").unwrap();
-    let stub = StubVendor::start("127.0.0.1:0".parse().unwrap(), script)
-        .await
-        .unwrap();
-    let text = format!(
-        "{CONFIG}\n[providers.anthropic]\nbase_url = \"{}\"\n",
-        stub.base_url(Vendor::Anthropic)
-    )
-    .replace(
-        "[task]\n",
-        &format!("[task]\nworkspace = {:?}\n", ws.display().to_string()),
-    );
-    let loaded = loaded(&text);
-    let conn = Connection {
-        endpoints: Vendor::ALL
-            .iter()
-            .map(|&v| (v, loaded.config.endpoint(v)))
-            .collect(),
-        stub: None,
-        mode: "offline demo: built-in stub vendor".into(),
-    };
-    let state = initial_state(&loaded, &conn, true).unwrap();
-    let store_path = dir.path().join("runs.db");
-    let (tx, rx) = mpsc::unbounded_channel();
-    let (approver, approvals) = ChannelApprover::new();
-    let executor = Executor::new(
-        Store::open(&store_path).unwrap(),
-        dir.path().join("io.toml"),
-        conn.endpoints.clone(),
-        Some(stub.rewinder()),
-        state.form.max_tokens.clone(),
-        loaded.config.price_table(),
-        tx,
-        approver,
-    );
-    Live {
-        state,
-        executor,
-        rx,
-        approvals,
-        _stub: stub,
-        store_path,
-        _dir: dir,
-    }
-}
-
-impl Live {
-    fn send(&mut self, msg: Msg) {
-        for effect in update(&mut self.state, msg) {
-            assert!(self.executor.perform(effect));
-        }
-    }
-
-    /// Feed messages back until `done` holds of the state.
-    async fn until(&mut self, done: impl Fn(&State) -> bool) {
-        let wait = async {
-            while !done(&self.state) {
-                let msg = tokio::select! {
-                    Some(m) = self.rx.recv() => m,
-                    Some(p) = self.approvals.recv() => {
-                        self.executor.pending = Some(p.answer);
-                        Msg::Approval(p.request)
-                    }
-                };
-                self.send(msg);
-            }
-        };
-        tokio::time::timeout(Duration::from_secs(20), wait)
-            .await
-            .unwrap();
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_demo_run_streams_into_the_panes_and_sources_read_it_back() {
-    let mut l = live(Script::demo()).await;
+    let mut l = LiveConsole::scripted(Script::demo()).await;
     // The temp workspace and the stub's port differ per run; the rest must not.
     let mut shown = l.state.clone();
     shown.form.workspace = "<temp>/ws".into();
-    let text = screen(&shown, 80, 24).replace(&l._stub.addr().to_string(), "127.0.0.1:PORT");
+    let text = screen(&shown, 80, 24).replace(
+        &l.stub.as_ref().unwrap().addr().to_string(),
+        "127.0.0.1:PORT",
+    );
     insta::assert_snapshot!("declare_demo_80x24", text);
     l.send(ctrl('r'));
     l.until(|s| s.run.outcome.is_some()).await;
@@ -575,7 +489,7 @@ async fn an_ask_raises_the_modal_and_the_answer_reaches_the_run() {
         ],
         repeat: false,
     };
-    let mut l = live(script).await;
+    let mut l = LiveConsole::scripted(script).await;
     let ws = l.state.form.workspace.clone();
     l.send(ctrl('r'));
     // The question and the event that logs it come on two channels; wait for both.
@@ -613,7 +527,7 @@ async fn esc_cancels_a_run_and_it_is_recorded_as_cancelled() {
         delay_ms: Some(5_000),
         ..anthropic(DONE)
     };
-    let mut l = live(Script {
+    let mut l = LiveConsole::scripted(Script {
         responses: vec![slow],
         repeat: false,
     })
@@ -632,8 +546,8 @@ async fn esc_cancels_a_run_and_it_is_recorded_as_cancelled() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ctrl_s_writes_web_and_keeps_the_rest_of_io_toml() {
-    let mut l = live(Script::default()).await;
-    let path = l._dir.path().join("io.toml");
+    let mut l = LiveConsole::scripted(Script::default()).await;
+    let path = l.dir.path().join("io.toml");
     std::fs::write(&path, "# mine\nprovider = \"anthropic\" # keep\n").unwrap();
     l.send(ctrl('s'));
     l.until(|s| s.notice.is_some()).await;
@@ -691,7 +605,7 @@ async fn a_spawned_child_is_nested_under_its_parent_and_counted_in_the_total() {
         responses: vec![anthropic(SPAWN), anthropic(DONE), anthropic(DONE)],
         repeat: false,
     };
-    let mut l = live(script).await;
+    let mut l = LiveConsole::scripted(script).await;
     l.executor.agents = vec![io_harness::config::AgentDef {
         name: "researcher".into(),
         ..Default::default()
@@ -789,7 +703,7 @@ fn a_parents_sources_include_its_childrens_marked_as_such() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn loading_a_runs_sources_reads_its_childrens_from_the_store() {
-    let mut l = live(Script::default()).await;
+    let mut l = LiveConsole::scripted(Script::default()).await;
     let store = Store::open(&l.store_path).unwrap();
     let new = |parent| io_harness::store::NewRun {
         goal: "g".into(),

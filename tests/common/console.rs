@@ -1,6 +1,8 @@
 //! Console test helpers shared by the console test files: the io.toml most of them
 //! start from, a state built from it with the public endpoints, keys, typing,
-//! focusing a field, and a screen drawn into a `TestBackend`.
+//! focusing a field, a screen drawn into a `TestBackend`, and a console driven for
+//! real (`LiveConsole`: its executor performing every effect, runs against a stub
+//! vendor on loopback, a temp SQLite store).
 
 #![allow(dead_code, clippy::unwrap_used)]
 
@@ -83,4 +85,123 @@ pub fn focus(state: &mut State, label: &str) {
         update(state, key(KeyCode::Tab));
     }
     panic!("no field {label}");
+}
+
+/// A console whose effects are performed for real: `update` → `Executor`, the
+/// messages fed back until a condition holds, approvals answered through the
+/// executor as the loop does.
+pub struct LiveConsole {
+    pub state: State,
+    pub executor: io_harness::console::effects::Executor,
+    pub rx: tokio::sync::mpsc::UnboundedReceiver<Msg>,
+    pub approvals: tokio::sync::mpsc::Receiver<io_harness::approve::PendingApproval>,
+    pub store_path: std::path::PathBuf,
+    pub stub: Option<io_harness::stub::StubHandle>,
+    pub dir: tempfile::TempDir,
+    _conn: Option<Connection>,
+}
+
+impl LiveConsole {
+    fn start(
+        dir: tempfile::TempDir,
+        loaded: &Loaded,
+        conn: Connection,
+        stub: Option<io_harness::stub::StubHandle>,
+    ) -> LiveConsole {
+        let state = initial_state(loaded, &conn, true).unwrap();
+        let store_path = dir.path().join("runs.db");
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        let (approver, approvals) = io_harness::approve::ChannelApprover::new();
+        let rewinder = stub
+            .as_ref()
+            .or(conn.stub.as_ref())
+            .map(io_harness::stub::StubHandle::rewinder);
+        let executor = io_harness::console::effects::Executor::new(
+            io_harness::store::Store::open(&store_path).unwrap(),
+            dir.path().join("io.toml"),
+            conn.endpoints.clone(),
+            rewinder,
+            state.form.max_tokens.clone(),
+            loaded.config.price_table(),
+            tx,
+            approver,
+        );
+        LiveConsole {
+            state,
+            executor,
+            rx,
+            approvals,
+            store_path,
+            stub,
+            dir,
+            _conn: Some(conn),
+        }
+    }
+
+    /// The shared io.toml (`CONFIG`) against a stub answering `script`, a workspace
+    /// holding `notes.md`.
+    pub async fn scripted(script: io_harness::stub::Script) -> LiveConsole {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path().join("ws");
+        std::fs::create_dir(&ws).unwrap();
+        std::fs::write(ws.join("notes.md"), "release notes\n").unwrap();
+        let stub = io_harness::stub::StubVendor::start("127.0.0.1:0".parse().unwrap(), script)
+            .await
+            .unwrap();
+        let text = format!(
+            "{CONFIG}\n[providers.anthropic]\nbase_url = \"{}\"\n",
+            stub.base_url(Vendor::Anthropic)
+        )
+        .replace(
+            "[task]\n",
+            &format!("[task]\nworkspace = {:?}\n", ws.display().to_string()),
+        );
+        let loaded = loaded(&text);
+        let conn = Connection {
+            endpoints: Vendor::ALL
+                .iter()
+                .map(|&v| (v, loaded.config.endpoint(v)))
+                .collect(),
+            stub: None,
+            mode: "offline demo: built-in stub vendor".into(),
+        };
+        LiveConsole::start(dir, &loaded, conn, Some(stub))
+    }
+
+    /// The console's own `--demo`: the built-in stub and its demo script.
+    pub async fn demo() -> LiveConsole {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path().display().to_string();
+        let loaded = loaded(&format!("[task]\nworkspace = {ws:?}\n"));
+        let conn = io_harness::console::effects::setup::connect(&loaded, true)
+            .await
+            .unwrap();
+        LiveConsole::start(dir, &loaded, conn, None)
+    }
+
+    /// One message through `update`, its effects performed.
+    pub fn send(&mut self, msg: Msg) {
+        for effect in update(&mut self.state, msg) {
+            assert!(self.executor.perform(effect));
+        }
+    }
+
+    /// Feed messages back until `done` holds of the state.
+    pub async fn until(&mut self, done: impl Fn(&State) -> bool) {
+        let wait = async {
+            while !done(&self.state) {
+                let msg = tokio::select! {
+                    Some(m) = self.rx.recv() => m,
+                    Some(p) = self.approvals.recv() => {
+                        self.executor.pending = Some(p.answer);
+                        Msg::Approval(p.request)
+                    }
+                };
+                self.send(msg);
+            }
+        };
+        tokio::time::timeout(std::time::Duration::from_secs(20), wait)
+            .await
+            .unwrap();
+    }
 }

@@ -1,6 +1,5 @@
-//! A newcomer's first hour with the command line (issue 10), run as the real
-//! binary: `runs` lines up under its header, `preview` refuses an empty goal as
-//! `run` does, `--demo` runs and previews against the built-in stub with no key,
+//! The command line on first use, run as the real binary: `runs` lines up under
+//! its header, `preview` refuses an empty goal as `run` does, `--demo` runs and previews against the built-in stub with no key,
 //! and `io.toml.example` starts nothing optional until its parts are uncommented.
 
 #![allow(clippy::unwrap_used)]

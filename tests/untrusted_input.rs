@@ -1,7 +1,7 @@
-//! Regression tests for the edge defects of issue 9 (part B): workspace escape
-//! through a dangling link, secrets a vendor echoes back, a vendor counter used as
-//! a loop bound, a budget that overflows the clock, local tools that ignore the
-//! deadline and cancellation, a store that cannot be opened, and responses with
+//! What untrusted input cannot do: escape the workspace through a dangling link,
+//! carry a key a vendor echoes back into any record, turn a vendor's counter into a
+//! loop bound, overflow the clock with a budget, hold a run past its deadline or
+//! cancellation in a local tool, open an unusable store, or send a response with
 //! no size or time bound. Each was seen failing on the code before its fix.
 
 #![allow(clippy::unwrap_used)]

@@ -1,7 +1,8 @@
-//! A newcomer's first hour with the console (issue 10): the places where an
-//! operator stumbled, lost an edit or was misled, each pinned by `update` and
-//! `TestBackend` assertions, and the demo driven for real against the built-in
-//! stub vendor (loopback HTTP, a temp SQLite file).
+//! What the console tells the operator, and what it keeps: notices that leave once
+//! their cause does, edits refused without losing a thing, keys, themes and help,
+//! the Run pane's lines, saving `[web]`, and the demo driven for real against the
+//! built-in stub vendor (loopback HTTP, a temp SQLite file). Each was a place an
+//! operator stumbled, lost an edit or was misled.
 
 #![allow(clippy::unwrap_used)]
 
@@ -9,13 +10,11 @@ mod common;
 
 use common::console::*;
 
-use std::time::Duration;
-
 use crossterm::event::KeyCode;
 use io_harness::approve::ChannelApprover;
 use io_harness::console::effects::Executor;
-use io_harness::console::effects::setup::{Connection, connect, initial_state};
-use io_harness::console::state::{Effect, Msg, Screen, State};
+use io_harness::console::effects::setup::initial_state;
+use io_harness::console::state::{Effect, Msg, Screen};
 use io_harness::console::update::keys::{Action, Keymap};
 use io_harness::console::update::update;
 use io_harness::console::view;
@@ -470,64 +469,9 @@ async fn ctrl_s_says_which_file_and_what_was_written() {
 
 // ---- 3: every demo run sees the whole script --------------------------------
 
-struct Demo {
-    state: State,
-    executor: Executor,
-    rx: mpsc::UnboundedReceiver<Msg>,
-    _conn: Connection,
-    _dir: tempfile::TempDir,
-}
-
-async fn demo() -> Demo {
-    let dir = tempfile::tempdir().unwrap();
-    let ws = dir.path().display().to_string();
-    let loaded = loaded(&format!("[task]\nworkspace = {ws:?}\n"));
-    let conn = connect(&loaded, true).await.unwrap();
-    let state = initial_state(&loaded, &conn, true).unwrap();
-    let (tx, rx) = mpsc::unbounded_channel();
-    let (approver, _approvals) = ChannelApprover::new();
-    let executor = Executor::new(
-        Store::open(dir.path().join("runs.db")).unwrap(),
-        dir.path().join("io.toml"),
-        conn.endpoints.clone(),
-        conn.stub.as_ref().map(|s| s.rewinder()),
-        state.form.max_tokens.clone(),
-        loaded.config.price_table(),
-        tx,
-        approver,
-    );
-    Demo {
-        state,
-        executor,
-        rx,
-        _conn: conn,
-        _dir: dir,
-    }
-}
-
-impl Demo {
-    fn send(&mut self, msg: Msg) {
-        for effect in update(&mut self.state, msg) {
-            assert!(self.executor.perform(effect));
-        }
-    }
-
-    async fn until(&mut self, done: impl Fn(&State) -> bool) {
-        let wait = async {
-            while !done(&self.state) {
-                let m = self.rx.recv().await.unwrap();
-                self.send(m);
-            }
-        };
-        tokio::time::timeout(Duration::from_secs(20), wait)
-            .await
-            .unwrap();
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_demo_run_after_a_cancel_sees_the_whole_script() {
-    let mut d = demo().await;
+    let mut d = LiveConsole::demo().await;
     d.send(ctrl('r'));
     d.until(|s| s.run.calls.len() == 1 && s.run.in_flight).await;
     d.send(key(KeyCode::Esc));
