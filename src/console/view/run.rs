@@ -14,37 +14,9 @@ use crate::console::view::{block, centered};
 use crate::core::price::{usd, usd_or_dash};
 
 pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
-    let t = &state.theme.1;
     let r = &state.run;
     if r.run_id.is_none() && !r.running {
-        // A run that never started: its reason, where the operator looks.
-        if let Some((_, why, _)) = r.log.last() {
-            frame.render_widget(
-                Paragraph::new(why.clone())
-                    .style(Style::default().fg(t.error))
-                    .wrap(Wrap { trim: true })
-                    .block(block(t, "Run · could not start", true)),
-                area,
-            );
-            return;
-        }
-        let hint = format!(
-            "No run yet. {} runs the declaration; a past run opens from Sources ({}).",
-            state
-                .keys
-                .key_for(crate::console::update::keys::Action::StartRun),
-            state
-                .keys
-                .key_for(crate::console::update::keys::Action::ShowSources)
-        );
-        frame.render_widget(
-            Paragraph::new(hint)
-                .style(Style::default().fg(t.muted))
-                .wrap(Wrap { trim: true })
-                .block(block(t, "Run", true)),
-            area,
-        );
-        return;
+        return draw_not_started(frame, area, state);
     }
     // Narrow terminals stack the panes and drop the chart rather than cut numbers.
     let (log, server, calls, chart) = if area.width >= 70 {
@@ -66,6 +38,51 @@ pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
         (log, server, calls, None)
     };
 
+    draw_log(frame, log, state);
+    draw_server(frame, server, state);
+    draw_requests(frame, calls, state);
+    if let Some(chart) = chart {
+        draw_chart(frame, chart, state);
+    }
+}
+
+/// No run yet, or one that could not start: its reason, where the operator looks.
+fn draw_not_started(frame: &mut Frame<'_>, area: Rect, state: &State) {
+    let t = &state.theme.1;
+    let r = &state.run;
+    // A run that never started: its reason, where the operator looks.
+    if let Some((_, why, _)) = r.log.last() {
+        frame.render_widget(
+            Paragraph::new(why.clone())
+                .style(Style::default().fg(t.error))
+                .wrap(Wrap { trim: true })
+                .block(block(t, "Run · could not start", true)),
+            area,
+        );
+        return;
+    }
+    let hint = format!(
+        "No run yet. {} runs the declaration; a past run opens from Sources ({}).",
+        state
+            .keys
+            .key_for(crate::console::update::keys::Action::StartRun),
+        state
+            .keys
+            .key_for(crate::console::update::keys::Action::ShowSources)
+    );
+    frame.render_widget(
+        Paragraph::new(hint)
+            .style(Style::default().fg(t.muted))
+            .wrap(Wrap { trim: true })
+            .block(block(t, "Run", true)),
+        area,
+    );
+}
+
+/// The log, wrapped by characters so the scroll offset counts screen rows exactly.
+fn draw_log(frame: &mut Frame<'_>, log: Rect, state: &State) {
+    let t = &state.theme.1;
+    let r = &state.run;
     let tone = |x: Tone| {
         Style::default().fg(match x {
             Tone::Plain => t.text,
@@ -98,7 +115,12 @@ pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
         if r.past { " · from the store" } else { "" }
     );
     frame.render_widget(Paragraph::new(lines).block(block(t, &title, true)), log);
+}
 
+/// The provider-executed calls, the latest at the bottom.
+fn draw_server(frame: &mut Frame<'_>, server: Rect, state: &State) {
+    let t = &state.theme.1;
+    let r = &state.run;
     // One entry per call: what ran and how it went (the vendor's own code when it
     // failed), then the query or URL, wrapped rather than cut.
     let mut entries: Vec<(String, Style)> = Vec::new();
@@ -160,11 +182,6 @@ pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
     let counted = r.server.iter().filter(|s| !s.interrupted).count();
     let title = format!("server-tool calls · {counted} · {failed} failed");
     frame.render_widget(Paragraph::new(rows).block(block(t, &title, false)), server);
-
-    draw_requests(frame, calls, state);
-    if let Some(chart) = chart {
-        draw_chart(frame, chart, state);
-    }
 }
 
 /// Per request: tokens, searches, the fees and the whole cost (tokens, cache and
