@@ -196,57 +196,9 @@ pub(super) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
             state.screen = Screen::Sources;
             return vec![Effect::LoadRuns];
         }
-        Action::StartRun => {
-            if state.run.running {
-                state.say("a run is already in progress; Esc cancels it", true);
-                return Vec::new();
-            }
-            if let Some(refusal) = state
-                .previews
-                .iter()
-                .find(|p| p.vendor == state.form.vendor)
-                .and_then(|p| p.request.as_ref().err())
-            {
-                let refusal = refusal.clone();
-                state.say(refusal.clone(), true);
-                state.notice_cause = Some(NoticeCause::Refused(refusal));
-                return Vec::new();
-            }
-            if state.form.goal_text().trim().is_empty() {
-                state.say(
-                    "the goal is empty: type what the run should achieve first",
-                    true,
-                );
-                state.notice_cause = Some(NoticeCause::EmptyGoal);
-                return Vec::new();
-            }
-            state.run = RunView {
-                running: true,
-                goal: state.form.goal_text(),
-                provider: format!("{} · {}", state.form.vendor, state.form.model()),
-                ..RunView::default()
-            };
-            state.screen = Screen::Run;
-            state.notice = None;
-            state.notice_cause = None;
-            return vec![Effect::StartRun {
-                contract: Box::new(state.form.contract()),
-                vendor: state.form.vendor,
-                model: state.form.model(),
-            }];
-        }
+        Action::StartRun => return start_run(state),
         Action::Save => return vec![Effect::SaveWeb(state.form.web())],
-        Action::CycleTheme => {
-            let i = BUILT_IN
-                .iter()
-                .position(|(n, _)| *n == state.theme.0)
-                .map_or(0, |i| (i + 1) % BUILT_IN.len());
-            let (name, text) = BUILT_IN[i];
-            if let Ok(t) = Theme::parse(text, name) {
-                state.theme = (name.to_string(), t);
-                state.say(format!("theme: {name}"), false);
-            }
-        }
+        Action::CycleTheme => cycle_theme(state),
         Action::Cancel => {
             if state.run.approval.take().is_some() {
                 return vec![Effect::Answer(Answer::No)];
@@ -317,6 +269,61 @@ pub(super) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
         }
     }
     Vec::new()
+}
+
+/// Start the declared run: refused while one runs, when the chosen vendor refuses
+/// the declaration, or with no goal — each said in the status line.
+fn start_run(state: &mut State) -> Vec<Effect> {
+    if state.run.running {
+        state.say("a run is already in progress; Esc cancels it", true);
+        return Vec::new();
+    }
+    if let Some(refusal) = state
+        .previews
+        .iter()
+        .find(|p| p.vendor == state.form.vendor)
+        .and_then(|p| p.request.as_ref().err())
+    {
+        let refusal = refusal.clone();
+        state.say(refusal.clone(), true);
+        state.notice_cause = Some(NoticeCause::Refused(refusal));
+        return Vec::new();
+    }
+    if state.form.goal_text().trim().is_empty() {
+        state.say(
+            "the goal is empty: type what the run should achieve first",
+            true,
+        );
+        state.notice_cause = Some(NoticeCause::EmptyGoal);
+        return Vec::new();
+    }
+    state.run = RunView {
+        running: true,
+        goal: state.form.goal_text(),
+        provider: format!("{} · {}", state.form.vendor, state.form.model()),
+        ..RunView::default()
+    };
+    state.screen = Screen::Run;
+    state.notice = None;
+    state.notice_cause = None;
+    vec![Effect::StartRun {
+        contract: Box::new(state.form.contract()),
+        vendor: state.form.vendor,
+        model: state.form.model(),
+    }]
+}
+
+/// The next built-in theme, named in the status line.
+fn cycle_theme(state: &mut State) {
+    let i = BUILT_IN
+        .iter()
+        .position(|(n, _)| *n == state.theme.0)
+        .map_or(0, |i| (i + 1) % BUILT_IN.len());
+    let (name, text) = BUILT_IN[i];
+    if let Ok(t) = Theme::parse(text, name) {
+        state.theme = (name.to_string(), t);
+        state.say(format!("theme: {name}"), false);
+    }
 }
 
 fn activate(state: &mut State) {
