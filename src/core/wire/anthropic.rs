@@ -177,8 +177,21 @@ pub(crate) fn decode_message(response: &WireResponse, v: &Value) -> Result<Compl
             snippet: super::json::snippet(&response.body),
         })?;
 
-    // Pass 1: what each server_tool_use asked, by id, and fetched documents in order
-    // (a fetch citation names its document by index, not by URL).
+    let (asked, documents) = asked_and_documents(blocks);
+    let mut parts = read_blocks(blocks, &asked, &documents);
+    parts.stop = match v.get("stop_reason").and_then(Value::as_str) {
+        Some(s) => StopReason::parse(s),
+        None => StopReason::Other("none".to_string()),
+    };
+    parts.usage = v.get("usage").filter(|u| u.is_object()).map(usage);
+    Ok(finish(PROVIDER, response, v, parts))
+}
+
+/// What each `server_tool_use` asked (tool and query or URL), by id, and the
+/// fetched documents in order (a fetch citation names its document by index, not
+/// by URL).
+#[allow(clippy::type_complexity)]
+fn asked_and_documents(blocks: &[Value]) -> (HashMap<&str, (&str, Option<String>)>, Vec<String>) {
     let mut asked: HashMap<&str, (&str, Option<String>)> = HashMap::new();
     let mut documents: Vec<String> = Vec::new();
     for b in blocks {
@@ -202,8 +215,15 @@ pub(crate) fn decode_message(response: &WireResponse, v: &Value) -> Result<Compl
             _ => {}
         }
     }
+    (asked, documents)
+}
 
-    // Pass 2: text, citations, local tool calls and server-tool results in order.
+/// Text, citations, local tool calls and server-tool results, in order.
+fn read_blocks(
+    blocks: &[Value],
+    asked: &HashMap<&str, (&str, Option<String>)>,
+    documents: &[String],
+) -> Completion {
     let mut text = String::new();
     let mut citations = Vec::new();
     let mut tool_calls = Vec::new();
@@ -228,7 +248,7 @@ pub(crate) fn decode_message(response: &WireResponse, v: &Value) -> Result<Compl
                     .into_iter()
                     .flatten()
                 {
-                    if let Some(c) = citation(c, &documents) {
+                    if let Some(c) = citation(c, documents) {
                         citations.push(c);
                     }
                 }
@@ -264,38 +284,32 @@ pub(crate) fn decode_message(response: &WireResponse, v: &Value) -> Result<Compl
             _ => {} // unknown block types are tolerated
         }
     }
-
-    let stop = match v.get("stop_reason").and_then(Value::as_str) {
-        Some(s) => StopReason::parse(s),
-        None => StopReason::Other("none".to_string()),
-    };
-    let usage = v.get("usage").filter(|u| u.is_object()).map(|u| {
-        let server = u.get("server_tool_use");
-        let fetches = server.map_or(0, |s| u64_field(s, "web_fetch_requests"));
-        Usage {
-            input_tokens: u64_field(u, "input_tokens"),
-            output_tokens: u64_field(u, "output_tokens"),
-            server_tool_requests: server
-                .map_or(0, |s| u64_field(s, "web_search_requests"))
-                .saturating_add(fetches)
-                .min(Usage::MAX_COUNT),
-            // Reported beside `input_tokens`, not inside it.
-            cache_write_tokens: u64_field(u, "cache_creation_input_tokens"),
-            cache_read_tokens: u64_field(u, "cache_read_input_tokens"),
-            web_fetch_requests: fetches,
-            reported_cost_micro_usd: None,
-        }
-    });
-    let parts = Completion {
+    Completion {
         text,
         tool_calls,
         citations,
         server_tools,
-        stop,
-        usage,
         ..Completion::default()
-    };
-    Ok(finish(PROVIDER, response, v, parts))
+    }
+}
+
+/// Anthropic usage: cache writes and reads are reported beside `input_tokens`, not
+/// inside it; searches and fetches under `server_tool_use`.
+fn usage(u: &Value) -> Usage {
+    let server = u.get("server_tool_use");
+    let fetches = server.map_or(0, |s| u64_field(s, "web_fetch_requests"));
+    Usage {
+        input_tokens: u64_field(u, "input_tokens"),
+        output_tokens: u64_field(u, "output_tokens"),
+        server_tool_requests: server
+            .map_or(0, |s| u64_field(s, "web_search_requests"))
+            .saturating_add(fetches)
+            .min(Usage::MAX_COUNT),
+        cache_write_tokens: u64_field(u, "cache_creation_input_tokens"),
+        cache_read_tokens: u64_field(u, "cache_read_input_tokens"),
+        web_fetch_requests: fetches,
+        reported_cost_micro_usd: None,
+    }
 }
 
 /// The error code of a result whose content is an error object: a search's content
