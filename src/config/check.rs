@@ -156,41 +156,7 @@ fn k(s: &str) -> Seg {
 /// Every range check, in no particular order.
 pub(crate) fn check(config: &Config) -> Vec<Problem> {
     let mut c = Checks::default();
-    for (vendor, s) in &config.providers {
-        let at = |key: &str| p(&[k("providers"), k(vendor.as_str()), k(key)]);
-        c.text(&at("model"), s.model.as_deref(), "a model name");
-        c.text(
-            &at("api_key_env"),
-            s.api_key_env.as_deref(),
-            "the name of the environment variable that holds the key",
-        );
-        if let Some(env) = s.api_key_env.as_deref().filter(|e| !e.trim().is_empty()) {
-            if env.contains(['=', '\0']) || env.contains(char::is_whitespace) {
-                c.say(
-                    &at("api_key_env"),
-                    // The value is not repeated: what was put here may be the key itself.
-                    "is not a variable name (it holds a space, `=` or NUL); expected the \
-                     name of the variable that holds the key, such as \"ANTHROPIC_API_KEY\", \
-                     never the key"
-                        .to_string(),
-                );
-            }
-        }
-        if let Some(url) = s.base_url.as_deref() {
-            let ok = url::Url::parse(url)
-                .is_ok_and(|u| matches!(u.scheme(), "http" | "https") && u.has_host());
-            if !ok {
-                c.say(
-                    &at("base_url"),
-                    format!("{url:?} is not an http(s) URL; expected one such as \"https://api.anthropic.com\""),
-                );
-            }
-        }
-        c.whole(&at("max_tokens"), s.max_tokens.map(u64::from));
-        c.whole(&at("max_response_bytes"), s.max_response_bytes);
-        c.whole(&at("request_timeout_secs"), s.request_timeout_secs);
-        c.whole(&at("idle_timeout_secs"), s.idle_timeout_secs);
-    }
+    providers(&mut c, config);
     if let Some(BudgetConfig {
         steps,
         seconds,
@@ -216,30 +182,7 @@ pub(crate) fn check(config: &Config) -> Vec<Problem> {
             }
         }
     }
-    let builtin = crate::core::price::PriceTable::builtin();
-    for (model, price) in &config.prices {
-        let at = |key: &str| p(&[k("prices"), k(model), k(key)]);
-        c.price(&at("input_per_mtok"), price.input_per_mtok);
-        c.price(&at("output_per_mtok"), price.output_per_mtok);
-        c.price(&at("cache_write_per_mtok"), price.cache_write_per_mtok);
-        c.price(&at("cache_read_per_mtok"), price.cache_read_per_mtok);
-        c.price(&at("per_search_request"), price.per_search_request);
-        c.price(&at("per_fetch_request"), price.per_fetch_request);
-        // A model the built-in table has no row for is priced by io.toml alone.
-        if !builtin.rows().any(|r| &r.model == model) {
-            for (key, v) in [
-                ("input_per_mtok", price.input_per_mtok),
-                ("output_per_mtok", price.output_per_mtok),
-            ] {
-                if v.is_none() {
-                    c.say(
-                        &at(key),
-                        format!("is missing; expected it to be set, since the built-in price table has no row for {model} (`io-harness prices` lists the rows)"),
-                    );
-                }
-            }
-        }
-    }
+    prices(&mut c, config);
     if let Some(task) = &config.task {
         c.text(
             &p(&[k("task"), k("goal")]),
@@ -276,4 +219,72 @@ pub(crate) fn check(config: &Config) -> Vec<Problem> {
         c.text(&at("command"), Some(&mcp.command), "the program to start");
     }
     c.problems
+}
+
+/// Each `[providers.NAME]`: names and URLs that can be used, numbers in range.
+fn providers(c: &mut Checks, config: &Config) {
+    for (vendor, s) in &config.providers {
+        let at = |key: &str| p(&[k("providers"), k(vendor.as_str()), k(key)]);
+        c.text(&at("model"), s.model.as_deref(), "a model name");
+        c.text(
+            &at("api_key_env"),
+            s.api_key_env.as_deref(),
+            "the name of the environment variable that holds the key",
+        );
+        if let Some(env) = s.api_key_env.as_deref().filter(|e| !e.trim().is_empty()) {
+            if env.contains(['=', '\0']) || env.contains(char::is_whitespace) {
+                c.say(
+                    &at("api_key_env"),
+                    // The value is not repeated: what was put here may be the key itself.
+                    "is not a variable name (it holds a space, `=` or NUL); expected the \
+                     name of the variable that holds the key, such as \"ANTHROPIC_API_KEY\", \
+                     never the key"
+                        .to_string(),
+                );
+            }
+        }
+        if let Some(url) = s.base_url.as_deref() {
+            let ok = url::Url::parse(url)
+                .is_ok_and(|u| matches!(u.scheme(), "http" | "https") && u.has_host());
+            if !ok {
+                c.say(
+                    &at("base_url"),
+                    format!("{url:?} is not an http(s) URL; expected one such as \"https://api.anthropic.com\""),
+                );
+            }
+        }
+        c.whole(&at("max_tokens"), s.max_tokens.map(u64::from));
+        c.whole(&at("max_response_bytes"), s.max_response_bytes);
+        c.whole(&at("request_timeout_secs"), s.request_timeout_secs);
+        c.whole(&at("idle_timeout_secs"), s.idle_timeout_secs);
+    }
+}
+
+/// Each `[prices."MODEL"]`: amounts that are dollars, and both token prices for a
+/// model the built-in table has no row for.
+fn prices(c: &mut Checks, config: &Config) {
+    let builtin = crate::core::price::PriceTable::builtin();
+    for (model, price) in &config.prices {
+        let at = |key: &str| p(&[k("prices"), k(model), k(key)]);
+        c.price(&at("input_per_mtok"), price.input_per_mtok);
+        c.price(&at("output_per_mtok"), price.output_per_mtok);
+        c.price(&at("cache_write_per_mtok"), price.cache_write_per_mtok);
+        c.price(&at("cache_read_per_mtok"), price.cache_read_per_mtok);
+        c.price(&at("per_search_request"), price.per_search_request);
+        c.price(&at("per_fetch_request"), price.per_fetch_request);
+        // A model the built-in table has no row for is priced by io.toml alone.
+        if !builtin.rows().any(|r| &r.model == model) {
+            for (key, v) in [
+                ("input_per_mtok", price.input_per_mtok),
+                ("output_per_mtok", price.output_per_mtok),
+            ] {
+                if v.is_none() {
+                    c.say(
+                        &at(key),
+                        format!("is missing; expected it to be set, since the built-in price table has no row for {model} (`io-harness prices` lists the rows)"),
+                    );
+                }
+            }
+        }
+    }
 }
