@@ -42,6 +42,7 @@ pub async fn preview(
         observations: Vec::new(),
         tools: offered_tools(&agents, &[]),
         web: contract.web.clone(),
+        ..Turn::default()
     };
     // A refusal first (it is about the declaration, whatever the goal), then
     // the same refusal of an empty goal that `run` gives.

@@ -372,6 +372,7 @@ impl Form {
                     observations: Vec::new(),
                     tools: offered_tools(&self.agent_names(), &self.extra_tools),
                     web: Some(web.clone()),
+                    ..Turn::default()
                 };
                 let undeclared = Turn {
                     web: None,

@@ -228,4 +228,21 @@ pub struct Completion {
     pub model: Option<String>,
     /// The vendor's request id, from the body or headers.
     pub request_id: Option<String>,
+    /// The answer's own blocks, each the vendor's JSON with every field in its
+    /// order (Anthropic `content` blocks, Responses `output` items, the Chat
+    /// `message`): what a transcript sends back.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub blocks: Vec<String>,
+    /// The body's own `id` (`previous_response_id` on Responses).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_id: Option<String>,
+}
+
+/// Each element of a JSON array as compact JSON text (`[]` for anything else).
+pub fn json_blocks(v: Option<&serde_json::Value>) -> Vec<String> {
+    match v {
+        Some(serde_json::Value::Array(items)) => items.iter().map(|i| i.to_string()).collect(),
+        Some(other) if other.is_object() => vec![other.to_string()],
+        _ => Vec::new(),
+    }
 }

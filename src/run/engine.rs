@@ -340,6 +340,7 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
                 observations: state.observations.clone(),
                 tools: self.offered_tools(),
                 web: state.contract.web.clone(),
+                ..Turn::default()
             };
             let reply = tokio::select! {
                 _ = self.options.cancel.cancelled() => return RunOutcome::Cancelled,

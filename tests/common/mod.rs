@@ -143,6 +143,7 @@ impl Harness {
             base_url: stub.base_url(vendor),
             api_key_env: "IO_HARNESS_TEST_KEY".into(),
             stream: false,
+            responses_state: Default::default(),
         };
         let provider = HttpProvider::new(endpoint, "m".to_string(), 256)
             .with_api_key(ApiKey::new("sk-test-SECRET"))

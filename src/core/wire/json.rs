@@ -6,9 +6,10 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
-use crate::core::completion::{Citation, Completion, StopReason, ToolCall, Usage};
+use crate::core::completion::{Citation, Completion, StopReason, ToolCall, Usage, json_blocks};
 use crate::core::turn::{HeaderValue, Turn, WireRequest, WireResponse};
-use crate::core::wire::Endpoint;
+use crate::core::wire::transcript::{chat_cache_parts, chat_messages};
+use crate::core::wire::{Endpoint, Vendor};
 use crate::error::{Error, Result, VendorError};
 
 /// The first 200 characters of a body, for an error message.
@@ -126,13 +127,19 @@ pub(crate) fn bearer_headers(endpoint: &Endpoint) -> Vec<(String, HeaderValue)> 
 /// The Chat Completions body without any web field: model, the one user message,
 /// the output cap under the vendor's key, and the local tools in function format
 /// (omitted when there are none, never `tools: []`).
-pub(crate) fn chat_body(turn: &Turn, max_tokens_key: &str) -> Map<String, Value> {
+pub(crate) fn chat_body(
+    endpoint: &Endpoint,
+    turn: &Turn,
+    max_tokens_key: &str,
+) -> Result<Map<String, Value>> {
     let mut body = Map::new();
     body.insert("model".into(), json!(turn.model));
-    body.insert(
-        "messages".into(),
-        json!([{"role": "user", "content": turn.user_message()}]),
-    );
+    let mut messages = chat_messages(turn, endpoint.wire)?;
+    let parts = endpoint.vendor == Vendor::OpenRouter && turn.model.starts_with("anthropic/");
+    if let Some(cache) = turn.cache.as_ref().filter(|_| parts) {
+        chat_cache_parts(cache, &mut messages);
+    }
+    body.insert("messages".into(), Value::Array(messages));
     body.insert(max_tokens_key.into(), json!(turn.max_tokens));
     if !turn.tools.is_empty() {
         let tools: Vec<Value> = turn
@@ -145,7 +152,14 @@ pub(crate) fn chat_body(turn: &Turn, max_tokens_key: &str) -> Map<String, Value>
             .collect();
         body.insert("tools".into(), Value::Array(tools));
     }
-    body
+    if let Some(cache) = turn
+        .cache
+        .as_ref()
+        .filter(|_| endpoint.vendor == Vendor::OpenAi)
+    {
+        body.insert("prompt_cache_key".into(), json!(cache.key));
+    }
+    Ok(body)
 }
 
 /// Chat Completions streaming: `stream` and, so the last chunk carries the token
@@ -268,6 +282,8 @@ pub(crate) fn chat_completion(
         usage,
         model: str_field(v, "model"),
         request_id: header_request_id(response).or_else(|| str_field(v, "id")),
+        blocks: json_blocks(Some(&message)),
+        response_id: str_field(v, "id"),
     })
 }
 

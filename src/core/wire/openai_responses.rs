@@ -24,10 +24,13 @@ use super::json::{
     bearer_headers, chat_error_object, chat_http_error, header_request_id, parse_json, request,
     str_field, u64_field,
 };
-use crate::core::completion::{Citation, Completion, ServerToolCall, StopReason, ToolCall, Usage};
+use crate::core::completion::{
+    Citation, Completion, ServerToolCall, StopReason, ToolCall, Usage, json_blocks,
+};
 use crate::core::turn::{Turn, WireRequest, WireResponse};
 use crate::core::web::WebAccess;
 use crate::core::wire::Endpoint;
+use crate::core::wire::transcript::{Conversation, ResponsesState, responses_input};
 use crate::error::{Error, Result};
 
 const PROVIDER: &str = "openai";
@@ -36,10 +39,9 @@ const PROVIDER: &str = "openai";
 pub fn encode(endpoint: &Endpoint, turn: &Turn) -> Result<WireRequest> {
     let mut body = Map::new();
     body.insert("model".into(), json!(turn.model));
-    body.insert(
-        "input".into(),
-        json!([{"role": "user", "content": turn.user_message()}]),
-    );
+    let server = endpoint.responses_state == ResponsesState::Server;
+    let (input, previous) = responses_input(turn, endpoint.wire, server)?;
+    body.insert("input".into(), Value::Array(input));
     body.insert("max_output_tokens".into(), json!(turn.max_tokens));
     let mut tools: Vec<Value> = turn
         .tools
@@ -63,6 +65,18 @@ pub fn encode(endpoint: &Endpoint, turn: &Turn) -> Result<WireRequest> {
     }
     if !tools.is_empty() {
         body.insert("tools".into(), Value::Array(tools));
+    }
+    if turn.conversation == Conversation::Transcript {
+        if let Some(id) = previous {
+            body.insert("previous_response_id".into(), json!(id));
+        }
+        body.insert("store".into(), json!(server));
+        if !server {
+            body.insert("include".into(), json!(["reasoning.encrypted_content"]));
+        }
+    }
+    if let Some(cache) = &turn.cache {
+        body.insert("prompt_cache_key".into(), json!(cache.key));
     }
     // The usage arrives with `response.completed`: no `stream_options` here.
     if endpoint.stream {
@@ -205,6 +219,8 @@ pub fn decode_value(head: &WireResponse, v: &Value) -> Result<Completion> {
         usage,
         model: str_field(v, "model"),
         request_id: header_request_id(response).or_else(|| str_field(v, "id")),
+        blocks: json_blocks(v.get("output")),
+        response_id: str_field(v, "id"),
     })
 }
 
