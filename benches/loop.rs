@@ -27,6 +27,7 @@ fn loop_steps(c: &mut Criterion) {
             ..ScriptedResponse::default()
         }],
         repeat: true,
+        emulate_usage: false,
     };
     let stub = rt
         .block_on(StubVendor::start(

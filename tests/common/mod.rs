@@ -133,6 +133,7 @@ impl Harness {
         let script = Script {
             responses,
             repeat: false,
+            emulate_usage: false,
         };
         let stub = StubVendor::start("127.0.0.1:0".parse().unwrap(), script)
             .await
