@@ -142,6 +142,10 @@ pub struct Usage {
     /// `cache_creation_input_tokens`, OpenAI/OpenRouter `cache_write_tokens`).
     #[serde(default)]
     pub cache_write_tokens: u64,
+    /// Of `cache_write_tokens`, those written for an hour (Anthropic
+    /// `cache_creation.ephemeral_1h_input_tokens`), priced at their own rate.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cache_write_1h_tokens: u64,
     /// Prompt tokens read from the vendor's cache (Anthropic
     /// `cache_read_input_tokens`, OpenAI/OpenRouter `cached_tokens`).
     #[serde(default)]
@@ -154,6 +158,10 @@ pub struct Usage {
     /// `usage.cost`), in millionths of a US dollar.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reported_cost_micro_usd: Option<u64>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Usage {
@@ -176,6 +184,9 @@ impl Usage {
         self.cache_read_tokens = self
             .cache_read_tokens
             .saturating_add(other.cache_read_tokens);
+        self.cache_write_1h_tokens = self
+            .cache_write_1h_tokens
+            .saturating_add(other.cache_write_1h_tokens);
         self.web_fetch_requests = self
             .web_fetch_requests
             .saturating_add(other.web_fetch_requests);

@@ -409,6 +409,7 @@ impl Provider for HttpProvider {
                         attempts: attempt,
                         provider: self.name().to_string(),
                         model: turn.model.clone(),
+                        wire: self.endpoint.wire,
                     });
                 }
                 Err((error, should_retry)) => {

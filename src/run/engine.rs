@@ -25,6 +25,7 @@ use crate::core::policy::Policy;
 use crate::core::price::{PriceTable, Recorded, usd};
 use crate::core::tools::offered_tools;
 use crate::core::turn::Turn;
+use crate::core::wire::transcript::{Caching, Conversation, Exchange, ToolReturn, block_path};
 use crate::error::{Error, Result};
 use crate::mcp::McpServers;
 use crate::provider::{Provider, Reply};
@@ -149,15 +150,20 @@ where
     P: Provider + ?Sized,
     A: Approver + ?Sized,
 {
-    let (run_id, mut state) = match options.resume {
+    let (run_id, mut state, transcript) = match options.resume {
         Some(run_id) => {
             refuse_resume(store, run_id)?;
             let checkpoint = store.load_checkpoint(run_id)?.ok_or_else(|| {
                 Error::config(format!("run {run_id} has no checkpoint to resume from"))
             })?;
             provider.check(checkpoint.contract.web.as_ref())?;
+            // A transcript that cannot be read back is refused before anything is sent.
+            let transcript = match checkpoint.contract.conversation {
+                Conversation::Transcript => store.exchanges(run_id, checkpoint.step)?,
+                Conversation::Flattened => Vec::new(),
+            };
             store.reopen_run(run_id)?;
-            (run_id, checkpoint)
+            (run_id, checkpoint, transcript)
         }
         None => {
             // A declaration the provider cannot carry is refused before anything exists.
@@ -188,7 +194,7 @@ where
                 },
                 &fresh,
             )?;
-            (run_id, fresh)
+            (run_id, fresh, Vec::new())
         }
     };
     let emitter = Emitter::new(run_id, options.observer.clone());
@@ -212,6 +218,7 @@ where
         child_steps: 0,
         spent_micro_usd: 0,
         unpriced: None,
+        transcript,
     };
     let outcome = looper.steps(&mut state).await;
     if let Err(e) = store.finish_run(run_id, &outcome) {
@@ -280,6 +287,8 @@ struct Loop<'a, P: ?Sized, A: ?Sized> {
     spent_micro_usd: u64,
     /// Why a request could not be priced, when one could not.
     unpriced: Option<String>,
+    /// In a transcript, every step's exchange so far.
+    transcript: Vec<Exchange>,
 }
 
 impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
@@ -340,8 +349,16 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
                 observations: state.observations.clone(),
                 tools: self.offered_tools(),
                 web: state.contract.web.clone(),
-                ..Turn::default()
+                conversation: state.contract.conversation,
+                history: self.transcript.clone(),
+                cache: state.contract.cache.map(|ttl| Caching {
+                    ttl,
+                    key: cache_key(self.run_id),
+                }),
             };
+            if let Some(over) = self.over_token_budget(state, &turn) {
+                return over;
+            }
             let reply = tokio::select! {
                 _ = self.options.cancel.cancelled() => return RunOutcome::Cancelled,
                 _ = tokio::time::sleep_until(deadline.into()) => {
@@ -353,11 +370,21 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
                 Ok(r) => r,
                 Err(e) => {
                     return RunOutcome::Error {
-                        message: e.to_string(),
+                        message: with_block(e.to_string(), &turn),
                     };
                 }
             };
             let observations = self.absorb(step, &reply);
+            let mut exchange =
+                (state.contract.conversation == Conversation::Transcript).then(|| Exchange {
+                    wire: reply.wire,
+                    blocks: reply.completion.blocks.clone(),
+                    response_id: reply.completion.response_id.clone(),
+                    paused: reply.completion.stop == StopReason::PauseTurn,
+                    results: Vec::new(),
+                    notes: observations.clone(),
+                    observations_before: state.observations.len(),
+                });
             let completion = &reply.completion;
             state.tokens_used = state
                 .tokens_used
@@ -400,6 +427,13 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
                     ok: result.ok,
                     output: shorten(result.output.clone(), 300),
                 });
+                if let Some(e) = exchange.as_mut() {
+                    e.results.push(ToolReturn {
+                        call_id: call.id.clone(),
+                        output: result.output.clone(),
+                        is_error: !result.ok,
+                    });
+                }
                 new_obs.push(format!(
                     "[step {step}] {} {input}: {}",
                     call.name, result.output
@@ -439,6 +473,7 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
                 citations: &completion.citations,
                 text: &completion.text,
                 observations: &new_obs,
+                exchange: exchange.as_ref(),
             };
             if let Err(e) =
                 self.store
@@ -446,6 +481,7 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
             {
                 tracing::warn!("run {}: step {step} not recorded: {e}", self.run_id);
             }
+            self.transcript.extend(exchange);
             if let Some(outcome) = ending {
                 return outcome;
             }
@@ -533,6 +569,21 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
             .collect()
     }
 
+    /// A transcript re-sends every step: before sending, the request's size (its
+    /// JSON at 4 bytes a token) counts against the token budget, so a growing
+    /// transcript stops the run rather than silently outgrowing it.
+    fn over_token_budget(&self, state: &Checkpoint, turn: &Turn) -> Option<RunOutcome> {
+        if turn.conversation != Conversation::Transcript {
+            return None;
+        }
+        let estimate = serde_json::to_vec(turn).map_or(0, |b| b.len() as u64 / 4);
+        (state.tokens_used.saturating_add(estimate) > state.contract.budget.tokens).then_some(
+            RunOutcome::BudgetExhausted {
+                budget: BudgetKind::Tokens,
+            },
+        )
+    }
+
     fn allowed(&self, tool: &str) -> bool {
         self.options
             .tools
@@ -617,6 +668,22 @@ fn deadline_after(start: std::time::Instant, seconds: u64) -> std::time::Instant
     start
         .checked_add(Duration::from_secs(seconds.min(CENTURY)))
         .unwrap_or(start)
+}
+
+/// The run's prompt-cache key (OpenAI's `prompt_cache_key`): stable for the run,
+/// across a resume too.
+fn cache_key(run_id: RunId) -> String {
+    format!("io-harness-run-{run_id}")
+}
+
+/// A vendor error about one block of a transcript, with where that block is.
+fn with_block(message: String, turn: &Turn) -> String {
+    match (turn.conversation, block_path(&message)) {
+        (Conversation::Transcript, Some(place)) => {
+            format!("{message} (the transcript's {place}; nothing was retried)")
+        }
+        _ => message,
+    }
 }
 
 /// The accounting row of one reply.

@@ -26,12 +26,13 @@ pub use step::StepRecord;
 pub use types::*;
 
 /// Ordered migrations; index + 1 is the `user_version` after applying it.
-pub(crate) const MIGRATIONS: [&str; 5] = [
+pub(crate) const MIGRATIONS: [&str; 6] = [
     include_str!("migrations/0001_init.sql"),
     include_str!("migrations/0002_web.sql"),
     include_str!("migrations/0003_mcp.sql"),
     include_str!("migrations/0004_reliability.sql"),
     include_str!("migrations/0005_cost.sql"),
+    include_str!("migrations/0006_conversation.sql"),
 ];
 
 /// A handle on one store file. Cheap to clone; clones share the connection.

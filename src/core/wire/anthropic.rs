@@ -288,6 +288,9 @@ pub(crate) fn decode_message(response: &WireResponse, v: &Value) -> Result<Compl
             // Reported beside `input_tokens`, not inside it.
             cache_write_tokens: u64_field(u, "cache_creation_input_tokens"),
             cache_read_tokens: u64_field(u, "cache_read_input_tokens"),
+            cache_write_1h_tokens: u
+                .get("cache_creation")
+                .map_or(0, |c| u64_field(c, "ephemeral_1h_input_tokens")),
             web_fetch_requests: fetches,
             reported_cost_micro_usd: None,
         }

@@ -310,6 +310,7 @@ fn chat_usage(u: &Value, server_tool_requests: u64) -> Usage {
         cache_read_tokens: cache_read.min(prompt.saturating_sub(cache_write.min(prompt))),
         web_fetch_requests: 0,
         reported_cost_micro_usd: reported,
+        cache_write_1h_tokens: 0,
     }
 }
 

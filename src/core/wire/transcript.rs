@@ -143,6 +143,32 @@ pub fn same_family(a: Wire, b: Wire) -> bool {
     a.vendor() == b.vendor() && (a == Wire::OpenAiResponses) == (b == Wire::OpenAiResponses)
 }
 
+/// Where a vendor's 400 says the offending block is: Anthropic's
+/// `messages.3.content.1`, Chat's `messages[3]`, Responses' `input[5]`.
+pub fn block_path(message: &str) -> Option<String> {
+    let number = |s: &str| -> Option<(usize, usize)> {
+        let digits = s.chars().take_while(char::is_ascii_digit).count();
+        s[..digits].parse().ok().map(|n| (n, digits))
+    };
+    if let Some(at) = message.find("messages.") {
+        let rest = &message[at + "messages.".len()..];
+        let (m, used) = number(rest)?;
+        let block = rest[used..]
+            .strip_prefix(".content.")
+            .and_then(number)
+            .map(|(b, _)| format!(", block {b}"))
+            .unwrap_or_default();
+        return Some(format!("message {m}{block}"));
+    }
+    for (key, what) in [("messages[", "message"), ("input[", "input item")] {
+        if let Some(at) = message.find(key) {
+            let (n, _) = number(&message[at + key.len()..])?;
+            return Some(format!("{what} {n}"));
+        }
+    }
+    None
+}
+
 // ---- to move into chat.rs / openai_responses.rs after the house merge ----
 
 use serde_json::{Value, json};
