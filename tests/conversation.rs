@@ -287,3 +287,36 @@ fn damage(db: &std::path::Path) -> usize {
         )
         .unwrap()
 }
+
+/// `[budget] usd` on OpenRouter: no price table is needed (the vendor reports
+/// each request's cost), and the run stops after the request that crosses it.
+#[tokio::test]
+async fn a_dollar_budget_on_openrouter_runs_on_the_vendors_reported_cost() {
+    let body = fixture("openrouter/web-ok.json");
+    let mut calls: Value = serde_json::from_str(&body).unwrap();
+    // The same reported cost ($0.0077641), asking for a tool each time.
+    calls["choices"][0]["finish_reason"] = json!("tool_calls");
+    calls["choices"][0]["message"]["tool_calls"] = json!([{"id": "call_1", "type": "function",
+        "function": {"name": "list_dir", "arguments": "{\"path\":\".\"}"}}]);
+    let step = calls.to_string();
+    let h = Harness::vendor(
+        Vendor::OpenRouter,
+        vec![ok(&step), ok(&step), ok(&step), ok(&body)],
+    )
+    .await;
+    let mut c = contract("find it");
+    c.budget.usd_micro = Some(10_000);
+    let r = h.run(c).await;
+    assert_eq!(
+        r.outcome,
+        RunOutcome::BudgetExhausted {
+            budget: io_harness::BudgetKind::Usd
+        }
+    );
+    assert_eq!(
+        h.bodies().len(),
+        2,
+        "stopped after the request that crossed $0.01"
+    );
+    assert_eq!(r.spent_micro_usd, 2 * 7_764);
+}

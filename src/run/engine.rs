@@ -25,6 +25,7 @@ use crate::core::policy::Policy;
 use crate::core::price::{PriceTable, Recorded, usd};
 use crate::core::tools::offered_tools;
 use crate::core::turn::Turn;
+use crate::core::wire::Vendor;
 use crate::core::wire::transcript::{Caching, Conversation, Exchange, ToolReturn, block_path};
 use crate::error::{Error, Result};
 use crate::mcp::McpServers;
@@ -168,7 +169,10 @@ where
         None => {
             // A declaration the provider cannot carry is refused before anything exists.
             provider.check(contract.web.as_ref())?;
-            check_dollar_budget(contract, &model_of(&options, provider), &options.prices)?;
+            // OpenRouter reports each request's cost itself: its budget needs no price.
+            if provider.name() != Vendor::OpenRouter.as_str() {
+                check_dollar_budget(contract, &model_of(&options, provider), &options.prices)?;
+            }
             let fresh = Checkpoint {
                 format: CHECKPOINT_FORMAT,
                 step: 0,

@@ -5,6 +5,7 @@
 
 pub mod cli;
 pub mod console;
+pub mod cost;
 pub mod stream;
 
 use std::sync::{Arc, Mutex};
@@ -129,12 +130,32 @@ impl Harness {
     }
 
     pub async fn wire(wire: io_harness::Wire, responses: Vec<ScriptedResponse>) -> Harness {
+        Harness::scripted(
+            wire,
+            Script {
+                responses,
+                repeat: false,
+                emulate_usage: false,
+            },
+        )
+        .await
+    }
+
+    /// A harness whose stub reports usage as its cache emulation estimates it.
+    pub async fn emulated(wire: io_harness::Wire, responses: Vec<ScriptedResponse>) -> Harness {
+        Harness::scripted(
+            wire,
+            Script {
+                responses,
+                repeat: false,
+                emulate_usage: true,
+            },
+        )
+        .await
+    }
+
+    pub async fn scripted(wire: io_harness::Wire, script: Script) -> Harness {
         let vendor = wire.vendor();
-        let script = Script {
-            responses,
-            repeat: false,
-            emulate_usage: false,
-        };
         let stub = StubVendor::start("127.0.0.1:0".parse().unwrap(), script)
             .await
             .unwrap();
