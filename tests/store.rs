@@ -296,7 +296,7 @@ fn data_survives_reopen_and_an_older_schema_upgrades() {
     );
     assert_eq!(ledger.total_micro_usd(), Some(3_000 + 1_500 + 10_000));
     drop(store);
-    assert_eq!(Store::open(&path).unwrap().schema_version().unwrap(), 5);
+    assert_eq!(Store::open(&path).unwrap().schema_version().unwrap(), 6);
 }
 
 #[test]
