@@ -243,6 +243,81 @@ async fn a_run_resumed_after_step_two_sends_step_three_byte_for_byte() {
     );
 }
 
+/// `preview --resume` prints the exact body `run --resume` then sends.
+#[tokio::test]
+async fn preview_resume_prints_the_body_the_resumed_step_sends() {
+    let h = Harness::new(vec![
+        ok(LIST_THEN_SEARCH),
+        delayed(ANSWER, 30_000),
+        ok(ANSWER),
+    ])
+    .await;
+    let mut c = transcript("look");
+    c.cache = Some(CacheTtl::FiveMinutes);
+    tokio::select! {
+        _ = h.run(c.clone()) => panic!("the run should still be waiting"),
+        _ = async {
+            while h.stub.requests().len() < 2 {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        } => {}
+    }
+    let cfg = h.db.path().join("io.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "provider = \"anthropic\"\n[providers.anthropic]\nmodel = \"m\"\nmax_tokens = 256\nbase_url = \"{}\"\nstream = false\n",
+            h.stub.base_url(Vendor::Anthropic)
+        ),
+    )
+    .unwrap();
+    let db = h.db.path().join("runs.db");
+    let (code, out, err) = common::cli::run(common::cli::bin().args([
+        "preview",
+        "--body-only",
+        "--resume",
+        "1",
+        "--config",
+        cfg.to_str().unwrap(),
+        "--store",
+        db.to_str().unwrap(),
+    ]));
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("the next step (step 2) of run 1, in its transcript conversation"),
+        "{err}"
+    );
+    let resumed = h
+        .run_with(
+            c,
+            RunOptions {
+                resume: Some(io_harness::RunId(1)),
+                ..RunOptions::default()
+            },
+        )
+        .await;
+    assert_eq!(resumed.outcome, RunOutcome::Passed);
+    let sent = h.stub.requests()[2].body.clone();
+    assert_eq!(out, String::from_utf8_lossy(&sent));
+    // An unknown run is a clear refusal, exit 2.
+    let (code, _, err) = common::cli::run(common::cli::bin().args([
+        "preview",
+        "--resume",
+        "7",
+        "--config",
+        cfg.to_str().unwrap(),
+        "--store",
+        db.to_str().unwrap(),
+    ]));
+    assert_eq!(
+        (code, err.trim()),
+        (
+            2,
+            "there is no run 7 in this store; `io-harness runs` lists them"
+        )
+    );
+}
+
 #[tokio::test]
 async fn a_stored_transcript_that_does_not_parse_is_refused_naming_run_and_step() {
     let h = Harness::new(vec![

@@ -61,6 +61,10 @@ pub enum Command {
         /// needed, the demo's goal and declaration where io.toml gives none.
         #[arg(long)]
         demo: bool,
+        /// The request the next step of this stored run would send (in its
+        /// conversation mode, from its checkpoint and transcript).
+        #[arg(long, conflicts_with_all = ["goal", "demo"])]
+        resume: Option<i64>,
     },
     /// Run a task to its end, recording everything in the store.
     Run {
@@ -150,7 +154,18 @@ pub async fn main(cli: Cli) -> ExitCode {
             goal,
             body_only,
             demo,
-        }) => preview::preview(cli.config, provider, model, goal, body_only, demo).await,
+            resume,
+        }) => {
+            let args = preview::PreviewArgs {
+                provider,
+                model,
+                goal,
+                body_only,
+                demo,
+                resume,
+            };
+            preview::preview(cli.config, cli.store, args).await
+        }
         Some(Command::Run {
             provider,
             goal,

@@ -10,6 +10,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::core::contract::TaskContract;
 use crate::core::web::WebAccess;
 use crate::core::wire::capability::Wire;
 use crate::core::wire::transcript::{Caching, Conversation, Exchange, same_family};
@@ -52,6 +53,35 @@ pub struct Turn {
 }
 
 impl Turn {
+    /// The request of a contract's next step: its goal, declaration, conversation
+    /// mode and caching, with the observations and exchanges so far. The engine,
+    /// `preview` (a first step: none of either) and `preview --resume` (a stored
+    /// run's) all build their turn here, so a previewed body is the sent body.
+    pub fn for_step(
+        contract: &TaskContract,
+        model: String,
+        max_tokens: u32,
+        tools: Vec<ToolSpec>,
+        observations: Vec<String>,
+        history: Vec<Exchange>,
+    ) -> Turn {
+        let cache = contract.cache.map(|ttl| Caching {
+            ttl,
+            key: Caching::key_for(&contract.goal, &model),
+        });
+        Turn {
+            model,
+            max_tokens,
+            goal: contract.goal.clone(),
+            observations,
+            tools,
+            web: contract.web.clone(),
+            conversation: contract.conversation,
+            history,
+            cache,
+        }
+    }
+
     /// The one user message every vendor gets: the goal, then the observations.
     pub fn user_message(&self) -> String {
         if self.observations.is_empty() {

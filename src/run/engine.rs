@@ -26,7 +26,7 @@ use crate::core::price::{PriceTable, Recorded, usd};
 use crate::core::tools::offered_tools;
 use crate::core::turn::Turn;
 use crate::core::wire::Vendor;
-use crate::core::wire::transcript::{Caching, Conversation, Exchange, ToolReturn, block_path};
+use crate::core::wire::transcript::{Conversation, Exchange, ToolReturn, block_path};
 use crate::error::{Error, Result};
 use crate::mcp::McpServers;
 use crate::provider::{Provider, Reply};
@@ -346,20 +346,14 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
             self.emitter.emit(EventKind::StepStarted {
                 observations: state.observations.len(),
             });
-            let turn = Turn {
-                model: model_of(self.options, self.provider),
-                max_tokens: self.provider.max_tokens(),
-                goal: state.contract.goal.clone(),
-                observations: state.observations.clone(),
-                tools: self.offered_tools(),
-                web: state.contract.web.clone(),
-                conversation: state.contract.conversation,
-                history: self.transcript.clone(),
-                cache: state.contract.cache.map(|ttl| Caching {
-                    ttl,
-                    key: cache_key(self.run_id),
-                }),
-            };
+            let turn = Turn::for_step(
+                &state.contract,
+                model_of(self.options, self.provider),
+                self.provider.max_tokens(),
+                self.offered_tools(),
+                state.observations.clone(),
+                self.transcript.clone(),
+            );
             if let Some(over) = self.over_token_budget(state, &turn) {
                 return over;
             }
@@ -672,12 +666,6 @@ fn deadline_after(start: std::time::Instant, seconds: u64) -> std::time::Instant
     start
         .checked_add(Duration::from_secs(seconds.min(CENTURY)))
         .unwrap_or(start)
-}
-
-/// The run's prompt-cache key (OpenAI's `prompt_cache_key`): stable for the run,
-/// across a resume too.
-fn cache_key(run_id: RunId) -> String {
-    format!("io-harness-run-{run_id}")
 }
 
 /// A vendor error about one block of a transcript, with where that block is.

@@ -83,6 +83,21 @@ pub struct Caching {
     pub key: String,
 }
 
+impl Caching {
+    /// The prompt-cache key of a run: `io-harness-` and a stable hash (FNV-1a,
+    /// the same on every machine and release) of its goal and model, so a run's
+    /// requests — a resumed run's too, and a re-run of the same task — share it,
+    /// and a preview shows the key the run will send.
+    pub fn key_for(goal: &str, model: &str) -> String {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in goal.bytes().chain([0]).chain(model.bytes()) {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        format!("io-harness-{h:016x}")
+    }
+}
+
 /// One local tool call's result, as it goes back to the model.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolReturn {
