@@ -27,6 +27,7 @@ fn loop_steps(c: &mut Criterion) {
             ..ScriptedResponse::default()
         }],
         repeat: true,
+        emulate_usage: false,
     };
     let stub = rt
         .block_on(StubVendor::start(
@@ -40,6 +41,7 @@ fn loop_steps(c: &mut Criterion) {
         base_url: stub.base_url(Vendor::Anthropic),
         api_key_env: "UNUSED".into(),
         stream: false,
+        responses_state: Default::default(),
     };
     let provider = HttpProvider::new(endpoint.clone(), "claude-sonnet-4-5", 1024)
         .with_api_key(ApiKey::new("bench"));

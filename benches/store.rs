@@ -124,6 +124,7 @@ fn store_writes(c: &mut Criterion) {
                     citations: &cites,
                     text: "Checking the changelog.",
                     observations: &observations,
+                    exchange: None,
                 };
                 store
                     .record_step_whole(run, &record, &checkpoint, None)

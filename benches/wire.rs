@@ -24,6 +24,7 @@ fn turn() -> Turn {
                 .allow("docs.rs")
                 .allow("crates.io"),
         ),
+        ..Default::default()
     }
 }
 

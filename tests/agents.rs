@@ -195,6 +195,7 @@ fn member(h: &Harness, vendor: Vendor, model: &str) -> Box<dyn Provider> {
         base_url: h.stub.base_url(vendor),
         api_key_env: "IO_HARNESS_TEST_KEY".into(),
         stream: false,
+        responses_state: Default::default(),
     };
     Box::new(
         HttpProvider::new(endpoint, model, 256)

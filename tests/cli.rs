@@ -31,6 +31,7 @@ fn preview_body_only_prints_the_exact_encoded_bytes() {
             // The example's roster is commented out: no spawn_agent.
             tools: offered_tools(&[], &[]),
             web: contract.web.clone(),
+            ..Default::default()
         };
         let want = wire::encode(&config.endpoint(v), &turn).unwrap().body;
         let out = bin()

@@ -488,6 +488,7 @@ async fn an_ask_raises_the_modal_and_the_answer_reaches_the_run() {
             anthropic(DONE),
         ],
         repeat: false,
+        emulate_usage: false,
     };
     let mut l = LiveConsole::scripted(script).await;
     let ws = l.state.form.workspace.clone();
@@ -530,6 +531,7 @@ async fn esc_cancels_a_run_and_it_is_recorded_as_cancelled() {
     let mut l = LiveConsole::scripted(Script {
         responses: vec![slow],
         repeat: false,
+        emulate_usage: false,
     })
     .await;
     l.send(ctrl('r'));
@@ -604,6 +606,7 @@ async fn a_spawned_child_is_nested_under_its_parent_and_counted_in_the_total() {
     let script = Script {
         responses: vec![anthropic(SPAWN), anthropic(DONE), anthropic(DONE)],
         repeat: false,
+        emulate_usage: false,
     };
     let mut l = LiveConsole::scripted(script).await;
     l.executor.agents = vec![io_harness::config::AgentDef {

@@ -275,6 +275,7 @@ fn a_streamed_search_query_is_on_screen_before_the_stream_ends() {
                     ..ScriptedResponse::default()
                 }],
                 repeat: true,
+                emulate_usage: false,
             },
         ))
         .unwrap();

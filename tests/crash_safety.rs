@@ -76,6 +76,7 @@ async fn stub(bodies: &[&str], delay_ms: Option<u64>) -> StubHandle {
     let script = Script {
         responses,
         repeat: false,
+        emulate_usage: false,
     };
     StubVendor::start("127.0.0.1:0".parse().unwrap(), script)
         .await

@@ -212,6 +212,7 @@ async fn run_follows_the_policy_without_approve_all() {
             common::ok(common::ANSWER),
         ],
         repeat: false,
+        emulate_usage: false,
     };
     let stub = StubVendor::start("127.0.0.1:0".parse().unwrap(), script)
         .await

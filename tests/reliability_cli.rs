@@ -32,9 +32,16 @@ fn bin() -> Command {
 }
 
 async fn stub(responses: Vec<ScriptedResponse>, repeat: bool) -> StubHandle {
-    StubVendor::start("127.0.0.1:0".parse().unwrap(), Script { responses, repeat })
-        .await
-        .unwrap()
+    StubVendor::start(
+        "127.0.0.1:0".parse().unwrap(),
+        Script {
+            responses,
+            repeat,
+            emulate_usage: false,
+        },
+    )
+    .await
+    .unwrap()
 }
 
 fn ok(body: &str) -> ScriptedResponse {

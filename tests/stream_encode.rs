@@ -19,6 +19,7 @@ fn turn(web: Option<WebAccess>) -> Turn {
         observations: vec![],
         tools: vec![],
         web,
+        ..Default::default()
     }
 }
 

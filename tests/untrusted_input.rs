@@ -332,6 +332,7 @@ async fn a_password_in_the_base_url_reaches_no_record() {
         api_key_env: "IO_HARNESS_TEST_KEY".into(),
         wire: io_harness::core::wire::Wire::spec(Vendor::Anthropic),
         stream: false,
+        responses_state: Default::default(),
     };
     h.provider = io_harness::HttpProvider::new(endpoint, "m", 16)
         .with_api_key(io_harness::ApiKey::new(KEY))

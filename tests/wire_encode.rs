@@ -18,6 +18,7 @@ fn turn(web: Option<WebAccess>) -> Turn {
         observations: vec!["[step 1] read_file README.md: ok".into()],
         tools: vec![],
         web,
+        ..Default::default()
     }
 }
 

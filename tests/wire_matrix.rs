@@ -21,6 +21,7 @@ fn turn(web: Option<WebAccess>, model: &str) -> Turn {
             input_schema: json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}),
         }],
         web,
+        ..Default::default()
     }
 }
 

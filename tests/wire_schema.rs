@@ -83,6 +83,7 @@ fn body(wire: Wire, web: Option<WebAccess>, stream: bool) -> Option<Value> {
             }])
             .collect(),
         web,
+        ..Default::default()
     };
     let endpoint = Endpoint::public(wire.vendor())
         .with_wire(wire)

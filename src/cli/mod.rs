@@ -44,24 +44,7 @@ pub enum Command {
         demo: bool,
     },
     /// Print the exact request a provider would get, or its refusal. Sends nothing.
-    Preview {
-        /// anthropic, openai or openrouter (default: `provider` in io.toml).
-        #[arg(long)]
-        provider: Option<String>,
-        /// The model (default: the provider's model in io.toml).
-        #[arg(long)]
-        model: Option<String>,
-        /// The goal (default: `[task] goal` in io.toml).
-        #[arg(long)]
-        goal: Option<String>,
-        /// Print only the body bytes.
-        #[arg(long)]
-        body_only: bool,
-        /// The request the built-in stub vendor would get (as `run --demo`): no key
-        /// needed, the demo's goal and declaration where io.toml gives none.
-        #[arg(long)]
-        demo: bool,
-    },
+    Preview(preview::PreviewArgs),
     /// Run a task to its end, recording everything in the store.
     Run(run::RunArgs),
     /// Past runs, newest first.
@@ -112,13 +95,7 @@ pub async fn main(cli: Cli) -> ExitCode {
         Some(Command::Console { demo }) => {
             io_harness::console::open(cli.config, cli.store, demo || cli.demo).await
         }
-        Some(Command::Preview {
-            provider,
-            model,
-            goal,
-            body_only,
-            demo,
-        }) => preview::preview(cli.config, provider, model, goal, body_only, demo).await,
+        Some(Command::Preview(args)) => preview::preview(cli.config, cli.store, args).await,
         Some(Command::Run(args)) => return run::run(cli.config, cli.store, args).await,
         Some(Command::Runs { json, limit }) => records::runs(cli.config, cli.store, json, limit),
         Some(Command::Prices { json }) => records::prices(cli.config, json),

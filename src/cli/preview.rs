@@ -7,41 +7,109 @@ use std::path::PathBuf;
 
 use io_harness::core::tools::offered_tools;
 use io_harness::core::wire;
+use io_harness::core::wire::transcript::same_family;
+use io_harness::run::next_step;
 use io_harness::stub::demo;
-use io_harness::{Config, Error, HeaderValue, Result, Turn};
+use io_harness::{Config, Error, HeaderValue, Result, RunId, Store, Turn, Wire};
+
+/// What `preview` was asked: its flags.
+#[derive(Debug, clap::Args)]
+pub struct PreviewArgs {
+    /// anthropic, openai or openrouter (default: `provider` in io.toml).
+    #[arg(long)]
+    pub provider: Option<String>,
+    /// The model (default: the provider's model in io.toml).
+    #[arg(long)]
+    pub model: Option<String>,
+    /// The goal (default: `[task] goal` in io.toml).
+    #[arg(long)]
+    pub goal: Option<String>,
+    /// Print only the body bytes.
+    #[arg(long)]
+    pub body_only: bool,
+    /// The request the built-in stub vendor would get (as `run --demo`): no key
+    /// needed, the demo's goal and declaration where io.toml gives none.
+    #[arg(long)]
+    pub demo: bool,
+    /// The request the next step of this stored run would send (in its
+    /// conversation mode, from its checkpoint and transcript).
+    #[arg(long, conflicts_with_all = ["goal", "demo"])]
+    pub resume: Option<i64>,
+}
 
 /// Print `POST <url>`, redacted headers, a blank line and the body; or only the
-/// body bytes with `body_only` (cautions then go to stderr).
+/// body bytes with `body_only` (cautions then go to stderr). With `resume`, the
+/// request of a stored run's next step (the store is read, nothing written).
 pub async fn preview(
     config_path: Option<PathBuf>,
-    provider: Option<String>,
-    model: Option<String>,
-    goal: Option<String>,
-    body_only: bool,
-    demo: bool,
+    store_path: Option<PathBuf>,
+    args: PreviewArgs,
 ) -> Result<()> {
+    let PreviewArgs {
+        provider,
+        model,
+        goal,
+        body_only,
+        demo,
+        resume,
+    } = args;
     let loaded = Config::discover(config_path.as_deref())?;
     let config = &loaded.config;
-    let vendor = super::vendor(provider.as_deref(), config)?;
     let mut contract = config.task_contract();
     if let Some(goal) = goal {
         contract.goal = goal;
     }
+    let agents: Vec<String> = config.agents.iter().map(|a| a.name.clone()).collect();
+    let tools = offered_tools(&agents, &[]);
+    let mut resumed_notes = Vec::new();
+    let (vendor, turn) = match resume {
+        Some(run_id) => {
+            let path = store_path.unwrap_or_else(|| config.store_path(loaded.path.as_deref()));
+            let store = Store::open(&path)?;
+            let next = next_step(&store, RunId(run_id))?;
+            // As `run --resume` will: the configured (or named) vendor and model.
+            let vendor = super::vendor(provider.as_deref(), config)?;
+            let turn = Turn::for_step(
+                &next.contract,
+                model.unwrap_or_else(|| config.model(vendor)),
+                config.max_tokens(vendor),
+                tools,
+                next.observations,
+                next.history,
+            );
+            resumed_notes.push(format!(
+                "note: the next step (step {}) of run {run_id}, in its {} conversation; \
+                 `io-harness run --resume {run_id}` sends it",
+                next.step + 1,
+                turn.conversation.as_str()
+            ));
+            contract = next.contract;
+            (vendor, turn)
+        }
+        None => {
+            let vendor = super::vendor(provider.as_deref(), config)?;
+            if demo {
+                demo::demo_defaults(config, &mut contract);
+            }
+            let model = model.unwrap_or_else(|| config.model(vendor));
+            let turn = Turn::for_step(
+                &contract,
+                model,
+                config.max_tokens(vendor),
+                tools,
+                Vec::new(),
+                Vec::new(),
+            );
+            (vendor, turn)
+        }
+    };
     let mut endpoint = config.endpoint(vendor);
     if demo {
-        demo::demo_defaults(config, &mut contract);
         // `run --demo` starts the stub on a free port; none is listening now, so
         // none is named.
         endpoint.base_url = io_harness::stub::base_url("127.0.0.1:<port>", vendor);
     }
-    let agents: Vec<String> = config.agents.iter().map(|a| a.name.clone()).collect();
-    let turn = Turn::for_step(
-        &contract,
-        model.unwrap_or_else(|| config.model(vendor)),
-        config.max_tokens(vendor),
-        offered_tools(&agents, &[]),
-        Vec::new(),
-    );
+    resumed_notes.extend(foreign_steps(&turn, endpoint.wire));
     // A refusal first (it is about the declaration, whatever the goal), then
     // the same refusal of an empty goal that `run` gives.
     let request = wire::encode(&endpoint, &turn)?;
@@ -49,6 +117,7 @@ pub async fn preview(
         return Err(Error::config(super::NO_GOAL));
     }
     let mut cautions = wire::cautions_wire(endpoint.wire, contract.web.as_ref());
+    cautions.extend(resumed_notes);
     if demo {
         cautions.push(
             "note: `run --demo` starts the stub vendor on a free loopback port, chosen when the \
@@ -115,4 +184,24 @@ fn shown(value: &HeaderValue) -> String {
             )
         }
     }
+}
+
+/// Where a transcript's earlier steps were answered by another vendor (a
+/// fallback): their blocks are not sent — encrypted content is readable only by
+/// the vendor that produced it — and this vendor starts from the goal and the
+/// observations made before them.
+fn foreign_steps(turn: &Turn, wire: Wire) -> Option<String> {
+    let foreign = turn
+        .history
+        .iter()
+        .filter(|e| !same_family(e.wire, wire))
+        .count();
+    (turn.conversation == io_harness::core::wire::transcript::Conversation::Transcript
+        && foreign > 0)
+        .then(|| {
+            format!(
+                "note: {foreign} earlier step(s) were answered by another vendor; their blocks are not sent to {} (encrypted content is readable only by the vendor that produced it), which starts from the goal and the observations made so far",
+                wire.label()
+            )
+        })
 }

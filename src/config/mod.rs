@@ -24,6 +24,7 @@ use crate::core::contract::{Budget, TaskContract, Verification};
 use crate::core::policy::{Policy, Rule};
 use crate::core::price::{PriceOverride, PriceTable};
 use crate::core::web::WebAccess;
+use crate::core::wire::transcript::{CacheTtl, Conversation, ResponsesState};
 use crate::core::wire::{Endpoint, Vendor, Wire};
 use crate::error::{Error, Result};
 pub use policy::{PolicyTable, WebTable, parse_entry};
@@ -66,6 +67,8 @@ pub struct Config {
     /// Stdio MCP servers.
     #[serde(default)]
     pub mcp: Vec<McpDef>,
+    /// `[run]`: how steps reach the vendor (conversation mode, prompt caching).
+    pub run: Option<RunConfig>,
     /// `[policy]` as written (one file's; the layers are in `rules`).
     pub policy: Option<PolicyTable>,
     /// The operator's rules, every file's, layer by layer (`user`, `project`).
@@ -105,6 +108,9 @@ pub struct ProviderConfig {
     pub stream: Option<bool>,
     /// Seconds a stream may stay silent (pings count) before the attempt is a timeout.
     pub idle_timeout_secs: Option<u64>,
+    /// `[providers.openai]` `"stateless"` (default) | `"server"`: where a Responses
+    /// transcript is kept.
+    pub responses_state: Option<ResponsesState>,
 }
 
 impl ProviderConfig {
@@ -117,6 +123,12 @@ impl ProviderConfig {
             Vendor::Anthropic => (&self.web_tools, &self.api, "api"),
             Vendor::OpenAi | Vendor::OpenRouter => (&self.api, &self.web_tools, "web_tools"),
         };
+        if self.responses_state.is_some() && vendor != Vendor::OpenAi {
+            return Err(format!(
+                "[providers.{vendor}] has no key responses_state (it belongs in \
+                 [providers.openai], for api = \"responses\")"
+            ));
+        }
         if other.is_some() {
             let owners = match other_key {
                 "api" => "[providers.openai] and [providers.openrouter]",
@@ -132,6 +144,21 @@ impl ProviderConfig {
             None => Ok(Wire::spec(vendor)),
         }
     }
+}
+
+/// `[run]`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunConfig {
+    /// `"flattened"` (the spec's, the default) or `"transcript"`.
+    #[serde(default)]
+    pub conversation: Conversation,
+    /// Ask the vendor to cache the request's prefix (default false).
+    #[serde(default)]
+    pub cache: bool,
+    /// `"5m"` (default) or `"1h"`.
+    #[serde(default)]
+    pub cache_ttl: CacheTtl,
 }
 
 /// `[task]`.
@@ -334,6 +361,7 @@ impl Config {
                 .api_key_env
                 .unwrap_or_else(|| vendor.default_api_key_env().to_string()),
             stream: s.stream.unwrap_or(true),
+            responses_state: s.responses_state.unwrap_or_default(),
         }
     }
 
@@ -417,8 +445,12 @@ impl Config {
         contract
     }
 
-    /// Put `[web]` (whenever present) and `[budget]` values on a contract.
+    /// Put `[web]` (whenever present), `[budget]` and `[run]` values on a contract.
     pub fn apply_to(&self, contract: &mut TaskContract) {
+        if let Some(run) = self.run {
+            contract.conversation = run.conversation;
+            contract.cache = run.cache.then_some(run.cache_ttl);
+        }
         if let Some(web) = &self.web {
             contract.web = Some(web.clone());
         }

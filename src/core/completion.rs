@@ -143,6 +143,10 @@ pub struct Usage {
     /// `cache_creation_input_tokens`, OpenAI/OpenRouter `cache_write_tokens`).
     #[serde(default)]
     pub cache_write_tokens: u64,
+    /// Of `cache_write_tokens`, those written for an hour (Anthropic
+    /// `cache_creation.ephemeral_1h_input_tokens`), priced at their own rate.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cache_write_1h_tokens: u64,
     /// Prompt tokens read from the vendor's cache (Anthropic
     /// `cache_read_input_tokens`, OpenAI/OpenRouter `cached_tokens`).
     #[serde(default)]
@@ -155,6 +159,10 @@ pub struct Usage {
     /// `usage.cost`), in millionths of a US dollar.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reported_cost_micro_usd: Option<u64>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Usage {
@@ -177,6 +185,9 @@ impl Usage {
         self.cache_read_tokens = self
             .cache_read_tokens
             .saturating_add(other.cache_read_tokens);
+        self.cache_write_1h_tokens = self
+            .cache_write_1h_tokens
+            .saturating_add(other.cache_write_1h_tokens);
         self.web_fetch_requests = self
             .web_fetch_requests
             .saturating_add(other.web_fetch_requests);
@@ -229,4 +240,21 @@ pub struct Completion {
     pub model: Option<String>,
     /// The vendor's request id, from the body or headers.
     pub request_id: Option<String>,
+    /// The answer's own blocks, each the vendor's JSON with every field in its
+    /// order (Anthropic `content` blocks, Responses `output` items, the Chat
+    /// `message`): what a transcript sends back.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub blocks: Vec<String>,
+    /// The body's own `id` (`previous_response_id` on Responses).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_id: Option<String>,
+}
+
+/// Each element of a JSON array as compact JSON text (`[]` for anything else).
+pub fn json_blocks(v: Option<&serde_json::Value>) -> Vec<String> {
+    match v {
+        Some(serde_json::Value::Array(items)) => items.iter().map(|i| i.to_string()).collect(),
+        Some(other) if other.is_object() => vec![other.to_string()],
+        _ => Vec::new(),
+    }
 }

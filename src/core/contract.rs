@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use crate::core::web::WebAccess;
+use crate::core::wire::transcript::{CacheTtl, Conversation};
 
 /// How the run's success is decided once the model stops.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -68,6 +69,16 @@ pub struct TaskContract {
     pub web: Option<WebAccess>,
     /// Step, time and token limits.
     pub budget: Budget,
+    /// Flattened (the spec's) or transcript (`[run] conversation`).
+    #[serde(default, skip_serializing_if = "is_flattened")]
+    pub conversation: Conversation,
+    /// Prompt caching and its lifetime (`[run] cache`, `cache_ttl`); `None`: off.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<CacheTtl>,
+}
+
+fn is_flattened(c: &Conversation) -> bool {
+    *c == Conversation::Flattened
 }
 
 impl TaskContract {
@@ -83,6 +94,8 @@ impl TaskContract {
             verification,
             web: None,
             budget: Budget::default(),
+            conversation: Conversation::Flattened,
+            cache: None,
         }
     }
 

@@ -30,6 +30,10 @@ pub struct Price {
     pub cache_write_per_mtok: Option<f64>,
     /// US dollars per million tokens read from the cache.
     pub cache_read_per_mtok: Option<f64>,
+    /// US dollars per million tokens written to the cache for an hour (Anthropic's
+    /// `ttl: "1h"`); `None` where the vendor has no such write.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_write_1h_per_mtok: Option<f64>,
     /// US dollars per provider-executed search.
     pub per_search_request: Option<f64>,
     /// US dollars per provider-executed fetch.
@@ -49,6 +53,8 @@ pub struct PriceOverride {
     pub cache_write_per_mtok: Option<f64>,
     /// Replaces `cache_read_per_mtok`.
     pub cache_read_per_mtok: Option<f64>,
+    /// Replaces `cache_write_1h_per_mtok`.
+    pub cache_write_1h_per_mtok: Option<f64>,
     /// Replaces `per_search_request`.
     pub per_search_request: Option<f64>,
     /// Replaces `per_fetch_request`.
@@ -57,12 +63,13 @@ pub struct PriceOverride {
 
 impl PriceOverride {
     /// Every field with its `[prices]` key, in table order.
-    fn fields(&self) -> [(&'static str, Option<f64>); 6] {
+    fn fields(&self) -> [(&'static str, Option<f64>); 7] {
         [
             ("input_per_mtok", self.input_per_mtok),
             ("output_per_mtok", self.output_per_mtok),
             ("cache_write_per_mtok", self.cache_write_per_mtok),
             ("cache_read_per_mtok", self.cache_read_per_mtok),
+            ("cache_write_1h_per_mtok", self.cache_write_1h_per_mtok),
             ("per_search_request", self.per_search_request),
             ("per_fetch_request", self.per_fetch_request),
         ]
@@ -122,6 +129,7 @@ struct FileRow {
     output_per_mtok: f64,
     cache_write_per_mtok: Option<f64>,
     cache_read_per_mtok: Option<f64>,
+    cache_write_1h_per_mtok: Option<f64>,
     per_search_request: Option<f64>,
     per_fetch_request: Option<f64>,
     read_on: String,
@@ -195,6 +203,7 @@ impl PriceTable {
                     output_per_mtok: r.output_per_mtok,
                     cache_write_per_mtok: r.cache_write_per_mtok,
                     cache_read_per_mtok: r.cache_read_per_mtok,
+                    cache_write_1h_per_mtok: r.cache_write_1h_per_mtok,
                     per_search_request: r.per_search_request,
                     per_fetch_request: r.per_fetch_request,
                 },
@@ -236,6 +245,8 @@ impl PriceTable {
                     p.output_per_mtok = o.output_per_mtok.unwrap_or(p.output_per_mtok);
                     p.cache_write_per_mtok = o.cache_write_per_mtok.or(p.cache_write_per_mtok);
                     p.cache_read_per_mtok = o.cache_read_per_mtok.or(p.cache_read_per_mtok);
+                    p.cache_write_1h_per_mtok =
+                        o.cache_write_1h_per_mtok.or(p.cache_write_1h_per_mtok);
                     p.per_search_request = o.per_search_request.or(p.per_search_request);
                     p.per_fetch_request = o.per_fetch_request.or(p.per_fetch_request);
                     row.overridden = keys;
@@ -251,6 +262,7 @@ impl PriceTable {
                         output_per_mtok: output,
                         cache_write_per_mtok: o.cache_write_per_mtok,
                         cache_read_per_mtok: o.cache_read_per_mtok,
+                        cache_write_1h_per_mtok: o.cache_write_1h_per_mtok,
                         per_search_request: o.per_search_request,
                         per_fetch_request: o.per_fetch_request,
                     };
@@ -373,11 +385,18 @@ impl PriceTable {
                 per_token(u.output_tokens, Some(p.output_per_mtok), "output_per_mtok")
                     .map(|o| i.saturating_add(o))
             });
+        // A 1-hour write is priced at its own rate; the rest of the writes at the
+        // default (5-minute) rate.
+        let hour = u.cache_write_1h_tokens.min(u.cache_write_tokens);
         let cache = per_token(
-            u.cache_write_tokens,
+            u.cache_write_tokens - hour,
             p.cache_write_per_mtok,
             "cache_write_per_mtok",
         )
+        .and_then(|w| {
+            per_token(hour, p.cache_write_1h_per_mtok, "cache_write_1h_per_mtok")
+                .map(|h| w.saturating_add(h))
+        })
         .and_then(|w| {
             per_token(
                 u.cache_read_tokens,

@@ -1,8 +1,10 @@
 //! One turn as the vendor-neutral input to a vendor encoder (`Turn`), and the exact
 //! request an encoder produces (`WireRequest`).
 //!
-//! A request is one flattened user message (the goal plus every observation so
-//! far), the local tools, and the web declaration. Secrets never live here: a header
+//! A request is, by default, one flattened user message (the goal plus every
+//! observation so far), the local tools, and the web declaration; in
+//! `"transcript"` mode the vendor's own blocks of every step go back too
+//! (`history`), and `cache` asks for prompt caching. Secrets never live here: a header
 //! that needs a key names the variable that supplies it, and only the transport
 //! reads that variable.
 
@@ -10,6 +12,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::core::contract::TaskContract;
 use crate::core::web::WebAccess;
+use crate::core::wire::capability::Wire;
+use crate::core::wire::transcript::{Caching, Conversation, Exchange, same_family};
 
 /// A local tool offered to the model, in vendor-neutral form.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -23,7 +27,7 @@ pub struct ToolSpec {
 }
 
 /// The input to one vendor request.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Turn {
     /// The model to ask.
     pub model: String,
@@ -37,19 +41,34 @@ pub struct Turn {
     pub tools: Vec<ToolSpec>,
     /// Provider-executed web access, as declared on the contract.
     pub web: Option<WebAccess>,
+    /// Flattened (the spec's) or transcript.
+    #[serde(default)]
+    pub conversation: Conversation,
+    /// Transcript mode: every step so far, as the vendors answered it.
+    #[serde(default)]
+    pub history: Vec<Exchange>,
+    /// Prompt caching, when asked for.
+    #[serde(default)]
+    pub cache: Option<Caching>,
 }
 
 impl Turn {
-    /// The request of a contract's next step: its goal and declaration, with the
-    /// observations so far. The engine and both previews build their turn here, so
-    /// a previewed body is the sent body.
+    /// The request of a contract's next step: its goal, declaration, conversation
+    /// mode and caching, with the observations and exchanges so far. The engine,
+    /// `preview` (a first step: none of either) and `preview --resume` (a stored
+    /// run's) all build their turn here, so a previewed body is the sent body.
     pub fn for_step(
         contract: &TaskContract,
         model: String,
         max_tokens: u32,
         tools: Vec<ToolSpec>,
         observations: Vec<String>,
+        history: Vec<Exchange>,
     ) -> Turn {
+        let cache = contract.cache.map(|ttl| Caching {
+            ttl,
+            key: Caching::key_for(&contract.goal, &model),
+        });
         Turn {
             model,
             max_tokens,
@@ -57,6 +76,9 @@ impl Turn {
             observations,
             tools,
             web: contract.web.clone(),
+            conversation: contract.conversation,
+            history,
+            cache,
         }
     }
 
@@ -69,6 +91,39 @@ impl Turn {
         text.push_str("\n\nObservations so far:\n");
         text.push_str(&self.observations.join("\n"));
         text
+    }
+
+    /// The goal with the first `n` observations, flattened as `user_message` does.
+    pub fn opening(&self, n: usize) -> String {
+        let n = n.min(self.observations.len());
+        if n == 0 {
+            return self.goal.clone();
+        }
+        let mut text = self.goal.clone();
+        text.push_str("\n\nObservations so far:\n");
+        text.push_str(&self.observations[..n].join("\n"));
+        text
+    }
+
+    /// In transcript mode, what `wire` is sent: how many observations the opening
+    /// user message carries and the exchanges after it. Exchanges of another
+    /// vendor (a fallback) are not sent — their encrypted content is not readable
+    /// here — so the transcript restarts after the last of them, from the goal
+    /// and the observations made before it. `None` in flattened mode.
+    pub fn history_for(&self, wire: Wire) -> Option<(usize, &[Exchange])> {
+        if self.conversation != Conversation::Transcript {
+            return None;
+        }
+        let start = self
+            .history
+            .iter()
+            .rposition(|e| !same_family(e.wire, wire))
+            .map_or(0, |i| i + 1);
+        let rest = &self.history[start..];
+        let opening = rest
+            .first()
+            .map_or(self.observations.len(), |first| first.observations_before);
+        Some((opening, rest))
     }
 
     /// The declaration, when it turns anything on.
@@ -158,6 +213,7 @@ mod tests {
             observations: vec![],
             tools: vec![],
             web: None,
+            ..Turn::default()
         };
         assert_eq!(t.user_message(), "do it");
         t.observations = vec!["[step 1] a".into(), "[step 2] b".into()];

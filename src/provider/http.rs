@@ -61,7 +61,7 @@ pub struct HttpProvider {
 /// What one attempt got: a whole body to decode, or a stream already assembled.
 enum Answer {
     Whole(WireResponse),
-    Streamed(Result<crate::core::completion::Completion>),
+    Streamed(Box<Result<crate::core::completion::Completion>>),
 }
 
 /// How long to wait for a connection.
@@ -251,7 +251,7 @@ impl HttpProvider {
             .then(|| wire::stream::assembler_for(self.endpoint.wire, head.clone()))
             .flatten();
         if let Some(assembler) = streamed {
-            return Ok(Answer::Streamed(
+            return Ok(Answer::Streamed(Box::new(
                 super::stream::read(
                     assembler,
                     self.endpoint.vendor,
@@ -261,7 +261,7 @@ impl HttpProvider {
                     sink,
                 )
                 .await,
-            ));
+            )));
         }
         let expected = response.content_length();
         let cut = |read: usize, e: &reqwest::Error| Error::Transport {
@@ -371,7 +371,7 @@ impl Provider for HttpProvider {
             .await;
             scrubbing.flush();
             let outcome = match sent {
-                Ok(Answer::Streamed(result)) => result
+                Ok(Answer::Streamed(result)) => (*result)
                     .map(|c| self.secrets.completion(c))
                     .map_err(|e| (e, None)),
                 Ok(Answer::Whole(mut response)) => {
@@ -394,6 +394,7 @@ impl Provider for HttpProvider {
                         attempts: attempt,
                         provider: self.name().to_string(),
                         model: turn.model.clone(),
+                        wire: self.endpoint.wire,
                     });
                 }
                 Err((error, should_retry)) => {

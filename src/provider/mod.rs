@@ -38,6 +38,8 @@ pub struct Reply {
     pub provider: String,
     /// The model that was asked.
     pub model: String,
+    /// The wire that answered (a transcript sends its blocks back to it only).
+    pub wire: crate::core::wire::Wire,
 }
 
 /// Where a provider reports each attempt and retry.

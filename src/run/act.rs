@@ -10,6 +10,7 @@ use crate::core::event::{BudgetKind, EventKind, RunOutcome};
 use crate::core::policy::Act;
 use crate::core::text::shorten;
 use crate::core::tools::offered_tools;
+use crate::core::wire::transcript::ToolReturn;
 use crate::provider::Provider;
 use crate::run::engine::Loop;
 use crate::run::spawn::{Parent, spawn_agent};
@@ -33,6 +34,7 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
         completion: &Completion,
         deadline: std::time::Instant,
         new_obs: &mut Vec<String>,
+        mut results: Option<&mut Vec<ToolReturn>>,
     ) -> Result<(), RunOutcome> {
         let step = state.step;
         for call in &completion.tool_calls {
@@ -58,6 +60,13 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
                 ok: result.ok,
                 output: shorten(result.output.clone(), 300),
             });
+            if let Some(results) = results.as_deref_mut() {
+                results.push(ToolReturn {
+                    call_id: call.id.clone(),
+                    output: result.output.clone(),
+                    is_error: !result.ok,
+                });
+            }
             new_obs.push(format!(
                 "[step {step}] {} {input}: {}",
                 call.name, result.output

@@ -17,6 +17,8 @@ use crate::core::contract::TaskContract;
 use crate::core::event::{BudgetKind, EventKind, RunId, RunOutcome};
 use crate::core::policy::Policy;
 use crate::core::price::{PriceTable, usd};
+use crate::core::wire::Vendor;
+use crate::core::wire::transcript::{Conversation, Exchange};
 use crate::error::{Error, Result};
 use crate::provider::Provider;
 use crate::run::observe::Emitter;
@@ -61,20 +63,28 @@ where
     P: Provider + ?Sized,
     A: Approver + ?Sized,
 {
-    let (run_id, mut state) = match options.resume {
+    let (run_id, mut state, transcript) = match options.resume {
         Some(run_id) => {
             refuse_resume(store, run_id)?;
             let checkpoint = store.load_checkpoint(run_id)?.ok_or_else(|| {
                 Error::config(format!("run {run_id} has no checkpoint to resume from"))
             })?;
             provider.check(checkpoint.contract.web.as_ref())?;
+            // A transcript that cannot be read back is refused before anything is sent.
+            let transcript = match checkpoint.contract.conversation {
+                Conversation::Transcript => store.exchanges(run_id, checkpoint.step)?,
+                Conversation::Flattened => Vec::new(),
+            };
             store.reopen_run(run_id)?;
-            (run_id, checkpoint)
+            (run_id, checkpoint, transcript)
         }
         None => {
             // A declaration the provider cannot carry is refused before anything exists.
             provider.check(contract.web.as_ref())?;
-            check_dollar_budget(contract, &model_of(&options, provider), &options.prices)?;
+            // OpenRouter reports each request's cost itself: its budget needs no price.
+            if provider.name() != Vendor::OpenRouter.as_str() {
+                check_dollar_budget(contract, &model_of(&options, provider), &options.prices)?;
+            }
             let fresh = Checkpoint {
                 format: CHECKPOINT_FORMAT,
                 step: 0,
@@ -100,7 +110,7 @@ where
                 },
                 &fresh,
             )?;
-            (run_id, fresh)
+            (run_id, fresh, Vec::new())
         }
     };
     let emitter = Emitter::new(run_id, options.observer.clone());
@@ -124,6 +134,7 @@ where
         child_steps: 0,
         spent_micro_usd: 0,
         unpriced: None,
+        transcript,
     };
     let outcome = looper.steps(&mut state).await;
     if let Err(e) = store.finish_run(run_id, &outcome) {
@@ -185,6 +196,8 @@ pub(super) struct Loop<'a, P: ?Sized, A: ?Sized> {
     pub(super) spent_micro_usd: u64,
     /// Why a request could not be priced, when one could not.
     pub(super) unpriced: Option<String>,
+    /// In a transcript, every step's exchange so far.
+    pub(super) transcript: Vec<Exchange>,
 }
 
 impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {

@@ -104,6 +104,9 @@ where
             .with_budget(b);
     // The root's declaration, and only that one (`None` stays `None`).
     child.web = parent.contract.web.clone();
+    // A child keeps a transcript of its own, in the parent's mode.
+    child.conversation = parent.contract.conversation;
+    child.cache = parent.contract.cache;
     let options = RunOptions {
         cancel: o.cancel.child_token(),
         resume: None,

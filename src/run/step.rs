@@ -12,6 +12,7 @@ use crate::core::event::{BudgetKind, EventKind, RunOutcome};
 use crate::core::price::Recorded;
 use crate::core::text::shorten;
 use crate::core::turn::Turn;
+use crate::core::wire::transcript::{Conversation, Exchange, block_path};
 use crate::provider::{Provider, Reply};
 use crate::run::engine::{Loop, model_of};
 use crate::store::{Checkpoint, ProviderCall, StepRecord};
@@ -44,7 +45,11 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
             self.provider.max_tokens(),
             self.offered_tools(),
             state.observations.clone(),
+            self.transcript.clone(),
         );
+        if let Some(over) = self.over_token_budget(state, &turn) {
+            return Some(over);
+        }
         let reply = tokio::select! {
             _ = self.options.cancel.cancelled() => return Some(RunOutcome::Cancelled),
             _ = tokio::time::sleep_until(deadline.into()) => {
@@ -56,12 +61,23 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
             Ok(r) => r,
             Err(e) => {
                 return Some(RunOutcome::Error {
-                    message: e.to_string(),
+                    message: with_block(e.to_string(), &turn),
                 });
             }
         };
         let mut new_obs = self.absorb(step, &reply);
         let completion = &reply.completion;
+        // In a transcript, the answer's own blocks and what goes back to them.
+        let mut exchange =
+            (state.contract.conversation == Conversation::Transcript).then(|| Exchange {
+                wire: reply.wire,
+                blocks: completion.blocks.clone(),
+                response_id: completion.response_id.clone(),
+                paused: completion.stop == StopReason::PauseTurn,
+                results: Vec::new(),
+                notes: new_obs.clone(),
+                observations_before: state.observations.len(),
+            });
         state.tokens_used = state
             .tokens_used
             .saturating_add(completion.usage.map_or(0, |u| u.total_tokens()));
@@ -80,7 +96,11 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
             state.continuations = 0;
         }
         if !refused {
-            if let Err(outcome) = self.act(state, completion, deadline, &mut new_obs).await {
+            let results = exchange.as_mut().map(|e| &mut e.results);
+            if let Err(outcome) = self
+                .act(state, completion, deadline, &mut new_obs, results)
+                .await
+            {
                 return Some(outcome);
             }
         }
@@ -100,6 +120,7 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
             citations: &completion.citations,
             text: &completion.text,
             observations: &new_obs,
+            exchange: exchange.as_ref(),
         };
         if let Err(e) = self
             .store
@@ -107,7 +128,23 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
         {
             tracing::warn!("run {}: step {step} not recorded: {e}", self.run_id);
         }
+        self.transcript.extend(exchange);
         ending
+    }
+
+    /// A transcript re-sends every step: before sending, the request's size (its
+    /// JSON at 4 bytes a token) counts against the token budget, so a growing
+    /// transcript stops the run rather than silently outgrowing it.
+    fn over_token_budget(&self, state: &Checkpoint, turn: &Turn) -> Option<RunOutcome> {
+        if turn.conversation != Conversation::Transcript {
+            return None;
+        }
+        let estimate = serde_json::to_vec(turn).map_or(0, |b| b.len() as u64 / 4);
+        (state.tokens_used.saturating_add(estimate) > state.contract.budget.tokens).then_some(
+            RunOutcome::BudgetExhausted {
+                budget: BudgetKind::Tokens,
+            },
+        )
     }
 
     /// The outcome a step's answer reaches, if it ends the run.
@@ -205,6 +242,16 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
             });
         }
         observations
+    }
+}
+
+/// A vendor error about one block of a transcript, with where that block is.
+fn with_block(message: String, turn: &Turn) -> String {
+    match (turn.conversation, block_path(&message)) {
+        (Conversation::Transcript, Some(place)) => {
+            format!("{message} (the transcript's {place}; nothing was retried)")
+        }
+        _ => message,
     }
 }
 

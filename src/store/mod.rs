@@ -26,12 +26,13 @@ pub use step::StepRecord;
 pub use types::*;
 
 /// Ordered migrations; index + 1 is the `user_version` after applying it.
-pub(crate) const MIGRATIONS: [&str; 5] = [
+pub(crate) const MIGRATIONS: [&str; 6] = [
     include_str!("migrations/0001_init.sql"),
     include_str!("migrations/0002_web.sql"),
     include_str!("migrations/0003_mcp.sql"),
     include_str!("migrations/0004_reliability.sql"),
     include_str!("migrations/0005_cost.sql"),
+    include_str!("migrations/0006_conversation.sql"),
 ];
 
 /// A handle on one store file. Cheap to clone; clones share the connection.
@@ -227,6 +228,6 @@ mod tests {
         assert_eq!(parts.len(), 2, "{parts:?}");
         assert!(parts[0].contains("'a;b'"));
         let counts: Vec<usize> = MIGRATIONS.iter().map(|m| statements(m).len()).collect();
-        assert_eq!(counts, vec![7, 4, 1, 5, 4]);
+        assert_eq!(counts, vec![7, 4, 1, 5, 4, 2]);
     }
 }

@@ -83,10 +83,10 @@ pub const INTERRUPTED: &str = "interrupted";
 /// The columns `call_row` reads, in its order.
 pub(super) const CALL_COLUMNS: &str = "run_id, step, provider, model, input_tokens, output_tokens,
     server_tool_requests, has_usage, stop_reason, latency_ms, request_id, cache_write_tokens,
-    cache_read_tokens, web_fetch_requests, reported_cost_micro_usd, step_attempt";
+    cache_read_tokens, web_fetch_requests, reported_cost_micro_usd, step_attempt, cache_write_1h_tokens";
 
 /// How many columns `CALL_COLUMNS` names (a query may select more after them).
-pub(super) const CALL_COLUMN_COUNT: usize = 16;
+pub(super) const CALL_COLUMN_COUNT: usize = 17;
 
 pub(super) fn call_row(r: &Row<'_>) -> rusqlite::Result<ProviderCallRow> {
     let n = |i: usize| -> rusqlite::Result<u64> { Ok(count(r.get(i)?)) };
@@ -99,6 +99,7 @@ pub(super) fn call_row(r: &Row<'_>) -> rusqlite::Result<ProviderCallRow> {
             cache_read_tokens: n(12)?,
             web_fetch_requests: n(13)?,
             reported_cost_micro_usd: r.get::<_, Option<i64>>(14)?.map(count),
+            cache_write_1h_tokens: n(16)?,
         })
     } else {
         None

@@ -15,6 +15,7 @@ use super::write::{count, outcome_detail};
 use super::{Store, db_err, now};
 use crate::core::completion::{Citation, ServerToolCall};
 use crate::core::event::{RunId, RunOutcome};
+use crate::core::wire::transcript::Exchange;
 use crate::error::{Error, Result};
 use crate::store::types::{Checkpoint, ProviderCall};
 
@@ -35,6 +36,17 @@ pub struct StepRecord<'a> {
     pub text: &'a str,
     /// The observations the step produced.
     pub observations: &'a [String],
+    /// In a transcript, the step's exchange: the answer's own blocks and what goes
+    /// back (`exchanges`, read back on resume).
+    pub exchange: Option<&'a Exchange>,
+}
+
+/// The wire's io.toml-style name (`anthropic-2025`), for a reader of the table.
+fn wire_name(e: &Exchange) -> String {
+    serde_json::to_value(e.wire)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
 }
 
 impl Store {
@@ -59,13 +71,14 @@ impl Store {
         tx.execute(
             "INSERT INTO provider_calls (run_id, step, provider, model, input_tokens, output_tokens,
                server_tool_requests, has_usage, stop_reason, latency_ms, request_id, created_at, step_attempt,
-               cache_write_tokens, cache_read_tokens, web_fetch_requests, reported_cost_micro_usd)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+               cache_write_tokens, cache_read_tokens, web_fetch_requests, reported_cost_micro_usd,
+               cache_write_1h_tokens)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
             params![run, step, c.provider, c.model, count(u.input_tokens), count(u.output_tokens),
                     count(u.server_tool_requests), c.usage.is_some(), c.stop_reason,
                     count(c.latency_ms), c.request_id, now(), record.attempt,
                     count(u.cache_write_tokens), count(u.cache_read_tokens), count(u.web_fetch_requests),
-                    u.reported_cost_micro_usd.map(count)],
+                    u.reported_cost_micro_usd.map(count), count(u.cache_write_1h_tokens)],
         )
         .map_err(db_err("recording a provider call"))?;
         for s in record.server_tools {
@@ -88,6 +101,15 @@ impl Store {
             params![run, step, record.text, obs],
         )
         .map_err(db_err("recording a step"))?;
+        if let Some(e) = record.exchange {
+            let json = serde_json::to_string(e).map_err(|e| Error::Store(e.to_string()))?;
+            tx.execute(
+                "INSERT INTO exchanges (run_id, step, wire, exchange_json) VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT (run_id, step) DO UPDATE SET wire = excluded.wire, exchange_json = excluded.exchange_json",
+                params![run, step, wire_name(e), json],
+            )
+            .map_err(db_err("recording a step's exchange"))?;
+        }
         tx.execute(
             "INSERT INTO checkpoints (run_id, format, step, body_json, saved_at, sent) VALUES (?1, ?2, ?3, ?4, ?5, 0)
              ON CONFLICT (run_id) DO UPDATE SET format = excluded.format, step = excluded.step,
@@ -103,6 +125,34 @@ impl Store {
             .map_err(db_err("recording a run's outcome"))?;
         }
         tx.commit().map_err(db_err("committing a step"))
+    }
+
+    /// A transcript's exchanges through `upto` (the checkpoint's step), in order. A
+    /// stored exchange that does not parse is an error naming the run and step.
+    pub fn exchanges(&self, run_id: RunId, upto: u32) -> Result<Vec<Exchange>> {
+        let conn = self.lock()?;
+        let mut stmt = conn
+            .prepare(
+                "SELECT step, exchange_json FROM exchanges WHERE run_id = ?1 AND step <= ?2 ORDER BY step",
+            )
+            .map_err(db_err("reading a transcript"))?;
+        let rows = stmt
+            .query_map(params![run_id.0, upto], |r| {
+                Ok((r.get::<_, u32>(0)?, r.get::<_, String>(1)?))
+            })
+            .map_err(db_err("reading a transcript"))?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (step, json) = row.map_err(db_err("reading a transcript"))?;
+            let exchange = serde_json::from_str(&json).map_err(|e| {
+                Error::Store(format!(
+                    "run {run_id}: the stored transcript of step {step} does not parse ({e}); \
+                     nothing was sent — the run cannot be resumed, start it again"
+                ))
+            })?;
+            out.push(exchange);
+        }
+        Ok(out)
     }
 
     /// Count one more request sent for the step after the checkpoint's; the attempt

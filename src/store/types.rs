@@ -8,7 +8,8 @@ use crate::core::contract::TaskContract;
 use crate::core::event::RunId;
 
 /// The version of the checkpoint JSON; a checkpoint of another format is not resumed.
-pub const CHECKPOINT_FORMAT: u32 = 7;
+/// 8: a transcript's exchanges are kept beside it, one row a step (`exchanges`).
+pub const CHECKPOINT_FORMAT: u32 = 8;
 
 /// What `begin_run` records about a new run.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

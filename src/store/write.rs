@@ -71,13 +71,14 @@ impl Store {
             conn.execute(
                 "INSERT INTO provider_calls (run_id, step, provider, model, input_tokens, output_tokens,
                    server_tool_requests, has_usage, stop_reason, latency_ms, request_id, created_at,
-                   cache_write_tokens, cache_read_tokens, web_fetch_requests, reported_cost_micro_usd)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+                   cache_write_tokens, cache_read_tokens, web_fetch_requests, reported_cost_micro_usd,
+                   cache_write_1h_tokens)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
                 params![run_id.0, step, call.provider, call.model, count(u.input_tokens), count(u.output_tokens),
                         count(u.server_tool_requests), call.usage.is_some(), call.stop_reason,
                         count(call.latency_ms), call.request_id, now(),
                         count(u.cache_write_tokens), count(u.cache_read_tokens), count(u.web_fetch_requests),
-                        u.reported_cost_micro_usd.map(count)],
+                        u.reported_cost_micro_usd.map(count), count(u.cache_write_1h_tokens)],
             )
             .map_err(db_err("recording a provider call"))
         });
@@ -157,9 +158,10 @@ impl Store {
         let Some((format, body)) = row else {
             return Ok(None);
         };
-        if format != CHECKPOINT_FORMAT {
+        // Format 7 (before transcripts) is format 8 with no exchanges.
+        if format != CHECKPOINT_FORMAT && format != 7 {
             return Err(Error::Store(format!(
-                "run {run_id} has a checkpoint in format {format}; this release resumes format {CHECKPOINT_FORMAT} only"
+                "run {run_id} has a checkpoint in format {format}; this release resumes formats 7 and {CHECKPOINT_FORMAT} only"
             )));
         }
         serde_json::from_str(&body)

@@ -3,6 +3,7 @@
 //! every request it got (API-key headers redacted). Tests and the console's offline
 //! demo use it; `io-harness stub-vendor` runs it standalone.
 
+pub mod cache;
 pub mod demo;
 mod fault;
 mod script;
@@ -51,6 +52,8 @@ struct Inner {
     /// How many times the script was rewound; a demo run's key names the
     /// generation it started in (`demo-<n>`).
     generation: u64,
+    /// What the cache emulation remembers (`Script::emulate_usage`).
+    ledger: cache::Ledger,
 }
 
 type Shared = Arc<Mutex<Inner>>;
@@ -276,7 +279,13 @@ async fn answer(
                 "this request belongs to a run from before the stub's script was rewound; it takes no scripted answer",
             );
         }
-        pick(&mut inner, route)
+        let mut next = pick(&mut inner, route);
+        if let Some(r) = next.as_mut().filter(|r| (200..300).contains(&r.status)) {
+            if inner.script.emulate_usage && !r.stream.raw {
+                emulate(&mut inner.ledger, route, &body, r);
+            }
+        }
+        next
     };
     let Some(r) = next else {
         return json_error(
@@ -315,6 +324,26 @@ async fn answer(
             &format!("bad scripted response: {e}"),
         )
     })
+}
+
+/// Rewrite a scripted answer's input-side usage as the cache emulation accounts
+/// this request (a body that is not JSON is left as scripted).
+fn emulate(
+    ledger: &mut cache::Ledger,
+    (vendor, responses): Route,
+    request: &[u8],
+    r: &mut ScriptedResponse,
+) {
+    let Some(accounting) = ledger.account(vendor, responses, request) else {
+        return;
+    };
+    let Ok(mut body) = serde_json::from_slice::<serde_json::Value>(&r.body) else {
+        return;
+    };
+    cache::patch(&mut body, vendor, responses, &accounting);
+    if let Ok(bytes) = serde_json::to_vec(&body) {
+        r.body = bytes;
+    }
 }
 
 /// Whether a scripted response answers a request on this route: an entry naming a

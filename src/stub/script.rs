@@ -3,6 +3,8 @@
 //!
 //! ```toml
 //! repeat = false                 # cycle when the end is reached
+//! emulate_usage = false          # estimate input tokens and cache reads/writes from
+//!                                # each request (`cache`), instead of the scripted usage
 //! [[response]]
 //! vendor = "anthropic"           # optional: only requests to this vendor's path
 //! wire = "openai-responses"      # optional: only requests on this wire (its path)
@@ -99,6 +101,9 @@ pub struct Script {
     pub responses: Vec<ScriptedResponse>,
     /// Start again at the first when the last was used.
     pub repeat: bool,
+    /// Report each 2xx answer's input-side usage as the cache emulation
+    /// (`stub::cache`) estimates it from the request, not as scripted.
+    pub emulate_usage: bool,
 }
 
 #[derive(Deserialize)]
@@ -106,6 +111,8 @@ pub struct Script {
 struct File {
     #[serde(default)]
     repeat: bool,
+    #[serde(default)]
+    emulate_usage: bool,
     #[serde(default)]
     response: Vec<Entry>,
 }
@@ -194,6 +201,7 @@ impl Script {
         Ok(Script {
             responses,
             repeat: file.repeat,
+            emulate_usage: file.emulate_usage,
         })
     }
 }

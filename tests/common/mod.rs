@@ -5,6 +5,7 @@
 
 pub mod cli;
 pub mod console;
+pub mod cost;
 pub mod stream;
 
 use std::sync::{Arc, Mutex};
@@ -129,11 +130,32 @@ impl Harness {
     }
 
     pub async fn wire(wire: io_harness::Wire, responses: Vec<ScriptedResponse>) -> Harness {
+        Harness::scripted(
+            wire,
+            Script {
+                responses,
+                repeat: false,
+                emulate_usage: false,
+            },
+        )
+        .await
+    }
+
+    /// A harness whose stub reports usage as its cache emulation estimates it.
+    pub async fn emulated(wire: io_harness::Wire, responses: Vec<ScriptedResponse>) -> Harness {
+        Harness::scripted(
+            wire,
+            Script {
+                responses,
+                repeat: false,
+                emulate_usage: true,
+            },
+        )
+        .await
+    }
+
+    pub async fn scripted(wire: io_harness::Wire, script: Script) -> Harness {
         let vendor = wire.vendor();
-        let script = Script {
-            responses,
-            repeat: false,
-        };
         let stub = StubVendor::start("127.0.0.1:0".parse().unwrap(), script)
             .await
             .unwrap();
@@ -143,6 +165,7 @@ impl Harness {
             base_url: stub.base_url(vendor),
             api_key_env: "IO_HARNESS_TEST_KEY".into(),
             stream: false,
+            responses_state: Default::default(),
         };
         let provider = HttpProvider::new(endpoint, "m".to_string(), 256)
             .with_api_key(ApiKey::new("sk-test-SECRET"))

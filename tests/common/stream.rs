@@ -123,3 +123,36 @@ pub fn text_of(deltas: &[Delta]) -> String {
         })
         .collect()
 }
+
+/// A completion with its raw blocks reduced to what a stream can carry: keys whose
+/// value is `null` or empty are dropped (a stream never sends `"refusal": null`
+/// or `"annotations": []`; the non-streamed body does). Everything else compared
+/// as is, keys sorted (a stream's deltas arrive in their own order).
+pub fn streamable(mut c: Completion) -> Completion {
+    fn prune(v: serde_json::Value) -> serde_json::Value {
+        match v {
+            serde_json::Value::Object(map) => {
+                let kept: std::collections::BTreeMap<String, serde_json::Value> = map
+                    .into_iter()
+                    .filter(|(_, v)| {
+                        !(v.is_null()
+                            || v.as_array().is_some_and(|a| a.is_empty())
+                            || v.as_object().is_some_and(|o| o.is_empty()))
+                    })
+                    .map(|(k, v)| (k, prune(v)))
+                    .collect();
+                serde_json::Value::Object(kept.into_iter().collect())
+            }
+            serde_json::Value::Array(items) => {
+                serde_json::Value::Array(items.into_iter().map(prune).collect())
+            }
+            other => other,
+        }
+    }
+    c.blocks = c
+        .blocks
+        .iter()
+        .map(|b| prune(serde_json::from_str(b).unwrap_or_default()).to_string())
+        .collect();
+    c
+}

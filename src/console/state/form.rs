@@ -14,6 +14,7 @@ use crate::core::tools::offered_tools;
 use crate::core::turn::ToolSpec;
 use crate::core::turn::Turn;
 use crate::core::web::WebAccess;
+use crate::core::wire::transcript::{CacheTtl, Conversation};
 use crate::core::wire::{self, Endpoint, Vendor, Wire};
 
 /// The form's fields, in focus order.
@@ -108,6 +109,10 @@ pub struct Form {
     pub verify_contains: String,
     /// Step, time and token limits from io.toml.
     pub budget: Budget,
+    /// Flattened or transcript (`[run] conversation`).
+    pub conversation: Conversation,
+    /// Prompt caching (`[run] cache`, `cache_ttl`).
+    pub cache: Option<CacheTtl>,
     /// Focused field.
     pub focus: Field,
     /// A line being edited: its text and the value before editing began.
@@ -198,6 +203,8 @@ impl Form {
             verify_file,
             verify_contains,
             budget: contract.budget,
+            conversation: contract.conversation,
+            cache: contract.cache,
             focus: Field::Goal,
             editing: None,
             error: None,
@@ -254,9 +261,12 @@ impl Form {
         } else {
             self.workspace.trim()
         };
-        TaskContract::workspace(self.goal_text(), workspace, verification)
+        let mut contract = TaskContract::workspace(self.goal_text(), workspace, verification)
             .with_web(self.web())
-            .with_budget(self.budget)
+            .with_budget(self.budget);
+        contract.conversation = self.conversation;
+        contract.cache = self.cache;
+        contract
     }
 
     /// The text shown for a field.
@@ -372,6 +382,7 @@ impl Form {
                     self.model_for(v),
                     self.max_tokens.get(&v).copied().unwrap_or(4096),
                     offered_tools(&self.agent_names(), &self.extra_tools),
+                    Vec::new(),
                     Vec::new(),
                 );
                 let undeclared = Turn {

@@ -166,6 +166,7 @@ mod tests {
             observations: vec![],
             tools: local_tool_specs(),
             web,
+            ..Default::default()
         }
     }
 

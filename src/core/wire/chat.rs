@@ -10,9 +10,10 @@ use super::json::{
     code_string, finish, header_request_id, opaque_error, parse_json, retry_after, snippet,
     str_field, u64_field,
 };
-use crate::core::completion::{Citation, Completion, StopReason, ToolCall, Usage};
+use crate::core::completion::{Citation, Completion, StopReason, ToolCall, Usage, json_blocks};
 use crate::core::turn::{HeaderValue, Turn, WireResponse};
-use crate::core::wire::Endpoint;
+use crate::core::wire::transcript::{chat_cache_parts, chat_messages};
+use crate::core::wire::{Endpoint, Vendor};
 use crate::error::{Error, Result, VendorError};
 
 /// Decode an OpenAI-shaped answer: a non-2xx is the error envelope; a 2xx body is
@@ -47,16 +48,23 @@ pub(crate) fn bearer_headers(endpoint: &Endpoint) -> Vec<(String, HeaderValue)> 
     ]
 }
 
-/// The Chat Completions body without any web field: model, the one user message,
-/// the output cap under the vendor's key, and the local tools in function format
-/// (omitted when there are none, never `tools: []`).
-pub(crate) fn chat_body(turn: &Turn, max_tokens_key: &str) -> Map<String, Value> {
+/// The Chat Completions body without any web field: model, the messages (the one
+/// user message, or a transcript), the output cap under the vendor's key, the local
+/// tools in function format (omitted when there are none, never `tools: []`), and
+/// the caching the vendor takes.
+pub(crate) fn chat_body(
+    endpoint: &Endpoint,
+    turn: &Turn,
+    max_tokens_key: &str,
+) -> Result<Map<String, Value>> {
     let mut body = Map::new();
     body.insert("model".into(), json!(turn.model));
-    body.insert(
-        "messages".into(),
-        json!([{"role": "user", "content": turn.user_message()}]),
-    );
+    let mut messages = chat_messages(turn, endpoint.wire)?;
+    let parts = endpoint.vendor == Vendor::OpenRouter && turn.model.starts_with("anthropic/");
+    if let Some(cache) = turn.cache.as_ref().filter(|_| parts) {
+        chat_cache_parts(cache, &mut messages);
+    }
+    body.insert("messages".into(), Value::Array(messages));
     body.insert(max_tokens_key.into(), json!(turn.max_tokens));
     if !turn.tools.is_empty() {
         let tools: Vec<Value> = turn
@@ -69,7 +77,14 @@ pub(crate) fn chat_body(turn: &Turn, max_tokens_key: &str) -> Map<String, Value>
             .collect();
         body.insert("tools".into(), Value::Array(tools));
     }
-    body
+    if let Some(cache) = turn
+        .cache
+        .as_ref()
+        .filter(|_| endpoint.vendor == Vendor::OpenAi)
+    {
+        body.insert("prompt_cache_key".into(), json!(cache.key));
+    }
+    Ok(body)
 }
 
 /// Chat Completions streaming: `stream` and, so the last chunk carries the token
@@ -173,6 +188,7 @@ pub(crate) fn chat_completion(
         server_tools: Vec::new(),
         stop,
         usage,
+        blocks: json_blocks(Some(&message)),
         ..Completion::default()
     };
     Ok(finish(provider, response, v, parts))
@@ -201,6 +217,7 @@ fn chat_usage(u: &Value, server_tool_requests: u64) -> Usage {
         cache_read_tokens: cache_read.min(prompt.saturating_sub(cache_write.min(prompt))),
         web_fetch_requests: 0,
         reported_cost_micro_usd: reported,
+        cache_write_1h_tokens: 0,
     }
 }
 

@@ -136,6 +136,7 @@ pub(crate) fn finish(
         provider: provider.to_string(),
         model: str_field(v, "model"),
         request_id: header_request_id(response).or_else(|| str_field(v, "id")),
+        response_id: str_field(v, "id"),
         ..c
     }
 }

@@ -16,6 +16,7 @@ pub mod openrouter_plugin;
 pub mod openrouter_tools;
 pub mod portability;
 pub mod stream;
+pub mod transcript;
 
 use std::fmt;
 use std::str::FromStr;
@@ -28,6 +29,7 @@ use crate::core::web::WebAccess;
 use crate::error::{Error, Result};
 pub use capability::{CAPABILITIES, Cap, Capabilities, Feature, Wire};
 pub use portability::{Verdict, portability};
+use transcript::ResponsesState;
 
 /// The vendors this crate speaks to.
 #[derive(
@@ -133,6 +135,10 @@ pub struct Endpoint {
     /// non-streamed ones; `io.toml` endpoints stream unless `stream = false`.
     #[serde(default)]
     pub stream: bool,
+    /// Where OpenAI Responses keeps a transcript (`responses_state`); the request
+    /// carries it whole unless `server`.
+    #[serde(default)]
+    pub responses_state: ResponsesState,
 }
 
 impl Endpoint {
@@ -144,6 +150,7 @@ impl Endpoint {
             base_url: vendor.default_base_url().to_string(),
             api_key_env: vendor.default_api_key_env().to_string(),
             stream: false,
+            responses_state: ResponsesState::default(),
         }
     }
 

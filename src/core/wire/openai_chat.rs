@@ -20,7 +20,7 @@ const PROVIDER: &str = "openai";
 
 /// Encode one turn (the declaration has already passed `check`).
 pub fn encode(endpoint: &Endpoint, turn: &Turn) -> Result<WireRequest> {
-    let mut body = chat_body(turn, "max_completion_tokens");
+    let mut body = chat_body(endpoint, turn, "max_completion_tokens")?;
     if let Some(web) = turn.web_enabled() {
         let mut options = Map::new();
         let (allowed, _) = web.vendor_filter();

@@ -22,10 +22,13 @@ use serde_json::{Map, Value, json};
 
 use super::chat::{bearer_headers, chat_error_object, decode_with};
 use super::json::{finish, request, str_field, u64_field};
-use crate::core::completion::{Citation, Completion, ServerToolCall, StopReason, ToolCall, Usage};
+use crate::core::completion::{
+    Citation, Completion, ServerToolCall, StopReason, ToolCall, Usage, json_blocks,
+};
 use crate::core::turn::{Turn, WireRequest, WireResponse};
 use crate::core::web::WebAccess;
 use crate::core::wire::Endpoint;
+use crate::core::wire::transcript::{Conversation, ResponsesState, responses_input};
 use crate::error::{Error, Result};
 
 const PROVIDER: &str = "openai";
@@ -34,10 +37,9 @@ const PROVIDER: &str = "openai";
 pub fn encode(endpoint: &Endpoint, turn: &Turn) -> Result<WireRequest> {
     let mut body = Map::new();
     body.insert("model".into(), json!(turn.model));
-    body.insert(
-        "input".into(),
-        json!([{"role": "user", "content": turn.user_message()}]),
-    );
+    let server = endpoint.responses_state == ResponsesState::Server;
+    let (input, previous) = responses_input(turn, endpoint.wire, server)?;
+    body.insert("input".into(), Value::Array(input));
     body.insert("max_output_tokens".into(), json!(turn.max_tokens));
     let mut tools: Vec<Value> = turn
         .tools
@@ -61,6 +63,18 @@ pub fn encode(endpoint: &Endpoint, turn: &Turn) -> Result<WireRequest> {
     }
     if !tools.is_empty() {
         body.insert("tools".into(), Value::Array(tools));
+    }
+    if turn.conversation == Conversation::Transcript {
+        if let Some(id) = previous {
+            body.insert("previous_response_id".into(), json!(id));
+        }
+        body.insert("store".into(), json!(server));
+        if !server {
+            body.insert("include".into(), json!(["reasoning.encrypted_content"]));
+        }
+    }
+    if let Some(cache) = &turn.cache {
+        body.insert("prompt_cache_key".into(), json!(cache.key));
     }
     // The usage arrives with `response.completed`: no `stream_options` here.
     if endpoint.stream {
@@ -119,6 +133,7 @@ pub fn decode_value(head: &WireResponse, v: &Value) -> Result<Completion> {
     }
     parts.stop = stop_reason(v, refused, !parts.tool_calls.is_empty());
     parts.usage = v.get("usage").filter(|u| u.is_object()).map(usage);
+    parts.blocks = json_blocks(v.get("output"));
     Ok(finish(PROVIDER, response, v, parts))
 }
 

@@ -26,7 +26,7 @@ pub const MAX_COUNTED_ROWS: u64 = 32;
 
 /// Encode one turn (the declaration has already passed `check`).
 pub fn encode(endpoint: &Endpoint, turn: &Turn) -> Result<WireRequest> {
-    let mut body = chat_body(turn, "max_tokens");
+    let mut body = chat_body(endpoint, turn, "max_tokens")?;
     if turn.web_enabled().is_some() {
         let mut plugin = Map::new();
         plugin.insert("id".into(), json!("web"));

@@ -21,7 +21,7 @@ use crate::error::Result;
 
 /// Encode one turn (the declaration has already passed `check_wire`).
 pub fn encode(endpoint: &Endpoint, turn: &Turn) -> Result<WireRequest> {
-    let mut body = chat_body(turn, "max_completion_tokens");
+    let mut body = chat_body(endpoint, turn, "max_completion_tokens")?;
     if let Some(web) = turn.web_enabled() {
         let (allowed, blocked) = web.vendor_filter();
         let mut entries = Vec::new();

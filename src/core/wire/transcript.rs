@@ -1,0 +1,306 @@
+//! A run's conversation as data, for the wires to send back: the mode
+//! (`[run] conversation`), prompt caching (`[run] cache`, `cache_ttl`), and one
+//! `Exchange` per step — the answer's own blocks exactly as the vendor sent them,
+//! and what goes back (each local tool's result, any other observation).
+//!
+//! `"flattened"` (the spec's default) sends one user message: the goal and every
+//! observation so far. `"transcript"` sends the vendor's own blocks back — search
+//! results with their `encrypted_content`, thinking with its `signature`, tool calls
+//! — so the model works from the sources, not from its summary of them. Each wire
+//! renders an `Exchange` in its own shape (`anthropic`, `chat`, `openai_responses`).
+//!
+//! Encrypted content is readable only by the vendor that produced it, so an
+//! exchange belongs to one conversation family (`Wire::family`): a fallback to
+//! another vendor starts its transcript afresh from the goal and the observations
+//! made so far (`Turn::history_for`).
+
+use serde::{Deserialize, Serialize};
+
+use crate::core::wire::capability::Wire;
+
+/// How a run's steps reach the vendor (`[run] conversation`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Conversation {
+    /// One user message: the goal and every observation so far (the spec's).
+    #[default]
+    Flattened,
+    /// The vendor's own blocks sent back, step by step.
+    Transcript,
+}
+
+impl Conversation {
+    /// The name in io.toml.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Conversation::Flattened => "flattened",
+            Conversation::Transcript => "transcript",
+        }
+    }
+}
+
+/// How long a cache entry lives (`[run] cache_ttl`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum CacheTtl {
+    /// Five minutes, refreshed on each read (the vendors' default).
+    #[default]
+    #[serde(rename = "5m")]
+    FiveMinutes,
+    /// One hour (Anthropic; written at a higher rate).
+    #[serde(rename = "1h")]
+    OneHour,
+}
+
+impl CacheTtl {
+    /// The name in io.toml and on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CacheTtl::FiveMinutes => "5m",
+            CacheTtl::OneHour => "1h",
+        }
+    }
+}
+
+/// Where OpenAI Responses keeps a transcript (`[providers.openai] responses_state`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ResponsesState {
+    /// Every request carries the whole transcript (`store: false`; reasoning comes
+    /// back as `encrypted_content`).
+    #[default]
+    Stateless,
+    /// OpenAI keeps it (`store: true`): a request names `previous_response_id` and
+    /// carries only what is new.
+    Server,
+}
+
+/// Prompt caching for a run (`[run] cache = true`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Caching {
+    /// How long a written entry lives.
+    pub ttl: CacheTtl,
+    /// A key stable for the whole run (OpenAI's `prompt_cache_key`).
+    pub key: String,
+}
+
+impl Caching {
+    /// The prompt-cache key of a run: `io-harness-` and a stable hash (FNV-1a,
+    /// the same on every machine and release) of its goal and model, so a run's
+    /// requests — a resumed run's too, and a re-run of the same task — share it,
+    /// and a preview shows the key the run will send.
+    pub fn key_for(goal: &str, model: &str) -> String {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in goal.bytes().chain([0]).chain(model.bytes()) {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        format!("io-harness-{h:016x}")
+    }
+}
+
+/// One local tool call's result, as it goes back to the model.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolReturn {
+    /// The vendor's id for the call (`tool_use.id`, `tool_calls[].id`, `call_id`).
+    pub call_id: String,
+    /// What the tool returned, or why it failed or was refused.
+    pub output: String,
+    /// True for a failed or refused call.
+    pub is_error: bool,
+}
+
+/// One step of a transcript.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Exchange {
+    /// The wire that answered (its blocks go back to it and its family only).
+    pub wire: Wire,
+    /// The answer's blocks, each the vendor's JSON with every field in its order:
+    /// Anthropic `content` blocks, Responses `output` items, or the one Chat
+    /// `message`.
+    pub blocks: Vec<String>,
+    /// The vendor's id of the response (`previous_response_id` on Responses).
+    #[serde(default)]
+    pub response_id: Option<String>,
+    /// The vendor paused the turn (`pause_turn`): the continuation resends the
+    /// blocks and adds nothing after them.
+    #[serde(default)]
+    pub paused: bool,
+    /// One per local tool call the answer asked for, in its order.
+    #[serde(default)]
+    pub results: Vec<ToolReturn>,
+    /// Observations other than tool results (a failed server tool), as text.
+    #[serde(default)]
+    pub notes: Vec<String>,
+    /// How many of the run's observations were made before this exchange's: a
+    /// fallback vendor starts from the goal and those.
+    #[serde(default)]
+    pub observations_before: usize,
+}
+
+impl Exchange {
+    /// The blocks parsed back into JSON values; a block that is not JSON is an
+    /// error naming its index (a damaged store, never the vendor's answer).
+    pub fn values(&self) -> std::result::Result<Vec<serde_json::Value>, String> {
+        self.blocks
+            .iter()
+            .enumerate()
+            .map(|(i, b)| {
+                serde_json::from_str(b).map_err(|e| format!("block {i} is not JSON: {e}"))
+            })
+            .collect()
+    }
+}
+
+/// Whether blocks from one wire can be sent to another: the same vendor and the
+/// same API shape (Anthropic's two tool versions share one Messages API;
+/// OpenRouter's plugin and server tools one Chat API).
+pub fn same_family(a: Wire, b: Wire) -> bool {
+    a.vendor() == b.vendor() && (a == Wire::OpenAiResponses) == (b == Wire::OpenAiResponses)
+}
+
+/// Where a vendor's 400 says the offending block is: Anthropic's
+/// `messages.3.content.1`, Chat's `messages[3]`, Responses' `input[5]`.
+pub fn block_path(message: &str) -> Option<String> {
+    let number = |s: &str| -> Option<(usize, usize)> {
+        let digits = s.chars().take_while(char::is_ascii_digit).count();
+        s[..digits].parse().ok().map(|n| (n, digits))
+    };
+    if let Some(at) = message.find("messages.") {
+        let rest = &message[at + "messages.".len()..];
+        let (m, used) = number(rest)?;
+        let block = rest[used..]
+            .strip_prefix(".content.")
+            .and_then(number)
+            .map(|(b, _)| format!(", block {b}"))
+            .unwrap_or_default();
+        return Some(format!("message {m}{block}"));
+    }
+    for (key, what) in [("messages[", "message"), ("input[", "input item")] {
+        if let Some(at) = message.find(key) {
+            let (n, _) = number(&message[at + key.len()..])?;
+            return Some(format!("{what} {n}"));
+        }
+    }
+    None
+}
+
+// ---- to move into chat.rs / openai_responses.rs after the house merge ----
+
+use serde_json::{Value, json};
+
+use crate::core::turn::Turn;
+use crate::error::{Error, Result};
+
+/// The Chat Completions `messages`. Flattened: the one user message. Transcript:
+/// the opening user message, then per step an `assistant` message with the
+/// answer's `content` and `tool_calls` (and OpenRouter's `reasoning_details`, when
+/// the answer carried them) and one `role: "tool"` message per call, in order; any
+/// other observation as a user message. `parts` (OpenRouter with an `anthropic/*`
+/// model, caching) writes contents as text parts so `cache_control` can mark one.
+pub(crate) fn chat_messages(turn: &Turn, wire: Wire) -> Result<Vec<Value>> {
+    let Some((opening, history)) = turn.history_for(wire) else {
+        return Ok(vec![
+            json!({"role": "user", "content": turn.user_message()}),
+        ]);
+    };
+    let mut messages = vec![json!({"role": "user", "content": turn.opening(opening)})];
+    let mut notes = Vec::new();
+    for (i, exchange) in history.iter().enumerate() {
+        let values = exchange
+            .values()
+            .map_err(|why| Error::config(format!("the transcript's exchange {i}: {why}")))?;
+        for message in values {
+            let mut out = serde_json::Map::new();
+            out.insert("role".into(), json!("assistant"));
+            out.insert(
+                "content".into(),
+                message.get("content").cloned().unwrap_or(Value::Null),
+            );
+            for key in ["tool_calls", "reasoning_details"] {
+                if let Some(v) = message.get(key).filter(|v| !v.is_null()) {
+                    out.insert(key.into(), v.clone());
+                }
+            }
+            messages.push(Value::Object(out));
+        }
+        notes.extend(exchange.notes.iter().cloned());
+        if exchange.paused {
+            continue;
+        }
+        for r in &exchange.results {
+            messages.push(json!({"role": "tool", "tool_call_id": r.call_id, "content": r.output}));
+        }
+        if !notes.is_empty() {
+            messages.push(json!({"role": "user", "content": notes.join("\n")}));
+            notes.clear();
+        }
+    }
+    Ok(messages)
+}
+
+/// OpenRouter caching for `anthropic/*` models: the newest message's content as
+/// text parts, its last part marked with `cache_control`, as OpenRouter documents.
+pub(crate) fn chat_cache_parts(cache: &Caching, messages: &mut [Value]) {
+    let mark = match cache.ttl {
+        CacheTtl::FiveMinutes => json!({"type": "ephemeral"}),
+        CacheTtl::OneHour => json!({"type": "ephemeral", "ttl": "1h"}),
+    };
+    let Some(last) = messages
+        .iter_mut()
+        .rev()
+        .find(|m| m["content"].is_string() || m["content"].is_array())
+    else {
+        return;
+    };
+    let mut parts = match &last["content"] {
+        Value::String(text) => vec![json!({"type": "text", "text": text})],
+        Value::Array(parts) => parts.clone(),
+        _ => return,
+    };
+    if let Some(part) = parts.last_mut() {
+        part["cache_control"] = mark;
+    }
+    last["content"] = Value::Array(parts);
+}
+
+/// The Responses `input`. Flattened: the one user message. Transcript, stateless
+/// (the default): the opening message, then per step every output item verbatim
+/// and a `function_call_output` per call, and any other observation as a user
+/// message. Server state (`server`): only what follows the last response, which
+/// the body names as `previous_response_id` (returned beside the input).
+pub(crate) fn responses_input(
+    turn: &Turn,
+    wire: Wire,
+    server: bool,
+) -> Result<(Vec<Value>, Option<String>)> {
+    let Some((opening, history)) = turn.history_for(wire) else {
+        return Ok((
+            vec![json!({"role": "user", "content": turn.user_message()})],
+            None,
+        ));
+    };
+    let returns = |e: &Exchange| {
+        let outputs = e.results.iter().map(
+            |r| json!({"type": "function_call_output", "call_id": r.call_id, "output": r.output}),
+        );
+        let notes = e
+            .notes
+            .iter()
+            .map(|n| json!({"role": "user", "content": n}));
+        outputs.chain(notes).collect::<Vec<Value>>()
+    };
+    if let Some(last) = history.last().filter(|_| server) {
+        if let Some(id) = &last.response_id {
+            return Ok((returns(last), Some(id.clone())));
+        }
+    }
+    let mut input = vec![json!({"role": "user", "content": turn.opening(opening)})];
+    for (i, exchange) in history.iter().enumerate() {
+        let items = exchange
+            .values()
+            .map_err(|why| Error::config(format!("the transcript's exchange {i}: {why}")))?;
+        input.extend(items);
+        input.extend(returns(exchange));
+    }
+    Ok((input, None))
+}

@@ -1,0 +1,397 @@
+//! A real conversation: in `"transcript"` mode each wire gets the vendor's own
+//! blocks back, a paused Anthropic turn is continued by resending its content
+//! unchanged, caching marks the prefix, a resumed run re-sends byte for byte what
+//! the uninterrupted run sent, and a damaged stored transcript is refused.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use io_harness::core::wire::transcript::{CacheTtl, Conversation};
+use io_harness::run::RunOptions;
+use io_harness::{RunOutcome, TaskContract, Vendor, Wire};
+use serde_json::{Value, json};
+
+fn transcript(goal: &str) -> TaskContract {
+    let mut c = contract(goal);
+    c.conversation = Conversation::Transcript;
+    c
+}
+
+fn content_of(body: &str) -> Value {
+    serde_json::from_str::<Value>(body).unwrap()["content"].clone()
+}
+
+const LIST_THEN_SEARCH: &str = SEARCH_FAILED_THEN_TOOL;
+
+#[tokio::test]
+async fn anthropic_gets_its_blocks_back_then_one_tool_result_per_tool_use() {
+    let h = Harness::new(vec![ok(LIST_THEN_SEARCH), ok(ANSWER)]).await;
+    let result = h.run(transcript("look around")).await;
+    assert_eq!(result.outcome, RunOutcome::Passed);
+    let bodies = h.bodies();
+    let messages = bodies[1]["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 3, "{messages:#?}");
+    assert_eq!(
+        messages[0],
+        json!({"role": "user", "content": "look around"})
+    );
+    assert_eq!(messages[1]["role"], "assistant");
+    assert_eq!(
+        messages[1]["content"],
+        content_of(LIST_THEN_SEARCH),
+        "the answer's content goes back unchanged, the failed search's result block included"
+    );
+    let back = messages[2]["content"].as_array().unwrap();
+    assert_eq!(messages[2]["role"], "user");
+    assert_eq!(back[0]["type"], "tool_result");
+    assert_eq!(back[0]["tool_use_id"], "toolu_1");
+    assert!(back[0].get("is_error").is_none());
+    // The failed search is still told to the model, as the spec says, as text.
+    assert_eq!(back[1]["type"], "text");
+    assert!(
+        back[1]["text"]
+            .as_str()
+            .unwrap()
+            .contains("web_search failed (max_uses_exceeded)"),
+        "{back:#?}"
+    );
+    // Flattened is the default: the same script sends the spec's one message.
+    let h = Harness::new(vec![ok(LIST_THEN_SEARCH), ok(ANSWER)]).await;
+    h.run(contract("look around")).await;
+    let flat = &h.bodies()[1]["messages"];
+    assert_eq!(flat.as_array().unwrap().len(), 1);
+    assert!(
+        flat[0]["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("look around\n\nObservations so far:\n")
+    );
+}
+
+/// The recorded-shape paused turn (shared fixture): it ends with a search that has
+/// not run yet. The continuation answers it and finishes.
+const CONTINUED: &str = r#"{"type":"message","model":"m","content":[
+ {"type":"web_search_tool_result","tool_use_id":"srvtoolu_01HxbWnMRmbWyMfUtJKC45rA","content":[{"type":"web_search_result","url":"https://example.com/qec","title":"QEC","encrypted_content":"Eq..."}]},
+ {"type":"text","text":"Error correction crossed a threshold."}],
+ "stop_reason":"end_turn","usage":{"input_tokens":300,"output_tokens":20,"server_tool_use":{"web_search_requests":1}}}"#;
+
+#[tokio::test]
+async fn a_paused_turn_is_continued_with_its_content_unchanged_and_no_new_user_message() {
+    let paused = fixture("anthropic/pause-turn.json");
+    let h = Harness::new(vec![ok(&paused), ok(CONTINUED)]).await;
+    let mut c = transcript("quantum computing in 2025");
+    c.web = Some(io_harness::WebAccess::search());
+    let result = h.run(c).await;
+    assert_eq!(result.outcome, RunOutcome::Passed);
+    let bodies = h.bodies();
+    assert_eq!(bodies.len(), 2);
+    let messages = bodies[1]["messages"].as_array().unwrap();
+    assert_eq!(
+        messages.len(),
+        2,
+        "the goal, then the paused content: {messages:#?}"
+    );
+    let last = messages.last().unwrap();
+    assert_eq!(last["role"], "assistant");
+    assert_eq!(last["content"], content_of(&paused));
+    assert_eq!(bodies[1]["tools"], bodies[0]["tools"], "the same tools");
+    // The paused query is asked once: the continuation carries its one
+    // server_tool_use back and the answer brings its result, no second call.
+    let query = "quantum error correction milestone 2025";
+    let asked = |v: &Value| {
+        v.to_string()
+            .matches(&format!("\"query\":\"{query}\""))
+            .count()
+    };
+    assert_eq!(asked(&bodies[1]), 1);
+    assert_eq!(asked(&content_of(CONTINUED)), 0);
+}
+
+#[tokio::test]
+async fn caching_marks_the_last_tool_the_previous_end_and_the_newest_block() {
+    let h = Harness::new(vec![
+        ok(LIST_THEN_SEARCH),
+        ok(&tool_use("list_dir", r#"{"path":"."}"#)),
+        ok(ANSWER),
+    ])
+    .await;
+    let mut c = transcript("look around");
+    c.cache = Some(CacheTtl::OneHour);
+    h.run(c).await;
+    let bodies = h.bodies();
+    let marks = |v: &Value| v.to_string().matches("\"cache_control\"").count();
+    let tools = bodies[2]["tools"].as_array().unwrap();
+    assert_eq!(
+        tools.last().unwrap()["cache_control"],
+        json!({"type": "ephemeral", "ttl": "1h"})
+    );
+    assert_eq!(marks(&bodies[0]), 2, "first step: the tools and the goal");
+    assert_eq!(
+        marks(&bodies[2]),
+        3,
+        "then also where the previous step ended"
+    );
+    let messages = bodies[2]["messages"].as_array().unwrap();
+    let newest = messages.last().unwrap()["content"].as_array().unwrap();
+    assert!(newest.last().unwrap().get("cache_control").is_some());
+    // The previous request's last block is marked where it now stands.
+    let before = bodies[1]["messages"].as_array().unwrap().len();
+    let previous = messages[before - 1]["content"].as_array().unwrap();
+    assert!(previous.last().unwrap().get("cache_control").is_some());
+}
+
+#[tokio::test]
+async fn chat_gets_an_assistant_message_and_one_tool_message_per_call() {
+    let first = r#"{"id":"chatcmpl-1","object":"chat.completion","model":"gpt-x","choices":[{"index":0,"finish_reason":"tool_calls","message":{"role":"assistant","content":null,"refusal":null,"annotations":[],"tool_calls":[{"id":"call_a","type":"function","function":{"name":"list_dir","arguments":"{\"path\":\".\"}"}},{"id":"call_b","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"missing.txt\"}"}}]}}],"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15}}"#;
+    let done = r#"{"id":"chatcmpl-2","object":"chat.completion","model":"gpt-x","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"done"}}],"usage":{"prompt_tokens":10,"completion_tokens":1,"total_tokens":11}}"#;
+    let h = Harness::vendor(Vendor::OpenAi, vec![ok(first), ok(done)]).await;
+    h.run(transcript("look")).await;
+    let messages = h.bodies()[1]["messages"].as_array().unwrap().clone();
+    assert_eq!(messages.len(), 4, "{messages:#?}");
+    assert_eq!(messages[1]["role"], "assistant");
+    assert_eq!(messages[1]["content"], Value::Null);
+    let sent: Value = serde_json::from_str(first).unwrap();
+    assert_eq!(
+        messages[1]["tool_calls"],
+        sent["choices"][0]["message"]["tool_calls"]
+    );
+    assert!(
+        messages[1].get("annotations").is_none(),
+        "only what a request message takes"
+    );
+    assert_eq!(messages[2]["role"], "tool");
+    assert_eq!(messages[2]["tool_call_id"], "call_a");
+    assert_eq!(messages[3]["tool_call_id"], "call_b");
+}
+
+#[tokio::test]
+async fn responses_input_grows_by_every_output_item_then_each_call_output() {
+    let first = r#"{"id":"resp_1","object":"response","status":"completed","model":"gpt-x","output":[
+      {"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":"gAAAA-opaque"},
+      {"type":"function_call","id":"fc_1","call_id":"call_1","name":"list_dir","arguments":"{\"path\":\".\"}","status":"completed"}],
+      "usage":{"input_tokens":10,"output_tokens":5,"total_tokens":15}}"#;
+    let done = r#"{"id":"resp_2","object":"response","status":"completed","model":"gpt-x","output":[
+      {"type":"message","id":"msg_1","role":"assistant","status":"completed","content":[{"type":"output_text","text":"done","annotations":[]}]}],
+      "usage":{"input_tokens":10,"output_tokens":1,"total_tokens":11}}"#;
+    let h = Harness::wire(Wire::OpenAiResponses, vec![ok(first), ok(done)]).await;
+    h.run(transcript("look")).await;
+    let bodies = h.bodies();
+    assert_eq!(bodies[0]["store"], false);
+    assert_eq!(bodies[0]["include"], json!(["reasoning.encrypted_content"]));
+    let input = bodies[1]["input"].as_array().unwrap();
+    let sent: Value = serde_json::from_str(first).unwrap();
+    assert_eq!(input.len(), 4, "{input:#?}");
+    assert_eq!(
+        input[1], sent["output"][0],
+        "reasoning with its encrypted content, verbatim"
+    );
+    assert_eq!(input[2], sent["output"][1]);
+    assert_eq!(input[3]["type"], "function_call_output");
+    assert_eq!(input[3]["call_id"], "call_1");
+    assert!(bodies[1].get("previous_response_id").is_none());
+}
+
+#[tokio::test]
+async fn a_run_resumed_after_step_two_sends_step_three_byte_for_byte() {
+    let answers = || {
+        vec![
+            ok(LIST_THEN_SEARCH),
+            ok(&tool_use("list_dir", r#"{"path":"."}"#)),
+        ]
+    };
+    let mut c = transcript("look around twice");
+    c.cache = Some(CacheTtl::FiveMinutes);
+    // Uninterrupted.
+    let whole = Harness::new([answers(), vec![ok(ANSWER)]].concat()).await;
+    whole.run(c.clone()).await;
+    let want = whole.stub.requests()[2].body.clone();
+    // Killed while step 3's request is in flight, then resumed.
+    let broken =
+        Harness::new([answers(), vec![delayed(ANSWER, 30_000), ok(ANSWER)]].concat()).await;
+    let run = {
+        let h = &broken;
+        let c = c.clone();
+        async move { h.run(c).await }
+    };
+    tokio::select! {
+        _ = run => panic!("the run should still be waiting on step 3"),
+        _ = async {
+            while broken.stub.requests().len() < 3 {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        } => {}
+    }
+    let run_id = io_harness::RunId(1);
+    let resumed = broken
+        .run_with(
+            c,
+            RunOptions {
+                resume: Some(run_id),
+                ..RunOptions::default()
+            },
+        )
+        .await;
+    assert_eq!(resumed.outcome, RunOutcome::Passed);
+    let got = broken.stub.requests()[3].body.clone();
+    assert_eq!(
+        String::from_utf8_lossy(&got),
+        String::from_utf8_lossy(&want)
+    );
+}
+
+/// `preview --resume` prints the exact body `run --resume` then sends.
+#[tokio::test]
+async fn preview_resume_prints_the_body_the_resumed_step_sends() {
+    let h = Harness::new(vec![
+        ok(LIST_THEN_SEARCH),
+        delayed(ANSWER, 30_000),
+        ok(ANSWER),
+    ])
+    .await;
+    let mut c = transcript("look");
+    c.cache = Some(CacheTtl::FiveMinutes);
+    tokio::select! {
+        _ = h.run(c.clone()) => panic!("the run should still be waiting"),
+        _ = async {
+            while h.stub.requests().len() < 2 {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        } => {}
+    }
+    let cfg = h.db.path().join("io.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "provider = \"anthropic\"\n[providers.anthropic]\nmodel = \"m\"\nmax_tokens = 256\nbase_url = \"{}\"\nstream = false\n",
+            h.stub.base_url(Vendor::Anthropic)
+        ),
+    )
+    .unwrap();
+    let db = h.db.path().join("runs.db");
+    let (code, out, err) = common::cli::run(common::cli::bin().args([
+        "preview",
+        "--body-only",
+        "--resume",
+        "1",
+        "--config",
+        cfg.to_str().unwrap(),
+        "--store",
+        db.to_str().unwrap(),
+    ]));
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("the next step (step 2) of run 1, in its transcript conversation"),
+        "{err}"
+    );
+    let resumed = h
+        .run_with(
+            c,
+            RunOptions {
+                resume: Some(io_harness::RunId(1)),
+                ..RunOptions::default()
+            },
+        )
+        .await;
+    assert_eq!(resumed.outcome, RunOutcome::Passed);
+    let sent = h.stub.requests()[2].body.clone();
+    assert_eq!(out, String::from_utf8_lossy(&sent));
+    // An unknown run is a clear refusal, exit 2.
+    let (code, _, err) = common::cli::run(common::cli::bin().args([
+        "preview",
+        "--resume",
+        "7",
+        "--config",
+        cfg.to_str().unwrap(),
+        "--store",
+        db.to_str().unwrap(),
+    ]));
+    assert_eq!(
+        (code, err.trim()),
+        (
+            2,
+            "there is no run 7 in this store; `io-harness runs` lists them"
+        )
+    );
+}
+
+#[tokio::test]
+async fn a_stored_transcript_that_does_not_parse_is_refused_naming_run_and_step() {
+    let h = Harness::new(vec![
+        ok(LIST_THEN_SEARCH),
+        delayed(ANSWER, 30_000),
+        ok(ANSWER),
+    ])
+    .await;
+    let c = transcript("look");
+    tokio::select! {
+        _ = h.run(c.clone()) => panic!("the run should still be waiting"),
+        _ = async {
+            while h.stub.requests().len() < 2 {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        } => {}
+    }
+    let db = h.db.path().join("runs.db");
+    assert_eq!(damage(&db), 1);
+    let err = h
+        .try_run_with(
+            c,
+            RunOptions {
+                resume: Some(io_harness::RunId(1)),
+                ..RunOptions::default()
+            },
+        )
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("run 1") && err.contains("step 1"), "{err}");
+    assert_eq!(h.stub.requests().len(), 2, "nothing was sent");
+}
+
+/// Damage the stored exchange of step 1.
+fn damage(db: &std::path::Path) -> usize {
+    rusqlite::Connection::open(db)
+        .unwrap()
+        .execute(
+            "UPDATE exchanges SET exchange_json = '{not json' WHERE run_id = 1 AND step = 1",
+            [],
+        )
+        .unwrap()
+}
+
+/// `[budget] usd` on OpenRouter: no price table is needed (the vendor reports
+/// each request's cost), and the run stops after the request that crosses it.
+#[tokio::test]
+async fn a_dollar_budget_on_openrouter_runs_on_the_vendors_reported_cost() {
+    let body = fixture("openrouter/web-ok.json");
+    let mut calls: Value = serde_json::from_str(&body).unwrap();
+    // The same reported cost ($0.0077641), asking for a tool each time.
+    calls["choices"][0]["finish_reason"] = json!("tool_calls");
+    calls["choices"][0]["message"]["tool_calls"] = json!([{"id": "call_1", "type": "function",
+        "function": {"name": "list_dir", "arguments": "{\"path\":\".\"}"}}]);
+    let step = calls.to_string();
+    let h = Harness::vendor(
+        Vendor::OpenRouter,
+        vec![ok(&step), ok(&step), ok(&step), ok(&body)],
+    )
+    .await;
+    let mut c = contract("find it");
+    c.budget.usd_micro = Some(10_000);
+    let r = h.run(c).await;
+    assert_eq!(
+        r.outcome,
+        RunOutcome::BudgetExhausted {
+            budget: io_harness::BudgetKind::Usd
+        }
+    );
+    assert_eq!(
+        h.bodies().len(),
+        2,
+        "stopped after the request that crossed $0.01"
+    );
+    assert_eq!(r.spent_micro_usd, 2 * 7_764);
+}
