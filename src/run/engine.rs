@@ -23,7 +23,8 @@ use crate::error::{Error, Result};
 use crate::provider::Provider;
 use crate::run::observe::Emitter;
 use crate::run::options::{RunOptions, RunResult};
-use crate::store::{CHECKPOINT_FORMAT, Checkpoint, INTERRUPTED, NewRun, Store};
+use crate::run::resume::finished;
+use crate::store::{CHECKPOINT_FORMAT, Checkpoint, NewRun, Store};
 
 /// Run a contract to its end with default options.
 pub async fn run_with<P, A>(
@@ -258,12 +259,7 @@ fn deadline_after(start: std::time::Instant, seconds: u64) -> std::time::Instant
 /// Refuse, before anything is sent, to resume a run that finished or that
 /// another live process is still running.
 fn refuse_resume(store: &Store, run_id: RunId) -> Result<()> {
-    let row = store.run(run_id)?.ok_or_else(|| {
-        Error::config(format!(
-            "there is no run {run_id} in this store; `io-harness runs` lists them"
-        ))
-    })?;
-    if let Some(outcome) = row.outcome.as_deref().filter(|o| *o != INTERRUPTED) {
+    if let Some(outcome) = finished(store, run_id)? {
         return Err(Error::config(format!(
             "run {run_id} already finished ({outcome}); a finished run is not resumed and nothing was sent — start a new run instead"
         )));

@@ -25,12 +25,7 @@ pub struct NextStep {
 /// Read a run's next step from the store; an unknown or finished run, a missing
 /// checkpoint or a stored transcript that does not parse is an error naming it.
 pub fn next_step(store: &Store, run_id: RunId) -> Result<NextStep> {
-    let row = store.run(run_id)?.ok_or_else(|| {
-        Error::config(format!(
-            "there is no run {run_id} in this store; `io-harness runs` lists them"
-        ))
-    })?;
-    if let Some(outcome) = row.outcome.as_deref().filter(|o| *o != INTERRUPTED) {
+    if let Some(outcome) = finished(store, run_id)? {
         return Err(Error::config(format!(
             "run {run_id} already finished ({outcome}); it has no next step to preview"
         )));
@@ -48,4 +43,15 @@ pub fn next_step(store: &Store, run_id: RunId) -> Result<NextStep> {
         observations: checkpoint.observations,
         history,
     })
+}
+
+/// How a stored run ended, `None` while it has not (an interrupted run has not);
+/// an unknown run is an error naming it.
+pub(crate) fn finished(store: &Store, run_id: RunId) -> Result<Option<String>> {
+    let row = store.run(run_id)?.ok_or_else(|| {
+        Error::config(format!(
+            "there is no run {run_id} in this store; `io-harness runs` lists them"
+        ))
+    })?;
+    Ok(row.outcome.filter(|o| o != INTERRUPTED))
 }

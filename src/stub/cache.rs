@@ -210,29 +210,21 @@ impl Ledger {
     }
 }
 
+/// The elements of the array under `key` (none when it is not an array).
+fn items<'a>(v: &'a Value, key: &str) -> impl Iterator<Item = &'a Value> {
+    v.get(key).and_then(Value::as_array).into_iter().flatten()
+}
+
 fn body_has_marks(v: &Value) -> bool {
     v.to_string().contains("\"cache_control\"")
 }
 
 fn anthropic_units(v: &Value) -> Vec<(Value, Option<bool>)> {
-    let mut out = Vec::new();
-    for tool in v
-        .get("tools")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        out.push(unmarked(tool.clone()));
-    }
+    let mut out: Vec<_> = items(v, "tools").map(|t| unmarked(t.clone())).collect();
     if let Some(system) = v.get("system") {
         content_units(&json!("system"), system, &mut out);
     }
-    for m in v
-        .get("messages")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
+    for m in items(v, "messages") {
         content_units(&m["role"], &m["content"], &mut out);
     }
     out
@@ -241,21 +233,8 @@ fn anthropic_units(v: &Value) -> Vec<(Value, Option<bool>)> {
 /// Chat messages as units: whole messages, or (OpenRouter's marked parts) each
 /// content part, the rest of the message riding on its first part.
 fn chat_units(v: &Value, parts: bool) -> Vec<(Value, Option<bool>)> {
-    let mut out = Vec::new();
-    for tool in v
-        .get("tools")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        out.push(unmarked(tool.clone()));
-    }
-    for m in v
-        .get("messages")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
+    let mut out: Vec<_> = items(v, "tools").map(|t| unmarked(t.clone())).collect();
+    for m in items(v, "messages") {
         if parts && m["content"].is_array() {
             let mut head = m.clone();
             if let Some(o) = head.as_object_mut() {

@@ -12,7 +12,8 @@ use super::json::{
 };
 use crate::core::completion::{Citation, Completion, StopReason, ToolCall, Usage, json_blocks};
 use crate::core::turn::{HeaderValue, Turn, WireResponse};
-use crate::core::wire::transcript::{chat_cache_parts, chat_messages};
+use crate::core::wire::capability::Wire;
+use crate::core::wire::transcript::{CacheTtl, Caching};
 use crate::core::wire::{Endpoint, Vendor};
 use crate::error::{Error, Result, VendorError};
 
@@ -249,4 +250,76 @@ pub(crate) fn url_citation(annotation: &Value) -> Option<Citation> {
         title: str_field(c, "title"),
         cited_text: str_field(c, "content"),
     })
+}
+
+/// The Chat Completions `messages`. Flattened: the one user message. Transcript:
+/// the opening user message, then per step an `assistant` message with the
+/// answer's `content` and `tool_calls` (and OpenRouter's `reasoning_details`, when
+/// the answer carried them) and one `role: "tool"` message per call, in order; any
+/// other observation as a user message. `parts` (OpenRouter with an `anthropic/*`
+/// model, caching) writes contents as text parts so `cache_control` can mark one.
+pub(crate) fn chat_messages(turn: &Turn, wire: Wire) -> Result<Vec<Value>> {
+    let Some((opening, history)) = turn.history_for(wire) else {
+        return Ok(vec![
+            json!({"role": "user", "content": turn.user_message()}),
+        ]);
+    };
+    let mut messages = vec![json!({"role": "user", "content": turn.opening(opening)})];
+    let mut notes = Vec::new();
+    for (i, exchange) in history.iter().enumerate() {
+        let values = exchange
+            .values()
+            .map_err(|why| Error::config(format!("the transcript's exchange {i}: {why}")))?;
+        for message in values {
+            let mut out = serde_json::Map::new();
+            out.insert("role".into(), json!("assistant"));
+            out.insert(
+                "content".into(),
+                message.get("content").cloned().unwrap_or(Value::Null),
+            );
+            for key in ["tool_calls", "reasoning_details"] {
+                if let Some(v) = message.get(key).filter(|v| !v.is_null()) {
+                    out.insert(key.into(), v.clone());
+                }
+            }
+            messages.push(Value::Object(out));
+        }
+        notes.extend(exchange.notes.iter().cloned());
+        if exchange.paused {
+            continue;
+        }
+        for r in &exchange.results {
+            messages.push(json!({"role": "tool", "tool_call_id": r.call_id, "content": r.output}));
+        }
+        if !notes.is_empty() {
+            messages.push(json!({"role": "user", "content": notes.join("\n")}));
+            notes.clear();
+        }
+    }
+    Ok(messages)
+}
+
+/// OpenRouter caching for `anthropic/*` models: the newest message's content as
+/// text parts, its last part marked with `cache_control`, as OpenRouter documents.
+pub(crate) fn chat_cache_parts(cache: &Caching, messages: &mut [Value]) {
+    let mark = match cache.ttl {
+        CacheTtl::FiveMinutes => json!({"type": "ephemeral"}),
+        CacheTtl::OneHour => json!({"type": "ephemeral", "ttl": "1h"}),
+    };
+    let Some(last) = messages
+        .iter_mut()
+        .rev()
+        .find(|m| m["content"].is_string() || m["content"].is_array())
+    else {
+        return;
+    };
+    let mut parts = match &last["content"] {
+        Value::String(text) => vec![json!({"type": "text", "text": text})],
+        Value::Array(parts) => parts.clone(),
+        _ => return,
+    };
+    if let Some(part) = parts.last_mut() {
+        part["cache_control"] = mark;
+    }
+    last["content"] = Value::Array(parts);
 }

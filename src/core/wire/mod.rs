@@ -6,6 +6,7 @@
 //! `encode`, before a byte exists to send.
 
 pub mod anthropic;
+mod anthropic_messages;
 pub mod capability;
 mod chat;
 mod json;

@@ -28,7 +28,8 @@ use crate::core::completion::{
 use crate::core::turn::{Turn, WireRequest, WireResponse};
 use crate::core::web::WebAccess;
 use crate::core::wire::Endpoint;
-use crate::core::wire::transcript::{Conversation, ResponsesState, responses_input};
+use crate::core::wire::capability::Wire;
+use crate::core::wire::transcript::{Conversation, Exchange, ResponsesState};
 use crate::error::{Error, Result};
 
 const PROVIDER: &str = "openai";
@@ -301,4 +302,42 @@ pub(crate) fn url_citation(a: &Value) -> Option<Citation> {
         title: str_field(a, "title"),
         cited_text: None,
     })
+}
+
+/// The Responses `input`. Flattened: the one user message. Transcript, stateless
+/// (the default): the opening message, then per step every output item verbatim
+/// and a `function_call_output` per call, and any other observation as a user
+/// message. Server state (`server`): only what follows the last response, which
+/// the body names as `previous_response_id` (returned beside the input).
+fn responses_input(turn: &Turn, wire: Wire, server: bool) -> Result<(Vec<Value>, Option<String>)> {
+    let Some((opening, history)) = turn.history_for(wire) else {
+        return Ok((
+            vec![json!({"role": "user", "content": turn.user_message()})],
+            None,
+        ));
+    };
+    let returns = |e: &Exchange| {
+        let outputs = e.results.iter().map(
+            |r| json!({"type": "function_call_output", "call_id": r.call_id, "output": r.output}),
+        );
+        let notes = e
+            .notes
+            .iter()
+            .map(|n| json!({"role": "user", "content": n}));
+        outputs.chain(notes).collect::<Vec<Value>>()
+    };
+    if let Some(last) = history.last().filter(|_| server) {
+        if let Some(id) = &last.response_id {
+            return Ok((returns(last), Some(id.clone())));
+        }
+    }
+    let mut input = vec![json!({"role": "user", "content": turn.opening(opening)})];
+    for (i, exchange) in history.iter().enumerate() {
+        let items = exchange
+            .values()
+            .map_err(|why| Error::config(format!("the transcript's exchange {i}: {why}")))?;
+        input.extend(items);
+        input.extend(returns(exchange));
+    }
+    Ok((input, None))
 }
