@@ -136,10 +136,15 @@ async fn run_json_then_runs_then_citations_against_the_stub() {
         .await
         .unwrap();
     let dir = tempfile::tempdir().unwrap();
+    // The workspace apart from the store: the tool's listing (sent back in the
+    // transcript, so counted in the emulated usage) is the same on every run.
+    let ws = dir.path().join("ws");
+    std::fs::create_dir(&ws).unwrap();
+    std::fs::write(ws.join("notes.md"), "release notes\n").unwrap();
     let cfg = dir.path().join("io.toml");
     std::fs::write(&cfg, format!(
-        "[providers.anthropic]\nbase_url = \"{}\"\napi_key_env = \"IO_HARNESS_CLI_TEST_KEY\"\n[task]\ngoal = \"find the release\"\nworkspace = \"{}\"\n[web]\nsearch = true\nmax_uses = 3\n[store]\npath = \"runs.db\"\n",
-        stub.base_url(Vendor::Anthropic), dir.path().display())).unwrap();
+        "[providers.anthropic]\nbase_url = \"{}\"\napi_key_env = \"IO_HARNESS_CLI_TEST_KEY\"\n[task]\ngoal = \"find the release\"\nworkspace = \"{}\"\n[web]\nsearch = true\nmax_uses = 3\n[store]\npath = \"runs.db\"\n[run]\nconversation = \"transcript\"\ncache = true\n",
+        stub.base_url(Vendor::Anthropic), ws.display())).unwrap();
     let cfg = cfg.to_str().unwrap().to_string();
     let (code, out, err) = tokio::task::spawn_blocking({
         let cfg = cfg.clone();
@@ -199,8 +204,8 @@ async fn run_json_then_runs_then_citations_against_the_stub() {
     }));
 
     // Every request carries its cost, itemised; no [prices] needed (the built-in
-    // table prices claude-sonnet-4-5). The same figures as the console's snapshot
-    // of the same demo run (tests/snapshots/console__run_finished_80x24.snap).
+    // table prices claude-sonnet-4-5). The demo script's usage is the stub's cache
+    // emulation of this transcript: step 2 writes the prefix, step 3 reads it.
     let costs: Vec<&serde_json::Value> = events
         .iter()
         .filter(|e| e["kind"]["event"] == "provider_called")
@@ -210,7 +215,7 @@ async fn run_json_then_runs_then_citations_against_the_stub() {
         .iter()
         .map(|c| c["total_micro_usd"].as_u64().unwrap())
         .collect();
-    assert_eq!(per_request, [21_703, 21_370, 13_821]);
+    assert_eq!(per_request, [14_020, 22_795, 3_398]);
     assert_eq!(
         costs
             .iter()
@@ -229,12 +234,12 @@ async fn run_json_then_runs_then_citations_against_the_stub() {
         runs[0]["cost"]["total_micro_usd"].as_u64(),
         Some(per_request.iter().sum::<u64>())
     );
-    assert_eq!(runs[0]["cost"]["total_micro_usd"].as_u64(), Some(56_894));
+    assert_eq!(runs[0]["cost"]["total_micro_usd"].as_u64(), Some(40_213));
     assert_eq!(runs[0]["cost"]["fees_micro_usd"].as_u64(), Some(20_000));
     let (code, table, _) = run(bin().args(["runs", "--config", &cfg]));
     assert_eq!(code, 0);
     assert!(
-        table.contains("$0.020000   $0.056894  find the release"),
+        table.contains("$0.020000   $0.040213  find the release"),
         "{table}"
     );
 

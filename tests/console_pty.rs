@@ -59,11 +59,12 @@ fn the_console_runs_the_demo_in_a_real_terminal_and_leaves_it_sane() {
         writer.flush().unwrap();
     };
 
-    // Opens on the demo with the exact Anthropic request previewed.
+    // Opens on the demo with the exact Anthropic request previewed, scrolled to
+    // what the declaration adds.
     let first = screen.wait_for(&[
         "offline demo: built-in stub vendor",
         "POST http://127.0.0.1:",
-        "\"max_tokens\": 4096",
+        "\"type\": \"web_search_20250305\"",
     ]);
     assert!(first.contains("anthropic ✓ carried"), "{first}");
     {
@@ -82,17 +83,24 @@ fn the_console_runs_the_demo_in_a_real_terminal_and_leaves_it_sane() {
         "finished: passed",
         "FAILED",
         "max_uses_exceeded",
-        "total $0.056894",
+        "total $0.0",
         "prices: built-in, platform.claude.com, 2026-12-03",
     ]);
-    for row in [
-        "1  2841    212   1    $0.010000 $0.021703  tool_use",
-        "2  3310    96    1    $0.010000 $0.021370  pause_turn",
-        "3  3902    141   0    $0.000000 $0.013821  end_turn",
-        "Σ  10053   449   2    $0.020000 $0.056894  passed",
-    ] {
-        assert!(run.contains(row), "{row} not on screen:\n{run}");
-    }
+    // The demo is a cached transcript: its usage is the stub's emulation of the
+    // request (which holds the workspace listing, so exact figures vary), step 2
+    // writes the prefix and step 3 reads it back at a tenth of the price.
+    let cost = |stop: &str| -> f64 {
+        let row = run
+            .lines()
+            .find(|l| l.contains(stop) && l.contains('$'))
+            .unwrap_or_else(|| panic!("no {stop} row:\n{run}"));
+        let dollars: Vec<f64> = row
+            .split_whitespace()
+            .filter_map(|w| w.strip_prefix('$')?.parse().ok())
+            .collect();
+        *dollars.last().unwrap()
+    };
+    assert!(cost("end_turn") < cost("pause_turn") / 2.0, "{run}");
 
     // F4: Sources lists the run and its citation URLs.
     press(b"\x1bOS");
@@ -101,7 +109,7 @@ fn the_console_runs_the_demo_in_a_real_terminal_and_leaves_it_sane() {
         "https://crates.io/crates/io-harness",
         "https://docs.rs/io-harness/latest/io_harness/",
         "(max_uses_exceeded)",
-        "$0.056894",
+        "$0.0",
     ]);
 
     // Ctrl-Q quits; the shell's stty sees a cooked terminal.

@@ -395,3 +395,35 @@ async fn a_dollar_budget_on_openrouter_runs_on_the_vendors_reported_cost() {
     );
     assert_eq!(r.spent_micro_usd, 2 * 7_764);
 }
+
+/// The tools' breakpoint sits on the last local tool, so declaring web access adds
+/// the vendor's web tool after it without moving it (and the preview's diff shows
+/// only what the declaration adds).
+#[test]
+fn the_tools_breakpoint_stays_on_the_last_local_tool() {
+    let mut c = transcript("look");
+    c.cache = Some(CacheTtl::FiveMinutes);
+    c.web = Some(io_harness::WebAccess::search());
+    let turn = io_harness::Turn::for_step(
+        &c,
+        "m".into(),
+        64,
+        io_harness::core::tools::local_tool_specs(),
+        Vec::new(),
+        Vec::new(),
+    );
+    let body: Value = serde_json::from_slice(
+        &io_harness::core::wire::encode(&io_harness::Endpoint::public(Vendor::Anthropic), &turn)
+            .unwrap()
+            .body,
+    )
+    .unwrap();
+    let tools = body["tools"].as_array().unwrap();
+    let marked: Vec<&str> = tools
+        .iter()
+        .filter(|t| t.get("cache_control").is_some())
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(marked, ["http_get"]);
+    assert_eq!(tools.last().unwrap()["name"], "web_search");
+}

@@ -8,6 +8,7 @@ use super::{Script, StubHandle, StubVendor};
 use crate::config::Config;
 use crate::core::contract::TaskContract;
 use crate::core::web::WebAccess;
+use crate::core::wire::transcript::{CacheTtl, Conversation};
 use crate::error::Result;
 
 /// The goal the offline demo starts with when io.toml gives none.
@@ -15,8 +16,14 @@ pub const DEMO_GOAL: &str =
     "Find the current io-harness release on crates.io and say which version it is.";
 
 /// The demo's goal and declaration where io.toml gives none (the console's
-/// `--demo`, `run --demo`, `preview --demo`).
+/// `--demo`, `run --demo`, `preview --demo`); and, where io.toml has no `[run]`,
+/// a transcript with prompt caching — what an operator pays for every step, shown
+/// with the stub's emulation of the vendors' cache accounting.
 pub fn demo_defaults(config: &Config, contract: &mut TaskContract) {
+    if config.run.is_none() {
+        contract.conversation = Conversation::Transcript;
+        contract.cache = Some(CacheTtl::FiveMinutes);
+    }
     if contract.goal.trim().is_empty() {
         contract.goal = DEMO_GOAL.to_string();
         if config.web.is_none() {

@@ -92,7 +92,7 @@ fn blocks_of(content: &Value) -> Vec<Value> {
     }
 }
 
-/// Prompt caching: `cache_control` on the last tool definition, on the end of
+/// Prompt caching: `cache_control` on the last local tool definition, on the end of
 /// what the previous step sent (its read prefix, however many blocks this step
 /// added), and on the newest message's last block — at most 3 of the 4
 /// breakpoints Anthropic allows. Thinking blocks take no breakpoint; the nearest
@@ -107,7 +107,14 @@ pub(crate) fn mark_cache(
         CacheTtl::FiveMinutes => json!({"type": "ephemeral"}),
         CacheTtl::OneHour => json!({"type": "ephemeral", "ttl": "1h"}),
     };
-    if let Some(tool) = tools.last_mut() {
+    // The last local tool (the vendor's own web tools follow the local ones), so
+    // the tools' breakpoint does not move when the declaration changes; the
+    // newest message's breakpoint covers the web tools in any case.
+    let last_local = tools.iter().rposition(|t| t.get("type").is_none());
+    if let Some(tool) = last_local
+        .or(tools.len().checked_sub(1))
+        .and_then(|i| tools.get_mut(i))
+    {
         tool["cache_control"] = mark.clone();
     }
     let newest = messages.len().checked_sub(1).map(|m| {
