@@ -23,16 +23,16 @@ fn preview_body_only_prints_the_exact_encoded_bytes() {
     let config = Config::load(Path::new(&example())).unwrap();
     for v in [Vendor::Anthropic, Vendor::OpenAi] {
         let contract = config.task_contract();
-        let turn = Turn {
-            model: config.model(v),
-            max_tokens: config.max_tokens(v),
-            goal: contract.goal.clone(),
-            observations: vec![],
-            // The example's roster is commented out: no spawn_agent.
-            tools: offered_tools(&[], &[]),
-            web: contract.web.clone(),
-            ..Default::default()
-        };
+        // The example's roster is commented out: no spawn_agent. Its [run] asks
+        // for a cached transcript, which the contract carries.
+        let turn = Turn::for_step(
+            &contract,
+            config.model(v),
+            config.max_tokens(v),
+            offered_tools(&[], &[]),
+            vec![],
+            vec![],
+        );
         let want = wire::encode(&config.endpoint(v), &turn).unwrap().body;
         let out = bin()
             .args([

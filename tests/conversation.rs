@@ -427,3 +427,64 @@ fn the_tools_breakpoint_stays_on_the_last_local_tool() {
     assert_eq!(marked, ["http_get"]);
     assert_eq!(tools.last().unwrap()["name"], "web_search");
 }
+
+/// A 400 about one block of a transcript: the vendor's words and where the block
+/// is, nothing retried, step 1 kept in the store.
+#[tokio::test]
+async fn a_400_about_a_transcript_block_names_the_block_and_is_not_retried() {
+    let bad = r#"{"type":"error","error":{"type":"invalid_request_error","message":"messages.1.content.1.encrypted_content: the encrypted content could not be verified"},"request_id":"req_bad_block"}"#;
+    let h = Harness::new(vec![
+        ok(LIST_THEN_SEARCH),
+        status(400, bad, &[]),
+        ok(ANSWER),
+    ])
+    .await;
+    let r = h.run(transcript("look")).await;
+    let RunOutcome::Error { message } = &r.outcome else {
+        panic!("{:?}", r.outcome)
+    };
+    assert!(
+        message.contains(
+            "messages.1.content.1.encrypted_content: the encrypted content could not be verified"
+        ),
+        "{message}"
+    );
+    assert!(
+        message.ends_with("(the transcript's message 1, block 1; nothing was retried)"),
+        "{message}"
+    );
+    assert_eq!(h.bodies().len(), 2, "a 400 is not retried");
+    let steps = h.store.steps(r.run_id).unwrap();
+    assert_eq!(steps.len(), 1, "step 1 stays recorded");
+}
+
+/// `[run]` in io.toml: its keys in `io-harness config`, and a value it does not
+/// take named with its line.
+#[test]
+fn run_keys_are_listed_and_a_wrong_mode_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("io.toml");
+    std::fs::write(
+        &p,
+        "[run]\nconversation = \"transcript\"\ncache = true\ncache_ttl = \"1h\"\n",
+    )
+    .unwrap();
+    let (code, out, err) =
+        common::cli::run(common::cli::bin().args(["config", "--config", p.to_str().unwrap()]));
+    assert_eq!(code, 0, "{err}");
+    let p = p.display();
+    for line in [
+        format!("run.conversation = \"transcript\"  {p}:2"),
+        format!("run.cache = true  {p}:3"),
+        format!("run.cache_ttl = \"1h\"  {p}:4"),
+    ] {
+        assert!(out.contains(&line), "{line} not in:\n{out}");
+    }
+    let loaded = io_harness::Config::parse("[run]\nconversation = \"chat\"\n", "io.toml");
+    let err = loaded.unwrap_err().to_string();
+    assert!(err.starts_with("io.toml:2:"), "{err}");
+    assert!(
+        err.contains("conversation") && err.contains("transcript"),
+        "{err}"
+    );
+}
