@@ -10,7 +10,9 @@ mod common;
 use std::time::Duration;
 
 use common::*;
-use io_harness::core::wire::transcript::{CacheTtl, Conversation};
+use io_harness::core::wire::transcript::{
+    CacheTtl, Conversation, Exchange, ResponsesState, ToolReturn,
+};
 use io_harness::run::RunOptions;
 use io_harness::{RunOutcome, TaskContract, Vendor, Wire};
 use serde_json::{Value, json};
@@ -487,4 +489,89 @@ fn run_keys_are_listed_and_a_wrong_mode_is_named() {
         err.contains("conversation") && err.contains("transcript"),
         "{err}"
     );
+}
+
+fn exchange_on(wire: Wire, blocks: Vec<Value>, response_id: &str, call: &str) -> Exchange {
+    Exchange {
+        wire,
+        blocks: blocks.iter().map(Value::to_string).collect(),
+        response_id: Some(response_id.into()),
+        paused: false,
+        results: vec![ToolReturn {
+            call_id: call.into(),
+            output: "notes.md".into(),
+            is_error: false,
+        }],
+        notes: vec![],
+        observations_before: 0,
+    }
+}
+
+fn body_for(endpoint: &io_harness::Endpoint, turn: &io_harness::Turn) -> Value {
+    serde_json::from_slice(&io_harness::core::wire::encode(endpoint, turn).unwrap().body).unwrap()
+}
+
+/// `[providers.openai] responses_state = "server"`: OpenAI keeps the transcript;
+/// a request names the last response and carries only what is new.
+#[test]
+fn responses_server_state_sends_the_previous_id_and_only_new_items() {
+    let call = json!({"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "list_dir", "arguments": "{}"});
+    let turn = io_harness::Turn {
+        model: "gpt-5".into(),
+        max_tokens: 64,
+        goal: "look".into(),
+        observations: vec!["[step 1] list_dir {}: notes.md".into()],
+        conversation: Conversation::Transcript,
+        history: vec![exchange_on(
+            Wire::OpenAiResponses,
+            vec![call],
+            "resp_1",
+            "call_1",
+        )],
+        ..io_harness::Turn::default()
+    };
+    let mut endpoint =
+        io_harness::Endpoint::public(Vendor::OpenAi).with_wire(Wire::OpenAiResponses);
+    endpoint.responses_state = ResponsesState::Server;
+    let body = body_for(&endpoint, &turn);
+    assert_eq!(body["previous_response_id"], "resp_1");
+    assert_eq!(body["store"], true);
+    assert_eq!(
+        body["input"],
+        json!([{"type": "function_call_output", "call_id": "call_1", "output": "notes.md"}])
+    );
+    assert!(body.get("include").is_none());
+}
+
+/// A fallback to another vendor: the first vendor's blocks (its encrypted content
+/// is unreadable elsewhere) are not sent; the new vendor starts from the goal and
+/// the observations made so far.
+#[test]
+fn a_fallback_vendor_starts_from_the_goal_and_the_observations() {
+    let tool_use = json!({"type": "tool_use", "id": "toolu_1", "name": "list_dir", "input": {}});
+    let turn = io_harness::Turn {
+        model: "gpt-5".into(),
+        max_tokens: 64,
+        goal: "look".into(),
+        observations: vec!["[step 1] list_dir {}: notes.md".into()],
+        conversation: Conversation::Transcript,
+        history: vec![exchange_on(
+            Wire::Anthropic2025,
+            vec![tool_use],
+            "msg_1",
+            "toolu_1",
+        )],
+        ..io_harness::Turn::default()
+    };
+    let body = body_for(&io_harness::Endpoint::public(Vendor::OpenAi), &turn);
+    assert_eq!(
+        body["messages"],
+        json!([{"role": "user", "content": "look\n\nObservations so far:\n[step 1] list_dir {}: notes.md"}])
+    );
+    // The Anthropic wire of the other tool version is the same conversation.
+    let back = body_for(
+        &io_harness::Endpoint::public(Vendor::Anthropic).with_wire(Wire::Anthropic2026),
+        &turn,
+    );
+    assert_eq!(back["messages"].as_array().unwrap().len(), 3);
 }
