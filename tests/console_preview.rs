@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::console::{connection, ctrl, key, loaded, screen};
+use common::console::{connection, ctrl, focus, key, loaded, screen};
 
 use crossterm::event::KeyCode;
 use io_harness::Vendor;
@@ -185,4 +185,33 @@ fn the_every_wire_list_knows_a_refusal_that_depends_on_the_model() {
         row.contains("✗ refused — block-list with openai/gpt-5.2: OpenRouter documents"),
         "{shown}"
     );
+}
+
+/// The conversation field cycles flattened → transcript → cached (5m, 1h), and the
+/// preview is recomputed with it: caching marks the prefix in the body.
+#[test]
+fn the_conversation_field_cycles_and_the_preview_follows() {
+    let mut s = state();
+    focus(&mut s, "conversation");
+    assert_eq!(s.form.value(s.form.focus), "flattened");
+    assert!(!s.previews[0].text().contains("cache_control"));
+    let mut seen = Vec::new();
+    for _ in 0..4 {
+        update(&mut s, key(KeyCode::Enter));
+        seen.push(s.form.value(s.form.focus));
+    }
+    assert_eq!(
+        seen,
+        [
+            "transcript",
+            "transcript · cache 5m",
+            "transcript · cache 1h",
+            "flattened"
+        ]
+    );
+    update(&mut s, key(KeyCode::Enter));
+    update(&mut s, key(KeyCode::Enter));
+    let body = s.previews[0].text();
+    assert!(body.contains("\"cache_control\""), "{body}");
+    assert!(screen(&s, 120, 40).contains("conversation transcript · cache 5m"));
 }

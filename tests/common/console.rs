@@ -78,7 +78,7 @@ pub fn screen(state: &State, w: u16, h: u16) -> String {
 
 /// Focus a field by tabbing to it from where the focus is.
 pub fn focus(state: &mut State, label: &str) {
-    for _ in 0..12 {
+    for _ in 0..io_harness::console::state::form::FIELDS.len() {
         if state.form.focus.label() == label {
             return;
         }

@@ -36,6 +36,8 @@ pub enum Field {
     Allowed,
     /// Blocked hosts, comma separated.
     Blocked,
+    /// Flattened or transcript, and prompt caching (`[run]`).
+    Conversation,
     /// Workspace directory.
     Workspace,
     /// Verification file.
@@ -45,7 +47,7 @@ pub enum Field {
 }
 
 /// Every field, in order.
-pub const FIELDS: [Field; 11] = [
+pub const FIELDS: [Field; 12] = [
     Field::Goal,
     Field::Provider,
     Field::Model,
@@ -54,6 +56,7 @@ pub const FIELDS: [Field; 11] = [
     Field::MaxUses,
     Field::Allowed,
     Field::Blocked,
+    Field::Conversation,
     Field::Workspace,
     Field::VerifyFile,
     Field::VerifyContains,
@@ -71,6 +74,7 @@ impl Field {
             Field::MaxUses => "max uses",
             Field::Allowed => "allowed domains",
             Field::Blocked => "blocked domains",
+            Field::Conversation => "conversation",
             Field::Workspace => "workspace",
             Field::VerifyFile => "verify file",
             Field::VerifyContains => "verify contains",
@@ -293,6 +297,10 @@ impl Form {
             }
             Field::Allowed => self.allowed.join(", "),
             Field::Blocked => self.blocked.join(", "),
+            Field::Conversation => match self.cache {
+                Some(ttl) => format!("{} · cache {}", self.conversation.as_str(), ttl.as_str()),
+                None => self.conversation.as_str().to_string(),
+            },
             Field::Workspace => self.workspace.clone(),
             Field::VerifyFile => self.verify_file.clone(),
             Field::VerifyContains => self.verify_contains.clone(),
@@ -340,7 +348,7 @@ impl Form {
             Field::Workspace => self.workspace = text.to_string(),
             Field::VerifyFile => self.verify_file = text.to_string(),
             Field::VerifyContains => self.verify_contains = text.to_string(),
-            Field::Goal | Field::Provider | Field::Search | Field::Fetch => {}
+            Field::Goal | Field::Provider | Field::Search | Field::Fetch | Field::Conversation => {}
         }
         Ok(())
     }

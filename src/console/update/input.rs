@@ -11,6 +11,7 @@ use crate::console::state::theme::{BUILT_IN, Theme};
 use crate::console::state::{Effect, Grouping, NoticeCause, Screen, State};
 use crate::console::update::keys::{Action, Scope};
 use crate::core::wire::Vendor;
+use crate::core::wire::transcript::{CacheTtl, Conversation};
 
 pub(super) fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
     if state.help {
@@ -336,6 +337,21 @@ fn activate(state: &mut State) {
         }
         Field::Search => f.search = !f.search,
         Field::Fetch => f.fetch = !f.fetch,
+        // flattened → transcript → transcript · cache 5m → transcript · cache 1h → …
+        Field::Conversation => {
+            (f.conversation, f.cache) = match (f.conversation, f.cache) {
+                (Conversation::Flattened, _) => (Conversation::Transcript, None),
+                (Conversation::Transcript, None) => {
+                    (Conversation::Transcript, Some(CacheTtl::FiveMinutes))
+                }
+                (Conversation::Transcript, Some(CacheTtl::FiveMinutes)) => {
+                    (Conversation::Transcript, Some(CacheTtl::OneHour))
+                }
+                (Conversation::Transcript, Some(CacheTtl::OneHour)) => {
+                    (Conversation::Flattened, None)
+                }
+            }
+        }
         other => {
             let v = f.value(other);
             f.editing = Some((v.clone(), v));
