@@ -575,3 +575,24 @@ fn a_fallback_vendor_starts_from_the_goal_and_the_observations() {
     );
     assert_eq!(back["messages"].as_array().unwrap().len(), 3);
 }
+
+/// A dollar budget on OpenRouter is previewed with what it runs on.
+#[test]
+fn the_preview_says_an_openrouter_dollar_budget_is_known_after_each_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("io.toml");
+    std::fs::write(
+        &p,
+        "provider = \"openrouter\"\n[task]\ngoal = \"g\"\n[budget]\nusd = 1.0\n",
+    )
+    .unwrap();
+    let (code, out, err) =
+        common::cli::run(common::cli::bin().args(["preview", "--config", p.to_str().unwrap()]));
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains(
+            "note: [budget] usd runs on OpenRouter's own usage.cost, known only after each request"
+        ),
+        "{out}"
+    );
+}

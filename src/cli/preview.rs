@@ -118,6 +118,7 @@ pub async fn preview(
     }
     let mut cautions = wire::cautions_wire(endpoint.wire, contract.web.as_ref());
     cautions.extend(resumed_notes);
+    cautions.extend(contract.budget.note_for(vendor));
     if demo {
         cautions.push(
             "note: `run --demo` starts the stub vendor on a free loopback port, chosen when the \

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use crate::core::web::WebAccess;
+use crate::core::wire::Vendor;
 use crate::core::wire::transcript::{CacheTtl, Conversation};
 
 /// How the run's success is decided once the model stops.
@@ -43,6 +44,19 @@ pub struct Budget {
     /// no dollar limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usd_micro: Option<u64>,
+}
+
+impl Budget {
+    /// What an operator should know about a dollar budget on `vendor`'s wire: on
+    /// OpenRouter it runs on the vendor's own reported cost, known only once each
+    /// request has been answered.
+    pub fn note_for(&self, vendor: Vendor) -> Option<String> {
+        (vendor == Vendor::OpenRouter && self.usd_micro.is_some()).then(|| {
+            "note: [budget] usd runs on OpenRouter's own usage.cost, known only after each \
+             request; the run stops after the request that crosses it"
+                .to_string()
+        })
+    }
 }
 
 impl Default for Budget {

@@ -405,6 +405,7 @@ impl Form {
                     None => request.map_err(|e| e.to_string()),
                 };
                 let mut cautions = wire::cautions_wire(endpoint.wire, Some(&web));
+                cautions.extend(self.budget.note_for(v));
                 cautions.extend(self.provenance.iter().cloned());
                 VendorPreview {
                     vendor: v,
