@@ -781,3 +781,39 @@ fn the_total_row_stays_on_screen_however_many_requests() {
     update(&mut s, Msg::Scroll(false));
     assert_eq!((s.help, s.help_scroll, s.run_scroll), (true, 1, 0));
 }
+
+#[test]
+fn n_on_sources_asks_for_the_next_request_and_esc_closes_it() {
+    let mut s = state();
+    update(&mut s, key(KeyCode::F(4)));
+    update(&mut s, Msg::Runs(vec![run_row(1, "root")]));
+    let effects = update(&mut s, key(KeyCode::Char('n')));
+    assert!(
+        matches!(
+            effects.as_slice(),
+            [Effect::PreviewNext { run_id, .. }] if *run_id == io_harness::RunId(1)
+        ),
+        "{effects:?}"
+    );
+    update(
+        &mut s,
+        Msg::Next(
+            io_harness::RunId(1),
+            Ok(vec![
+                "step 2 · transcript conversation · POST https://api.anthropic.com/v1/messages"
+                    .into(),
+            ]),
+        ),
+    );
+    let shown = screen(&s, 100, 30);
+    assert!(
+        shown.contains("the next request, as run --resume sends it"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("step 2 · transcript conversation"),
+        "{shown}"
+    );
+    update(&mut s, key(KeyCode::Esc));
+    assert!(s.sources.next.is_none());
+}

@@ -596,3 +596,64 @@ fn the_preview_says_an_openrouter_dollar_budget_is_known_after_each_request() {
         "{out}"
     );
 }
+
+/// The console's `n` on Sources shows what `run --resume` will send: the lines
+/// are the same body, pretty-printed.
+#[tokio::test]
+async fn the_consoles_next_request_is_the_body_the_resume_sends() {
+    let h = Harness::new(vec![
+        ok(LIST_THEN_SEARCH),
+        delayed(ANSWER, 30_000),
+        ok(ANSWER),
+    ])
+    .await;
+    let c = transcript("look");
+    tokio::select! {
+        _ = h.run(c.clone()) => panic!("the run should still be waiting"),
+        _ = async {
+            while h.stub.requests().len() < 2 {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        } => {}
+    }
+    let lines = io_harness::console::effects::next_request(
+        &h.store,
+        io_harness::RunId(1),
+        h.provider.endpoint(),
+        "m".into(),
+        256,
+        io_harness::core::tools::offered_tools(&[], &[]),
+    )
+    .unwrap();
+    assert!(
+        lines[0].starts_with("step 2 · transcript conversation · POST http://127.0.0.1:"),
+        "{}",
+        lines[0]
+    );
+    let shown: Value = serde_json::from_str(&lines[2..].join("\n")).unwrap();
+    h.run_with(
+        c,
+        RunOptions {
+            resume: Some(io_harness::RunId(1)),
+            ..RunOptions::default()
+        },
+    )
+    .await;
+    let sent: Value = serde_json::from_slice(&h.stub.requests()[2].body).unwrap();
+    assert_eq!(shown, sent);
+    // A finished run has no next step, and says so.
+    let err = io_harness::console::effects::next_request(
+        &h.store,
+        io_harness::RunId(1),
+        h.provider.endpoint(),
+        "m".into(),
+        256,
+        vec![],
+    )
+    .unwrap_err()
+    .to_string();
+    assert_eq!(
+        err,
+        "run 1 already finished (passed); it has no next step to preview"
+    );
+}

@@ -151,6 +151,25 @@ impl Executor {
                 let prices = self.prices.clone();
                 self.read(move |s| past_run(s, id, &prices))
             }
+            Effect::PreviewNext {
+                run_id,
+                vendor,
+                model,
+            } => {
+                let endpoint = self
+                    .endpoints
+                    .get(&vendor)
+                    .cloned()
+                    .unwrap_or_else(|| Endpoint::public(vendor));
+                let max_tokens = self.max_tokens.get(&vendor).copied().unwrap_or(4096);
+                let names: Vec<String> = self.agents.iter().map(|a| a.name.clone()).collect();
+                let extra = self.mcp.as_ref().map(|m| m.specs()).unwrap_or_default();
+                let tools = crate::core::tools::offered_tools(&names, &extra);
+                self.read(move |s| {
+                    let lines = next_request(s, run_id, &endpoint, model, max_tokens, tools);
+                    Ok(Msg::Next(run_id, lines.map_err(|e| e.to_string())))
+                })
+            }
             Effect::SaveWeb(web) => {
                 let msg = match crate::config::write_web(&self.config_path, &web) {
                     Ok(()) => Msg::Notice(saved(&self.config_path, &web), false),
@@ -278,4 +297,42 @@ fn saved(path: &std::path::Path, web: &crate::core::web::WebAccess) -> String {
         web.allowed_domains.len(),
         web.blocked_domains.len()
     )
+}
+
+/// The request a stored run's next step would send to `endpoint`, as lines: the
+/// method and URL, then the body pretty-printed (secrets are never in a body).
+pub fn next_request(
+    store: &Store,
+    run_id: RunId,
+    endpoint: &Endpoint,
+    model: String,
+    max_tokens: u32,
+    tools: Vec<crate::core::turn::ToolSpec>,
+) -> crate::Result<Vec<String>> {
+    let next = crate::run::next_step(store, run_id)?;
+    let turn = crate::core::turn::Turn::for_step(
+        &next.contract,
+        model,
+        max_tokens,
+        tools,
+        next.observations,
+        next.history,
+    );
+    let request = crate::core::wire::encode(endpoint, &turn)?;
+    let body: serde_json::Value = serde_json::from_slice(&request.body)
+        .map_err(|e| crate::Error::config(format!("the request body is not JSON: {e}")))?;
+    let pretty = serde_json::to_string_pretty(&body)
+        .map_err(|e| crate::Error::config(format!("cannot show the request body: {e}")))?;
+    let mut lines = vec![
+        format!(
+            "step {} · {} conversation · {} {}",
+            next.step + 1,
+            turn.conversation.as_str(),
+            request.method,
+            crate::provider::scrub::display_url(&request.url)
+        ),
+        String::new(),
+    ];
+    lines.extend(pretty.lines().map(str::to_string));
+    Ok(lines)
 }

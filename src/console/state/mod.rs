@@ -73,6 +73,9 @@ pub struct Sources {
     pub detail: bool,
     /// The store has answered at least once.
     pub loaded: bool,
+    /// The request the selected run's next step would send, when asked (`n`):
+    /// the run and the request's lines, or why there is none.
+    pub next: Option<(RunId, std::result::Result<Vec<String>, String>)>,
 }
 
 /// Everything the console shows.
@@ -172,6 +175,8 @@ pub enum Msg {
     Found(Vec<CitationRow>),
     /// A past run for the Run panes.
     Past(Box<PastRun>),
+    /// The request a stored run's next step would send, or why there is none.
+    Next(RunId, std::result::Result<Vec<String>, String>),
     /// A notice for the status line.
     Notice(String, bool),
 }
@@ -200,6 +205,16 @@ pub enum Effect {
     Search(String),
     /// Load a past run into the Run panes.
     OpenRun(RunId),
+    /// Build the request a stored run's next step would send, to this vendor and
+    /// model (as `run --resume` would).
+    PreviewNext {
+        /// The run.
+        run_id: RunId,
+        /// The vendor the form names.
+        vendor: Vendor,
+        /// The model the form names.
+        model: String,
+    },
     /// Write `[web]` to io.toml.
     SaveWeb(WebAccess),
     /// Copy to the clipboard (OSC 52).
@@ -247,6 +262,7 @@ impl State {
                 cursor: 0,
                 detail: false,
                 loaded: false,
+                next: None,
             },
             prices,
             mode,

@@ -203,6 +203,7 @@ pub(super) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
         Action::Cancel => {
             if state.run.approval.take().is_some() {
                 return vec![Effect::Answer(Answer::No)];
+            } else if state.sources.next.take().is_some() {
             } else if state.sources.detail {
                 state.sources.detail = false;
             } else if state.run.running {
@@ -251,6 +252,15 @@ pub(super) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
         }
         Action::Filter => state.sources.filtering = true,
         Action::Refresh => return vec![Effect::LoadRuns],
+        Action::NextRequest => {
+            if let Some(run_id) = state.selected_run() {
+                return vec![Effect::PreviewNext {
+                    run_id,
+                    vendor: state.form.vendor,
+                    model: state.form.model(),
+                }];
+            }
+        }
         Action::Copy | Action::OpenUrl => {
             if let Some(c) = state.visible_citations().get(state.sources.cursor) {
                 let url = c.url.clone();

@@ -59,6 +59,8 @@ pub enum Action {
     OpenRun,
     /// Sources: reload from the store.
     Refresh,
+    /// Sources: the request the selected run's next step would send.
+    NextRequest,
     /// Approve the pending request.
     Approve,
     /// Deny the pending request.
@@ -99,7 +101,7 @@ pub struct Binding {
     pub scope: Scope,
 }
 
-const DEFAULTS: [(Action, &str, &str, &str, Scope); 28] = [
+const DEFAULTS: [(Action, &str, &str, &str, Scope); 29] = [
     (
         Action::Help,
         "help",
@@ -261,6 +263,13 @@ const DEFAULTS: [(Action, &str, &str, &str, Scope); 28] = [
         "refresh",
         "r",
         "reload from the store",
+        Scope::Sources,
+    ),
+    (
+        Action::NextRequest,
+        "next_request",
+        "n",
+        "the request the selected run's next step would send (run --resume)",
         Scope::Sources,
     ),
     (Action::Approve, "approve", "y", "approve", Scope::Approval),

@@ -95,6 +95,10 @@ fn apply(state: &mut State, msg: Msg) -> Vec<Effect> {
             state.screen = Screen::Run;
             Vec::new()
         }
+        Msg::Next(run_id, request) => {
+            state.sources.next = Some((run_id, request));
+            Vec::new()
+        }
         Msg::Notice(text, error) => {
             state.say(text, error);
             Vec::new()

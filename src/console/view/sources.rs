@@ -48,6 +48,40 @@ pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
             draw_detail(frame, area, state, c);
         }
     }
+    if let Some((run, request)) = &s.next {
+        draw_next(frame, area, state, *run, request);
+    }
+}
+
+/// The request a past run's next step would send (`n`), over the screen.
+fn draw_next(
+    frame: &mut Frame<'_>,
+    area: Rect,
+    state: &State,
+    run: crate::core::event::RunId,
+    request: &Result<Vec<String>, String>,
+) {
+    let t = &state.theme.1;
+    let popup = centered(
+        area,
+        area.width.saturating_sub(4),
+        area.height.saturating_sub(2),
+    );
+    frame.render_widget(Clear, popup);
+    let lines: Vec<Line<'_>> = match request {
+        Ok(lines) => lines
+            .iter()
+            .map(|l| Line::styled(l.clone(), Style::default().fg(t.text)))
+            .collect(),
+        Err(why) => vec![Line::styled(why.clone(), Style::default().fg(t.error))],
+    };
+    let title = format!("run {run} · the next request, as run --resume sends it · esc closes");
+    frame.render_widget(
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .block(block(t, &title, true)),
+        popup,
+    );
 }
 
 /// The runs table, newest first, the selected one marked.
