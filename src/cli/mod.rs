@@ -69,6 +69,10 @@ pub enum Command {
         /// JSON instead of a table.
         #[arg(long)]
         json: bool,
+        /// The sources as a document: markdown (numbered references), csv or json
+        /// (an array of objects).
+        #[arg(long, conflicts_with = "json")]
+        format: Option<String>,
     },
     /// The merged configuration (user and project io.toml), one value or rule a
     /// line, each with the PATH:LINE it came from.
@@ -99,9 +103,11 @@ pub async fn main(cli: Cli) -> ExitCode {
         Some(Command::Run(args)) => return run::run(cli.config, cli.store, args).await,
         Some(Command::Runs { json, limit }) => records::runs(cli.config, cli.store, json, limit),
         Some(Command::Prices { json }) => records::prices(cli.config, json),
-        Some(Command::Citations { run_id, json }) => {
-            records::citations(cli.config, cli.store, run_id, json)
-        }
+        Some(Command::Citations {
+            run_id,
+            json,
+            format,
+        }) => records::citations(cli.config, cli.store, run_id, json, format.as_deref()),
         Some(Command::Config { json }) => settings::show(cli.config, json),
         Some(Command::StubVendor { listen, script }) => stub(listen, script).await,
     };

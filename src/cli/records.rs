@@ -108,13 +108,22 @@ pub fn citations(
     store: Option<PathBuf>,
     run_id: i64,
     json: bool,
+    format: Option<&str>,
 ) -> Result<()> {
+    let format = format
+        .map(str::parse::<io_harness::store::export::Format>)
+        .transpose()?;
     let (_, store) = open(config, store)?;
     let id = RunId(run_id);
     if store.run(id)?.is_none() {
         return Err(io_harness::Error::config(format!(
             "there is no run {run_id} in this store; `io-harness runs` lists them"
         )));
+    }
+    if let Some(format) = format {
+        let rows = store.citations_recorded(id)?;
+        let text = io_harness::store::export::export(id, &rows, format)?;
+        return out::line(text.trim_end());
     }
     let citations = store.citations(id)?;
     let calls = store.server_tool_calls(id)?;

@@ -6,6 +6,7 @@
 //! the provider answered because a bookkeeping row could not be written would trade
 //! a real answer for an entry. No secret ever reaches this module.
 
+pub mod export;
 mod ledger;
 mod read;
 mod runner;

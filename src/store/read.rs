@@ -220,6 +220,27 @@ impl Store {
             .map_err(db_err("reading citations"))
     }
 
+    /// A run's citations with the time each step's answer was recorded (the
+    /// step's first accounting row), for an export.
+    pub fn citations_recorded(&self, run_id: RunId) -> Result<Vec<(CitationRow, Option<String>)>> {
+        let conn = self.lock()?;
+        let mut stmt = conn
+            .prepare(
+                "SELECT c.run_id, c.step, c.url, c.title, c.cited_text,
+                   (SELECT p.created_at FROM provider_calls p
+                     WHERE p.run_id = c.run_id AND p.step = c.step ORDER BY p.id LIMIT 1)
+                 FROM citations c WHERE c.run_id = ?1 ORDER BY c.step, c.id",
+            )
+            .map_err(db_err("reading citations"))?;
+        let rows = stmt
+            .query_map([run_id.0], |r| {
+                Ok((citation_row(r)?, r.get::<_, Option<String>>(5)?))
+            })
+            .map_err(db_err("reading citations"))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(db_err("reading citations"))
+    }
+
     /// A run's provider-executed tool calls, ok and failed.
     pub fn server_tool_calls(&self, run_id: RunId) -> Result<Vec<ServerToolCallRow>> {
         let conn = self.lock()?;

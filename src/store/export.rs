@@ -1,0 +1,197 @@
+//! A run's sources as a document to hand on: Markdown numbered references (title,
+//! URL, the step, the quoted text when the vendor gave one, the day recorded), CSV
+//! with a header row and RFC 4180 quoting (the `csv` crate's writer), or a JSON
+//! array of objects. Pure: rows in, text out.
+
+use std::str::FromStr;
+
+use serde::Serialize;
+
+use crate::core::event::RunId;
+use crate::error::{Error, Result};
+use crate::store::CitationRow;
+
+/// What `citations --format` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// Numbered references.
+    Markdown,
+    /// A header row, then one row a citation.
+    Csv,
+    /// An array of objects.
+    Json,
+}
+
+impl FromStr for Format {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Format> {
+        match s {
+            "markdown" | "md" => Ok(Format::Markdown),
+            "csv" => Ok(Format::Csv),
+            "json" => Ok(Format::Json),
+            other => Err(Error::config(format!(
+                "unknown export format \"{other}\"; use one of: markdown, csv, json"
+            ))),
+        }
+    }
+}
+
+/// One exported citation.
+#[derive(Debug, Serialize)]
+struct Entry<'a> {
+    n: usize,
+    run_id: i64,
+    step: u32,
+    url: &'a str,
+    title: Option<&'a str>,
+    cited_text: Option<&'a str>,
+    recorded_at: Option<&'a str>,
+}
+
+/// `rows` (a run's citations, each with when its step was recorded) as `format`.
+pub fn export(
+    run: RunId,
+    rows: &[(CitationRow, Option<String>)],
+    format: Format,
+) -> Result<String> {
+    let entries: Vec<Entry<'_>> = rows
+        .iter()
+        .enumerate()
+        .map(|(i, (c, at))| Entry {
+            n: i + 1,
+            run_id: c.run_id.0,
+            step: c.step,
+            url: &c.url,
+            title: c.title.as_deref(),
+            cited_text: c.cited_text.as_deref(),
+            recorded_at: at.as_deref(),
+        })
+        .collect();
+    match format {
+        Format::Json => serde_json::to_string_pretty(&entries)
+            .map_err(|e| Error::config(format!("cannot write the sources as JSON: {e}"))),
+        Format::Csv => csv(&entries),
+        Format::Markdown => Ok(markdown(run, &entries)),
+    }
+}
+
+fn csv(entries: &[Entry<'_>]) -> Result<String> {
+    let mut w = ::csv::Writer::from_writer(Vec::new());
+    for e in entries {
+        w.serialize(e)
+            .map_err(|e| Error::config(format!("cannot write the sources as CSV: {e}")))?;
+    }
+    if entries.is_empty() {
+        w.write_record([
+            "n",
+            "run_id",
+            "step",
+            "url",
+            "title",
+            "cited_text",
+            "recorded_at",
+        ])
+        .map_err(|e| Error::config(format!("cannot write the sources as CSV: {e}")))?;
+    }
+    let bytes = w
+        .into_inner()
+        .map_err(|e| Error::config(format!("cannot write the sources as CSV: {e}")))?;
+    String::from_utf8(bytes).map_err(|e| Error::config(format!("the CSV is not UTF-8: {e}")))
+}
+
+fn markdown(run: RunId, entries: &[Entry<'_>]) -> String {
+    let mut out = format!("# Sources of run {run}\n\n");
+    if entries.is_empty() {
+        out.push_str("No citations were recorded.\n");
+    }
+    for e in entries {
+        let title = e.title.filter(|t| !t.trim().is_empty()).unwrap_or(e.url);
+        let day = e.recorded_at.map(|d| d.get(..10).unwrap_or(d));
+        out.push_str(&format!(
+            "{}. [{}](<{}>) — step {}",
+            e.n,
+            one_line(title),
+            e.url,
+            e.step
+        ));
+        if let Some(day) = day {
+            out.push_str(&format!(", recorded {day}"));
+        }
+        out.push('\n');
+        if let Some(q) = e.cited_text.filter(|q| !q.trim().is_empty()) {
+            out.push_str(&format!("   > {}\n", one_line(q)));
+        }
+    }
+    out
+}
+
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rows() -> Vec<(CitationRow, Option<String>)> {
+        vec![
+            (
+                CitationRow {
+                    run_id: RunId(7),
+                    step: 1,
+                    url: "https://docs.rs/a".into(),
+                    title: Some("A, \"quoted\"".into()),
+                    cited_text: Some("line one\nline two".into()),
+                },
+                Some("2026-12-04T01:02:03.000Z".into()),
+            ),
+            (
+                CitationRow {
+                    run_id: RunId(7),
+                    step: 2,
+                    url: "https://crates.io/b".into(),
+                    title: None,
+                    cited_text: None,
+                },
+                None,
+            ),
+        ]
+    }
+
+    #[test]
+    fn csv_has_a_header_and_quotes_as_rfc_4180_says() {
+        let text = export(RunId(7), &rows(), Format::Csv).unwrap();
+        let mut lines = text.lines();
+        assert_eq!(
+            lines.next(),
+            Some("n,run_id,step,url,title,cited_text,recorded_at")
+        );
+        assert!(
+            text.contains("\"A, \"\"quoted\"\"\",\"line one\nline two\""),
+            "{text}"
+        );
+        assert!(text.ends_with("2,7,2,https://crates.io/b,,,\n"), "{text}");
+    }
+
+    #[test]
+    fn markdown_numbers_the_references_with_their_quotes_and_days() {
+        let text = export(RunId(7), &rows(), Format::Markdown).unwrap();
+        assert_eq!(
+            text,
+            "# Sources of run 7\n\n1. [A, \"quoted\"](<https://docs.rs/a>) — step 1, recorded 2026-12-04\n   > line one line two\n2. [https://crates.io/b](<https://crates.io/b>) — step 2\n"
+        );
+    }
+
+    #[test]
+    fn json_is_an_array_of_objects_and_a_wrong_format_is_named() {
+        let v: serde_json::Value =
+            serde_json::from_str(&export(RunId(7), &rows(), Format::Json).unwrap()).unwrap();
+        assert_eq!(v[0]["url"], "https://docs.rs/a");
+        assert_eq!(v[1]["title"], serde_json::Value::Null);
+        assert_eq!(
+            "xml".parse::<Format>().unwrap_err().to_string(),
+            "unknown export format \"xml\"; use one of: markdown, csv, json"
+        );
+    }
+}
