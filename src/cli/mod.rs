@@ -74,6 +74,24 @@ pub enum Command {
         #[arg(long, conflicts_with = "json")]
         format: Option<String>,
     },
+    /// Full-text search across every run: goals, the model's text, server-tool
+    /// queries, citations.
+    Search {
+        /// FTS5 query: words, "a phrase", AND / OR / NOT, prefix*.
+        query: String,
+        /// One JSON array of hits.
+        #[arg(long)]
+        json: bool,
+        /// At most this many hits.
+        #[arg(long, default_value_t = 20)]
+        limit: u32,
+        /// Only this run's.
+        #[arg(long)]
+        run: Option<i64>,
+        /// Best match first (default: newest run first).
+        #[arg(long)]
+        rank: bool,
+    },
     /// The merged configuration (user and project io.toml), one value or rule a
     /// line, each with the PATH:LINE it came from.
     Config {
@@ -108,6 +126,21 @@ pub async fn main(cli: Cli) -> ExitCode {
             json,
             format,
         }) => records::citations(cli.config, cli.store, run_id, json, format.as_deref()),
+        Some(Command::Search {
+            query,
+            json,
+            limit,
+            run,
+            rank,
+        }) => {
+            let q = io_harness::store::search::SearchQuery {
+                text: query,
+                limit,
+                run: run.map(io_harness::RunId),
+                rank,
+            };
+            records::search(cli.config, cli.store, &q, json)
+        }
         Some(Command::Config { json }) => settings::show(cli.config, json),
         Some(Command::StubVendor { listen, script }) => stub(listen, script).await,
     };

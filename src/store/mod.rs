@@ -10,6 +10,7 @@ pub mod export;
 mod ledger;
 mod read;
 mod runner;
+pub mod search;
 mod step;
 pub mod types;
 mod write;
@@ -27,13 +28,14 @@ pub use step::StepRecord;
 pub use types::*;
 
 /// Ordered migrations; index + 1 is the `user_version` after applying it.
-pub(crate) const MIGRATIONS: [&str; 6] = [
+pub(crate) const MIGRATIONS: [&str; 7] = [
     include_str!("migrations/0001_init.sql"),
     include_str!("migrations/0002_web.sql"),
     include_str!("migrations/0003_mcp.sql"),
     include_str!("migrations/0004_reliability.sql"),
     include_str!("migrations/0005_cost.sql"),
     include_str!("migrations/0006_conversation.sql"),
+    include_str!("migrations/0007_search.sql"),
 ];
 
 /// A handle on one store file. Cheap to clone; clones share the connection.
@@ -229,6 +231,6 @@ mod tests {
         assert_eq!(parts.len(), 2, "{parts:?}");
         assert!(parts[0].contains("'a;b'"));
         let counts: Vec<usize> = MIGRATIONS.iter().map(|m| statements(m).len()).collect();
-        assert_eq!(counts, vec![7, 4, 1, 5, 4, 2]);
+        assert_eq!(counts, vec![7, 4, 1, 5, 4, 2, 5]);
     }
 }

@@ -101,6 +101,14 @@ impl Store {
             params![run, step, record.text, obs],
         )
         .map_err(db_err("recording a step"))?;
+        super::search::index_step(
+            &tx,
+            run_id,
+            step,
+            record.text,
+            record.server_tools,
+            record.citations,
+        )?;
         if let Some(e) = record.exchange {
             let json = serde_json::to_string(e).map_err(|e| Error::Store(e.to_string()))?;
             tx.execute(

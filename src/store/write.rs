@@ -13,7 +13,9 @@ impl Store {
     /// Record a new run, run by this process; its id.
     pub fn begin_run(&self, run: &NewRun) -> Result<RunId> {
         let conn = self.lock()?;
-        insert_run(&conn, run)
+        let id = insert_run(&conn, run)?;
+        super::search::index_goal(&conn, id, &run.goal)?;
+        Ok(id)
     }
 
     /// Record a new run and its first checkpoint (before any request) in one
@@ -25,6 +27,7 @@ impl Store {
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
             .map_err(db_err("starting a new run"))?;
         let run_id = insert_run(&tx, run)?;
+        super::search::index_goal(&tx, run_id, &run.goal)?;
         tx.execute(
             "INSERT INTO checkpoints (run_id, format, step, body_json, saved_at) VALUES (?1, ?2, ?3, ?4, ?5)",
             params![run_id.0, checkpoint.format, checkpoint.step, body, now()],
@@ -103,6 +106,7 @@ impl Store {
                         .map_err(db_err("recording a citation"))?;
                 }
             }
+            super::search::index_citations(&tx, run_id, step, citations)?;
             tx.commit().map_err(db_err("committing citations"))?;
             Ok(added)
         });

@@ -1,0 +1,126 @@
+//! Full-text search across runs: what a real run recorded against the stub is
+//! found by its goal, the model's text, a search's query and a citation's quote;
+//! newest first or best first; one run's only; and a query FTS5 cannot parse, an
+//! empty one or an unknown run is a clear refusal, exit 2.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use common::cli::{bin, run};
+use common::*;
+use io_harness::store::search::SearchQuery;
+
+fn q(text: &str) -> SearchQuery {
+    SearchQuery {
+        text: text.into(),
+        limit: 20,
+        ..SearchQuery::default()
+    }
+}
+
+#[tokio::test]
+async fn goals_text_queries_and_quotes_are_found_newest_first() {
+    let h = Harness::new(vec![ok(SEARCH_OK_DUPLICATES), ok(SEARCH_OK_DUPLICATES)]).await;
+    h.run(contract("find the crate docs")).await;
+    h.run(contract("compare release notes")).await;
+    let kinds = |text: &str| {
+        h.store
+            .search(&q(text))
+            .unwrap()
+            .into_iter()
+            .map(|x| (x.run_id.0, x.step, x.kind))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(kinds("release"), [(2, 0, "goal".to_string())]);
+    // The quoted passage "a again" of run 2 and run 1, newest run first.
+    let again = kinds("again");
+    assert_eq!(
+        again,
+        [
+            (2, 1, "citation".to_string()),
+            (1, 1, "citation".to_string())
+        ]
+    );
+    let hit = &h.store.search(&q("again")).unwrap()[0];
+    assert_eq!(hit.url.as_deref(), Some("https://docs.rs/a"));
+    assert!(hit.snippet.contains("[again]"), "{}", hit.snippet);
+    // The model's text, and the search's query.
+    // ("one" and "two" are text blocks split only by citations: one run of prose.)
+    assert!(kinds("onetwo").contains(&(1, 1, "text".to_string())));
+    assert!(kinds("q").contains(&(1, 1, "query".to_string())));
+    // One run's only.
+    let only = h
+        .store
+        .search(&SearchQuery {
+            run: Some(io_harness::RunId(1)),
+            ..q("again")
+        })
+        .unwrap();
+    assert_eq!(only.len(), 1);
+}
+
+#[tokio::test]
+async fn the_command_line_refuses_what_it_cannot_search() {
+    let h = Harness::new(vec![ok(SEARCH_OK_DUPLICATES)]).await;
+    h.run(contract("find the crate docs")).await;
+    let db = h.db.path().join("runs.db");
+    let cfg = h.db.path().join("io.toml");
+    std::fs::write(&cfg, "").unwrap();
+    let search = |args: &[&str]| {
+        run(bin().arg("search").args(args).args([
+            "--store",
+            db.to_str().unwrap(),
+            "--config",
+            cfg.to_str().unwrap(),
+        ]))
+    };
+    let (code, out, err) = search(&["crate", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let hits: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(hits[0]["kind"], "goal");
+    let (code, out, _) = search(&["docs.rs/b"]);
+    assert_eq!(code, 2, "{out}");
+    let (code, out, err) = search(&["\"unclosed"]);
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert!(
+        err.starts_with("cannot search for \"\\\"unclosed\": "),
+        "{err}"
+    );
+    assert!(err.contains("put them in double quotes"), "{err}");
+    let (code, _, err) = search(&["  "]);
+    assert_eq!(code, 2);
+    assert!(err.starts_with("nothing to search for"), "{err}");
+    let (code, _, err) = search(&["crate", "--run", "9"]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        err.trim(),
+        "there is no run 9 in this store; `io-harness runs` lists them"
+    );
+    let (code, out, _) = search(&["\"docs.rs/b\""]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("run 1 step 1  citation  https://docs.rs/b"),
+        "{out}"
+    );
+}
+
+#[test]
+fn an_older_store_is_indexed_by_the_migration() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("runs.db");
+    {
+        io_harness::Store::open_at_schema(&path, 6).unwrap();
+        rusqlite::Connection::open(&path)
+            .unwrap()
+            .execute(
+                "INSERT INTO runs (started_at, goal, provider, model) VALUES ('2026-12-01T00:00:00Z', 'an older goal about lighthouses', 'anthropic', 'm')",
+                [],
+            )
+            .unwrap();
+    }
+    let store = io_harness::Store::open(&path).unwrap();
+    assert_eq!(store.schema_version().unwrap(), 7);
+    let hits = store.search(&q("lighthouses")).unwrap();
+    assert_eq!(hits.len(), 1, "{hits:?}");
+}
