@@ -817,3 +817,25 @@ fn n_on_sources_asks_for_the_next_request_and_esc_closes_it() {
     update(&mut s, key(KeyCode::Esc));
     assert!(s.sources.next.is_none());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn e_on_sources_writes_the_runs_sources_and_says_where() {
+    let mut l = LiveConsole::scripted(Script::demo()).await;
+    l.send(ctrl('r'));
+    l.until(|s| s.run.outcome.is_some()).await;
+    l.send(key(KeyCode::F(4)));
+    l.until(|s| s.sources.loaded && !s.sources.runs.is_empty())
+        .await;
+    l.state.notice = None;
+    l.send(key(KeyCode::Char('e')));
+    l.until(|s| s.notice.is_some()).await;
+    let path = l.dir.path().join("sources-run-1.md");
+    let (notice, error) = l.state.notice.clone().unwrap();
+    assert!(!error, "{notice}");
+    assert_eq!(
+        notice,
+        format!("wrote the 3 source(s) of run 1 to {}", path.display())
+    );
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.starts_with("# Sources of run 1\n\n1. [io-harness - crates.io](<https://crates.io/crates/io-harness>) — step 1, recorded 20"), "{text}");
+}

@@ -151,6 +151,36 @@ impl Executor {
                 let prices = self.prices.clone();
                 self.read(move |s| past_run(s, id, &prices))
             }
+            Effect::ExportSources(run_id) => {
+                let dir = self
+                    .config_path
+                    .parent()
+                    .filter(|d| !d.as_os_str().is_empty())
+                    .map_or_else(|| PathBuf::from("."), PathBuf::from);
+                self.read(move |s| {
+                    let path = dir.join(format!("sources-run-{run_id}.md"));
+                    let rows = s.citations_recorded(run_id)?;
+                    let text = crate::store::export::export(
+                        run_id,
+                        &rows,
+                        crate::store::export::Format::Markdown,
+                    )?;
+                    Ok(match std::fs::write(&path, text) {
+                        Ok(()) => Msg::Notice(
+                            format!(
+                                "wrote the {} source(s) of run {run_id} to {}",
+                                rows.len(),
+                                path.display()
+                            ),
+                            false,
+                        ),
+                        Err(e) => Msg::Notice(
+                            format!("cannot write {}: {e}; nothing was written", path.display()),
+                            true,
+                        ),
+                    })
+                })
+            }
             Effect::PreviewNext {
                 run_id,
                 vendor,

@@ -205,6 +205,8 @@ pub enum Effect {
     Search(String),
     /// Load a past run into the Run panes.
     OpenRun(RunId),
+    /// Write a run's sources as Markdown next to io.toml.
+    ExportSources(RunId),
     /// Build the request a stored run's next step would send, to this vendor and
     /// model (as `run --resume` would).
     PreviewNext {

@@ -252,6 +252,11 @@ pub(super) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
         }
         Action::Filter => state.sources.filtering = true,
         Action::Refresh => return vec![Effect::LoadRuns],
+        Action::ExportSources => {
+            if let Some(run_id) = state.selected_run() {
+                return vec![Effect::ExportSources(run_id)];
+            }
+        }
         Action::NextRequest => {
             if let Some(run_id) = state.selected_run() {
                 return vec![Effect::PreviewNext {

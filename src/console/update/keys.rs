@@ -61,6 +61,8 @@ pub enum Action {
     Refresh,
     /// Sources: the request the selected run's next step would send.
     NextRequest,
+    /// Sources: write the selected run's sources to a Markdown file.
+    ExportSources,
     /// Approve the pending request.
     Approve,
     /// Deny the pending request.
@@ -101,7 +103,7 @@ pub struct Binding {
     pub scope: Scope,
 }
 
-const DEFAULTS: [(Action, &str, &str, &str, Scope); 29] = [
+const DEFAULTS: [(Action, &str, &str, &str, Scope); 30] = [
     (
         Action::Help,
         "help",
@@ -270,6 +272,13 @@ const DEFAULTS: [(Action, &str, &str, &str, Scope); 29] = [
         "next_request",
         "n",
         "the request the selected run's next step would send (run --resume)",
+        Scope::Sources,
+    ),
+    (
+        Action::ExportSources,
+        "export_sources",
+        "e",
+        "write the selected run's sources to a Markdown file",
         Scope::Sources,
     ),
     (Action::Approve, "approve", "y", "approve", Scope::Approval),
