@@ -10,6 +10,7 @@
 #![warn(missing_docs)]
 
 pub mod approve;
+pub mod check;
 pub mod config;
 #[cfg(feature = "console")]
 pub mod console;

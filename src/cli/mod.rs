@@ -74,6 +74,15 @@ pub enum Command {
         #[arg(long, conflicts_with = "json")]
         format: Option<String>,
     },
+    /// Fetch each source a run cited, from this machine under the [policy] net
+    /// rules, and look for its quoted text: one verdict a citation, recorded.
+    CheckSources {
+        /// The run.
+        run_id: i64,
+        /// One JSON array of verdicts.
+        #[arg(long)]
+        json: bool,
+    },
     /// Full-text search across every run: goals, the model's text, server-tool
     /// queries, citations.
     Search {
@@ -140,6 +149,9 @@ pub async fn main(cli: Cli) -> ExitCode {
                 rank,
             };
             records::search(cli.config, cli.store, &q, json)
+        }
+        Some(Command::CheckSources { run_id, json }) => {
+            records::check_sources(cli.config, cli.store, run_id, json).await
         }
         Some(Command::Config { json }) => settings::show(cli.config, json),
         Some(Command::StubVendor { listen, script }) => stub(listen, script).await,

@@ -128,7 +128,8 @@ pub fn citations(
     let citations = store.citations(id)?;
     let calls = store.server_tool_calls(id)?;
     if json {
-        let doc = serde_json::json!({"run_id": run_id, "citations": citations, "server_tool_calls": calls});
+        let checks = store.checks(id)?;
+        let doc = serde_json::json!({"run_id": run_id, "citations": citations, "server_tool_calls": calls, "checks": checks});
         return out::line(&serde_json::to_string_pretty(&doc).unwrap_or_default());
     }
     let mut text = String::new();
@@ -196,5 +197,47 @@ pub fn search(
             h.snippet.split_whitespace().collect::<Vec<_>>().join(" ")
         );
     }
+    out::line(text.trim_end())
+}
+
+/// `io-harness check-sources`: every citation's verdict, recorded in the store.
+pub async fn check_sources(
+    config: Option<PathBuf>,
+    store: Option<PathBuf>,
+    run_id: i64,
+    json: bool,
+) -> Result<()> {
+    let (config, store) = open(config, store)?;
+    let policy = config.policy();
+    let rows = io_harness::check::check_run(
+        &store,
+        RunId(run_id),
+        &policy,
+        io_harness::check::Limits::default(),
+    )
+    .await?;
+    if json {
+        return out::line(&serde_json::to_string_pretty(&rows).unwrap_or_default());
+    }
+    let mut text = String::new();
+    if rows.is_empty() {
+        let _ = writeln!(text, "run {run_id} recorded no citations");
+    }
+    for r in &rows {
+        let detail = r
+            .detail
+            .as_deref()
+            .map(|d| format!(" — {d}"))
+            .unwrap_or_default();
+        let _ = writeln!(
+            text,
+            "step {:>3}  {:<11}  {}{detail}",
+            r.step, r.verdict, r.url
+        );
+    }
+    let _ = writeln!(
+        text,
+        "a verdict says what this machine fetched now, not what the vendor read then (README, \"Checking a source\")"
+    );
     out::line(text.trim_end())
 }

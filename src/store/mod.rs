@@ -6,6 +6,7 @@
 //! the provider answered because a bookkeeping row could not be written would trade
 //! a real answer for an entry. No secret ever reaches this module.
 
+pub mod checks;
 pub mod export;
 mod ledger;
 mod read;
@@ -28,7 +29,7 @@ pub use step::StepRecord;
 pub use types::*;
 
 /// Ordered migrations; index + 1 is the `user_version` after applying it.
-pub(crate) const MIGRATIONS: [&str; 7] = [
+pub(crate) const MIGRATIONS: [&str; 8] = [
     include_str!("migrations/0001_init.sql"),
     include_str!("migrations/0002_web.sql"),
     include_str!("migrations/0003_mcp.sql"),
@@ -36,6 +37,7 @@ pub(crate) const MIGRATIONS: [&str; 7] = [
     include_str!("migrations/0005_cost.sql"),
     include_str!("migrations/0006_conversation.sql"),
     include_str!("migrations/0007_search.sql"),
+    include_str!("migrations/0008_checks.sql"),
 ];
 
 /// A handle on one store file. Cheap to clone; clones share the connection.
@@ -231,6 +233,6 @@ mod tests {
         assert_eq!(parts.len(), 2, "{parts:?}");
         assert!(parts[0].contains("'a;b'"));
         let counts: Vec<usize> = MIGRATIONS.iter().map(|m| statements(m).len()).collect();
-        assert_eq!(counts, vec![7, 4, 1, 5, 4, 2, 5]);
+        assert_eq!(counts, vec![7, 4, 1, 5, 4, 2, 5, 1]);
     }
 }

@@ -1,0 +1,71 @@
+//! The verdicts `check-sources` reached, one per citation, written together in
+//! one transaction (a check that fails before its verdicts changes nothing).
+
+use rusqlite::params;
+use serde::{Deserialize, Serialize};
+
+use super::{Store, db_err, now};
+use crate::core::event::RunId;
+use crate::error::Result;
+
+/// One citation's verdict.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CheckRow {
+    /// The step that cited it.
+    pub step: u32,
+    /// The cited URL.
+    pub url: String,
+    /// `found`, `not_found`, `no_quote`, `unreachable` or `not_allowed`.
+    pub verdict: String,
+    /// The status or error, the rule that refused, or what was looked for.
+    pub detail: Option<String>,
+    /// When it was checked (RFC 3339); set when recorded.
+    #[serde(default)]
+    pub checked_at: String,
+}
+
+impl Store {
+    /// Record a run's verdicts, replacing earlier ones for the same citations.
+    pub fn record_checks(&self, run_id: RunId, checks: &[CheckRow]) -> Result<()> {
+        let mut conn = self.lock()?;
+        let tx = conn
+            .transaction()
+            .map_err(db_err("starting a check's write"))?;
+        let at = now();
+        for c in checks {
+            tx.execute(
+                "INSERT INTO citation_checks (run_id, step, url, verdict, detail, checked_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                 ON CONFLICT (run_id, step, url) DO UPDATE SET verdict = excluded.verdict,
+                   detail = excluded.detail, checked_at = excluded.checked_at",
+                params![run_id.0, c.step, c.url, c.verdict, c.detail, at],
+            )
+            .map_err(db_err("recording a check"))?;
+        }
+        tx.commit().map_err(db_err("committing checks"))
+    }
+
+    /// A run's recorded verdicts, by step and URL.
+    pub fn checks(&self, run_id: RunId) -> Result<Vec<CheckRow>> {
+        let conn = self.lock()?;
+        let mut stmt = conn
+            .prepare(
+                "SELECT step, url, verdict, detail, checked_at FROM citation_checks
+                 WHERE run_id = ?1 ORDER BY step, url",
+            )
+            .map_err(db_err("reading checks"))?;
+        let rows = stmt
+            .query_map([run_id.0], |r| {
+                Ok(CheckRow {
+                    step: r.get(0)?,
+                    url: r.get(1)?,
+                    verdict: r.get(2)?,
+                    detail: r.get(3)?,
+                    checked_at: r.get(4)?,
+                })
+            })
+            .map_err(db_err("reading checks"))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(db_err("reading checks"))
+    }
+}

@@ -1,0 +1,194 @@
+//! Checking a run's sources against pages a local server serves on loopback: a
+//! quote found (HTML read as text), a quote not on the page, no quote, a 404, a
+//! redirect to another host, a slow page, a huge page, a URL that is not http(s),
+//! and the loopback address refused unless a `[policy]` rule names it. The verdicts
+//! are recorded; the run's outcome is untouched.
+
+#![allow(clippy::unwrap_used)]
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use axum::Router;
+use axum::response::{Html, IntoResponse, Redirect};
+use axum::routing::get;
+use io_harness::check::{Limits, check_run};
+use io_harness::core::policy::{Act, Policy};
+use io_harness::store::NewRun;
+use io_harness::{Citation, RunId, Store};
+
+async fn pages() -> SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let other = format!("http://localhost:{}/found", addr.port());
+    let app = Router::new()
+        .route(
+            "/found",
+            get(|| async {
+                Html("<html><head><script>var x = 'hidden';</script></head><body><p>The release is\n <b>0.22.0</b>   today.</p></body></html>")
+            }),
+        )
+        .route("/other", get(|| async { Html("<p>Nothing about releases.</p>") }))
+        .route(
+            "/redirect",
+            get(move || {
+                let to = other.clone();
+                async move { Redirect::temporary(&to) }
+            }),
+        )
+        .route(
+            "/slow",
+            get(|| async {
+                tokio::time::sleep(Duration::from_secs(5)).await;
+                Html("late")
+            }),
+        )
+        .route(
+            "/huge",
+            get(|| async { "x".repeat(300_000).into_response() }),
+        );
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    addr
+}
+
+fn cite(url: String, quote: Option<&str>) -> Citation {
+    Citation {
+        url,
+        title: None,
+        cited_text: quote.map(str::to_string),
+    }
+}
+
+fn limits() -> Limits {
+    Limits {
+        max_bytes: 100_000,
+        timeout: Duration::from_secs(1),
+        parallel: 4,
+    }
+}
+
+#[tokio::test]
+async fn each_citation_gets_one_verdict_and_it_is_recorded() {
+    let addr = pages().await;
+    let base = format!("http://{addr}");
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("runs.db")).unwrap();
+    let run = store
+        .begin_run(&NewRun {
+            goal: "g".into(),
+            provider: "anthropic".into(),
+            model: "m".into(),
+            ..NewRun::default()
+        })
+        .unwrap();
+    store.record_citations(
+        run,
+        1,
+        &[
+            cite(format!("{base}/found"), Some("the RELEASE is 0.22.0 today")),
+            cite(format!("{base}/other"), Some("release is 0.22.0")),
+            cite(format!("{base}/found?no-quote"), None),
+            cite(format!("{base}/missing"), Some("x")),
+            cite(format!("{base}/redirect"), Some("x")),
+            cite(format!("{base}/slow"), Some("x")),
+            cite(format!("{base}/huge"), Some("x")),
+            cite("ftp://example.com/file".into(), Some("x")),
+        ],
+    );
+    let policy = Policy::workspace_default()
+        .layer("project")
+        .allow(Act::Net, addr.to_string());
+    let rows = check_run(&store, run, &policy, limits()).await.unwrap();
+    let by_path = |p: &str| {
+        let r = rows.iter().find(|r| r.url.ends_with(p)).unwrap();
+        (r.verdict.clone(), r.detail.clone().unwrap_or_default())
+    };
+    assert_eq!(by_path("/found").0, "found");
+    assert_eq!(by_path("/other").0, "not_found");
+    assert_eq!(by_path("?no-quote").0, "no_quote");
+    assert_eq!(
+        by_path("/missing"),
+        ("unreachable".into(), "HTTP 404".into())
+    );
+    let (v, d) = by_path("/redirect");
+    assert_eq!(v, "unreachable");
+    assert!(
+        d.contains("redirect to another host (http://localhost:"),
+        "{d}"
+    );
+    let (v, d) = by_path("/slow");
+    assert_eq!(
+        (v.as_str(), d.as_str()),
+        ("unreachable", "no whole answer within 1 s")
+    );
+    let (v, d) = by_path("/huge");
+    assert_eq!(v, "unreachable");
+    assert!(d.contains("larger than 100000 bytes"), "{d}");
+    let (v, d) = by_path("/file");
+    assert_eq!(v, "unreachable");
+    assert!(d.starts_with("not an http(s) URL (ftp)"), "{d}");
+    // Recorded with the time checked; a second check replaces them.
+    let stored = store.checks(run).unwrap();
+    assert_eq!(stored.len(), 8);
+    assert!(stored.iter().all(|c| !c.checked_at.is_empty()));
+    check_run(&store, run, &policy, limits()).await.unwrap();
+    assert_eq!(store.checks(run).unwrap().len(), 8);
+}
+
+#[tokio::test]
+async fn loopback_is_not_allowed_unless_a_rule_names_it() {
+    let addr = pages().await;
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("runs.db")).unwrap();
+    let run = store
+        .begin_run(&NewRun {
+            goal: "g".into(),
+            provider: "anthropic".into(),
+            model: "m".into(),
+            ..NewRun::default()
+        })
+        .unwrap();
+    store.record_citations(
+        run,
+        1,
+        &[cite(format!("http://{addr}/found"), Some("0.22.0"))],
+    );
+    // The default policy asks for every host: nobody can answer a check.
+    let rows = check_run(&store, run, &Policy::workspace_default(), limits())
+        .await
+        .unwrap();
+    assert_eq!(rows[0].verdict, "not_allowed");
+    assert!(
+        rows[0]
+            .detail
+            .as_deref()
+            .unwrap()
+            .contains("a check has nobody to ask: add \"net:127.0.0.1:"),
+        "{:?}",
+        rows[0].detail
+    );
+    // `net:*` allows hosts, but not this machine's own addresses.
+    let any = Policy::workspace_default()
+        .layer("project")
+        .allow(Act::Net, "*");
+    let rows = check_run(&store, run, &any, limits()).await.unwrap();
+    assert_eq!(rows[0].verdict, "not_allowed");
+    assert!(
+        rows[0]
+            .detail
+            .as_deref()
+            .unwrap()
+            .starts_with("refused: 127.0.0.1:"),
+        "{:?}",
+        rows[0].detail
+    );
+    // An unknown run: an error naming it, and nothing recorded.
+    let err = check_run(&store, RunId(9), &any, limits())
+        .await
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        err,
+        "there is no run 9 in this store; `io-harness runs` lists them"
+    );
+}
