@@ -112,11 +112,9 @@ impl Store {
                 "nothing to search for: give a word or a phrase (`io-harness search QUERY`)",
             ));
         }
-        let order = if q.rank {
-            "rank"
-        } else {
-            "CAST(run_id AS INTEGER) DESC, CAST(step AS INTEGER) DESC, rank"
-        };
+        // Rows are indexed in the order they are recorded, so the newest come
+        // last: FTS5 walks its rowids backwards without sorting every match.
+        let order = if q.rank { "rank" } else { "rowid DESC" };
         let sql = format!(
             "SELECT run_id, step, kind, url, snippet(search_index, 4, '[', ']', '…', 12)
              FROM search_index WHERE search_index MATCH ?1 AND (?2 IS NULL OR run_id = ?2)
