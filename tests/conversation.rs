@@ -657,3 +657,41 @@ async fn the_consoles_next_request_is_the_body_the_resume_sends() {
         "run 1 already finished (passed); it has no next step to preview"
     );
 }
+
+/// A transcript's request counts against the token budget before it is sent: a
+/// run whose next transcript would pass the budget stops there, saying which.
+#[tokio::test]
+async fn a_transcript_that_would_outgrow_the_token_budget_is_not_sent() {
+    let h = Harness::new(vec![ok(LIST_THEN_SEARCH), ok(ANSWER)]).await;
+    let mut c = transcript("look");
+    // Step 1's usage is 55 tokens; step 2's request (goal, tools, step 1's
+    // blocks and result) is several hundred more at 4 bytes a token.
+    c.budget.tokens = 300;
+    let r = h.run(c).await;
+    assert_eq!(
+        r.outcome,
+        RunOutcome::BudgetExhausted {
+            budget: io_harness::BudgetKind::Tokens
+        }
+    );
+    assert_eq!(h.bodies().len(), 1, "step 2 was not sent");
+}
+
+/// OpenRouter's `reasoning_details` go back on the assistant message.
+#[tokio::test]
+async fn openrouter_reasoning_details_go_back_on_the_assistant_message() {
+    let first = r#"{"id":"gen-1","model":"anthropic/claude-sonnet-4.5","choices":[{"index":0,"finish_reason":"tool_calls","message":{"role":"assistant","content":"","reasoning_details":[{"type":"reasoning.encrypted","data":"opaque","id":"rd_1","format":"anthropic-claude-v1","index":0}],"tool_calls":[{"id":"call_a","type":"function","function":{"name":"list_dir","arguments":"{\"path\":\".\"}"}}]}}],"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15}}"#;
+    let done = r#"{"id":"gen-2","model":"anthropic/claude-sonnet-4.5","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"done"}}],"usage":{"prompt_tokens":10,"completion_tokens":1,"total_tokens":11}}"#;
+    let h = Harness::vendor(Vendor::OpenRouter, vec![ok(first), ok(done)]).await;
+    h.run(transcript("look")).await;
+    let sent: Value = serde_json::from_str(first).unwrap();
+    let back = &h.bodies()[1]["messages"][1];
+    assert_eq!(
+        back["reasoning_details"],
+        sent["choices"][0]["message"]["reasoning_details"]
+    );
+    assert_eq!(
+        back["tool_calls"],
+        sent["choices"][0]["message"]["tool_calls"]
+    );
+}
