@@ -233,7 +233,7 @@ fn sources_navigation_asks_the_store_for_what_it_shows() {
         citation(1, 1, "https://docs.rs/a"),
         citation(1, 2, "https://crates.io/b"),
     ];
-    update(&mut s, Msg::RunSources(cites, vec![]));
+    update(&mut s, Msg::RunSources(cites, vec![], vec![]));
     update(&mut s, key(KeyCode::Tab));
     update(&mut s, key(KeyCode::Down));
     assert_eq!(
@@ -696,6 +696,7 @@ fn a_parents_sources_include_its_childrens_marked_as_such() {
                 citation(2, 1, "https://crates.io/child"),
             ],
             vec![],
+            vec![],
         ),
     );
     let text = screen(&s, 80, 24);
@@ -729,7 +730,7 @@ async fn loading_a_runs_sources_reads_its_childrens_from_the_store() {
         .await
         .unwrap()
         .unwrap();
-    let Msg::RunSources(citations, _) = msg else {
+    let Msg::RunSources(citations, _, _) = msg else {
         panic!("{msg:?}")
     };
     assert_eq!(
@@ -838,4 +839,33 @@ async fn e_on_sources_writes_the_runs_sources_and_says_where() {
     );
     let text = std::fs::read_to_string(&path).unwrap();
     assert!(text.starts_with("# Sources of run 1\n\n1. [io-harness - crates.io](<https://crates.io/crates/io-harness>) — step 1, recorded 20"), "{text}");
+}
+
+#[test]
+fn a_checked_citation_shows_its_verdict_in_sources() {
+    let mut s = state();
+    update(&mut s, key(KeyCode::F(4)));
+    update(&mut s, Msg::Runs(vec![run_row(1, "root")]));
+    let check = |url: &str, verdict: &str| io_harness::store::checks::CheckRow {
+        step: 1,
+        url: url.into(),
+        verdict: verdict.into(),
+        detail: None,
+        checked_at: "2026-12-04T00:00:00.000Z".into(),
+    };
+    update(
+        &mut s,
+        Msg::RunSources(
+            vec![
+                citation(1, 1, "https://docs.rs/a"),
+                citation(1, 1, "https://docs.rs/b"),
+            ],
+            vec![],
+            vec![check("https://docs.rs/a", "found")],
+        ),
+    );
+    let text = screen(&s, 100, 30);
+    assert!(text.contains("https://docs.rs/a  [found]"), "{text}");
+    assert!(text.contains("https://docs.rs/b "), "{text}");
+    assert!(!text.contains("https://docs.rs/b  ["), "{text}");
 }

@@ -137,7 +137,11 @@ impl Executor {
                 for child in s.children(id)? {
                     citations.extend(s.citations(child.run_id)?);
                 }
-                Ok(Msg::RunSources(citations, s.server_tool_calls(id)?))
+                Ok(Msg::RunSources(
+                    citations,
+                    s.server_tool_calls(id)?,
+                    s.checks(id)?,
+                ))
             }),
             Effect::Search(text) => self.read(move |s| {
                 let q = CitationQuery {

@@ -67,6 +67,8 @@ pub struct Sources {
     pub citations: Vec<CitationRow>,
     /// The selected run's server-tool calls.
     pub failures: Vec<ServerToolCallRow>,
+    /// What `check-sources` found for the selected run's citations, if it ran.
+    pub checks: Vec<crate::store::checks::CheckRow>,
     /// Selected citation.
     pub cursor: usize,
     /// Showing the detail of the selected citation.
@@ -170,7 +172,11 @@ pub enum Msg {
     /// Runs from the store.
     Runs(Vec<RunRow>),
     /// One run's citations and server-tool calls.
-    RunSources(Vec<CitationRow>, Vec<ServerToolCallRow>),
+    RunSources(
+        Vec<CitationRow>,
+        Vec<ServerToolCallRow>,
+        Vec<crate::store::checks::CheckRow>,
+    ),
     /// Citations across runs.
     Found(Vec<CitationRow>),
     /// A past run for the Run panes.
@@ -261,6 +267,7 @@ impl State {
                 filtering: false,
                 citations: Vec::new(),
                 failures: Vec::new(),
+                checks: Vec::new(),
                 cursor: 0,
                 detail: false,
                 loaded: false,

@@ -79,7 +79,8 @@ fn apply(state: &mut State, msg: Msg) -> Vec<Effect> {
                 _ => Vec::new(),
             }
         }
-        Msg::RunSources(citations, failures) => {
+        Msg::RunSources(citations, failures, checks) => {
+            state.sources.checks = checks;
             state.sources.citations = citations;
             state.sources.failures = failures;
             state.sources.cursor = 0;

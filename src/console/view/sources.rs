@@ -175,7 +175,14 @@ fn draw_citations(frame: &mut Frame<'_>, list: Rect, state: &State, visible: &[&
         } else {
             String::new()
         };
-        lines.push(Line::styled(format!("  {run}{}", c.url), style));
+        // What check-sources found, where it ran: the verdict after the URL.
+        let checked = s
+            .checks
+            .iter()
+            .find(|k| k.url == c.url && k.step == c.step)
+            .map(|k| format!("  [{}]", k.verdict))
+            .unwrap_or_default();
+        lines.push(Line::styled(format!("  {run}{}{checked}", c.url), style));
     }
     if lines.is_empty() {
         lines.push(Line::styled(
