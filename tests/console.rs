@@ -869,3 +869,33 @@ fn a_checked_citation_shows_its_verdict_in_sources() {
     assert!(text.contains("https://docs.rs/b "), "{text}");
     assert!(!text.contains("https://docs.rs/b  ["), "{text}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn k_on_sources_checks_the_runs_sources_under_the_policy() {
+    let mut l = LiveConsole::scripted(Script::demo()).await;
+    l.send(ctrl('r'));
+    l.until(|s| s.run.outcome.is_some()).await;
+    l.send(key(KeyCode::F(4)));
+    l.until(|s| s.sources.loaded && !s.sources.runs.is_empty())
+        .await;
+    l.send(key(KeyCode::Char('k')));
+    l.until(|s| {
+        s.notice
+            .as_ref()
+            .is_some_and(|(n, _)| n.starts_with("checked "))
+    })
+    .await;
+    // The default policy asks before dialling out, and a check has nobody to
+    // ask: nothing leaves this machine, and each verdict says so.
+    let (notice, _) = l.state.notice.clone().unwrap();
+    assert!(
+        notice.starts_with("checked 3 source(s) of run 1: 0 found, 0 not found, 0 with no quote, 0 unreachable, 3 not allowed"),
+        "{notice}"
+    );
+    l.until(|s| s.sources.checks.len() == 3).await;
+    let text = screen(&l.state, 120, 30);
+    assert!(
+        text.contains("https://crates.io/crates/io-harness  [not_allowed]"),
+        "{text}"
+    );
+}

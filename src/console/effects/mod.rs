@@ -155,6 +155,41 @@ impl Executor {
                 let prices = self.prices.clone();
                 self.read(move |s| past_run(s, id, &prices))
             }
+            Effect::CheckSources(run_id) => {
+                let (store, policy, tx) =
+                    (self.store.clone(), self.policy.clone(), self.tx.clone());
+                tokio::spawn(async move {
+                    let limits = crate::check::Limits::default();
+                    let msg = match crate::check::check_run(&store, run_id, &policy, limits).await {
+                        Ok(rows) => {
+                            let count = |v: &str| rows.iter().filter(|r| r.verdict == v).count();
+                            Msg::Notice(
+                                format!(
+                                    "checked {} source(s) of run {run_id}: {} found, {} not found, {} with no quote, {} unreachable, {} not allowed — a verdict is what this machine fetched now",
+                                    rows.len(),
+                                    count("found"),
+                                    count("not_found"),
+                                    count("no_quote"),
+                                    count("unreachable"),
+                                    count("not_allowed")
+                                ),
+                                false,
+                            )
+                        }
+                        Err(e) => Msg::Notice(format!("cannot check run {run_id}: {e}"), true),
+                    };
+                    let _ = tx.send(msg);
+                    // The verdicts beside the citations.
+                    if let Ok(mut citations) = store.citations(run_id) {
+                        for child in store.children(run_id).unwrap_or_default() {
+                            citations.extend(store.citations(child.run_id).unwrap_or_default());
+                        }
+                        let failures = store.server_tool_calls(run_id).unwrap_or_default();
+                        let checks = store.checks(run_id).unwrap_or_default();
+                        let _ = tx.send(Msg::RunSources(citations, failures, checks));
+                    }
+                });
+            }
             Effect::ExportSources(run_id) => {
                 let dir = self
                     .config_path

@@ -213,6 +213,8 @@ pub enum Effect {
     OpenRun(RunId),
     /// Write a run's sources as Markdown next to io.toml.
     ExportSources(RunId),
+    /// Fetch a run's sources under the policy and record the verdicts.
+    CheckSources(RunId),
     /// Build the request a stored run's next step would send, to this vendor and
     /// model (as `run --resume` would).
     PreviewNext {

@@ -252,6 +252,15 @@ pub(super) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
         }
         Action::Filter => state.sources.filtering = true,
         Action::Refresh => return vec![Effect::LoadRuns],
+        Action::CheckSources => {
+            if let Some(run_id) = state.selected_run() {
+                state.say(
+                    format!("checking the sources of run {run_id} from this machine …"),
+                    false,
+                );
+                return vec![Effect::CheckSources(run_id)];
+            }
+        }
         Action::ExportSources => {
             if let Some(run_id) = state.selected_run() {
                 return vec![Effect::ExportSources(run_id)];

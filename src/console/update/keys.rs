@@ -63,6 +63,8 @@ pub enum Action {
     NextRequest,
     /// Sources: write the selected run's sources to a Markdown file.
     ExportSources,
+    /// Sources: fetch the selected run's sources and look for their quotes.
+    CheckSources,
     /// Approve the pending request.
     Approve,
     /// Deny the pending request.
@@ -103,7 +105,7 @@ pub struct Binding {
     pub scope: Scope,
 }
 
-const DEFAULTS: [(Action, &str, &str, &str, Scope); 30] = [
+const DEFAULTS: [(Action, &str, &str, &str, Scope); 31] = [
     (
         Action::Help,
         "help",
@@ -279,6 +281,13 @@ const DEFAULTS: [(Action, &str, &str, &str, Scope); 30] = [
         "export_sources",
         "e",
         "write the selected run's sources to a Markdown file",
+        Scope::Sources,
+    ),
+    (
+        Action::CheckSources,
+        "check_sources",
+        "k",
+        "check the selected run's sources: fetch each, look for its quote",
         Scope::Sources,
     ),
     (Action::Approve, "approve", "y", "approve", Scope::Approval),
