@@ -245,7 +245,7 @@ fn sources_navigation_asks_the_store_for_what_it_shows() {
         vec![Effect::Open("https://crates.io/b".into())]
     );
     // Filtering by step filters here; by domain it asks the store.
-    update(&mut s, key(KeyCode::Char('/')));
+    update(&mut s, key(KeyCode::Char('f')));
     assert_eq!(update(&mut s, key(KeyCode::Char('d'))), vec![]);
     assert_eq!(s.visible_citations().len(), 1);
     update(&mut s, key(KeyCode::Enter));
@@ -258,7 +258,7 @@ fn sources_navigation_asks_the_store_for_what_it_shows() {
         update(&mut s, Msg::Runs(vec![run_row(1, "a")])),
         vec![Effect::Search("d".into())]
     );
-    update(&mut s, key(KeyCode::Char('/')));
+    update(&mut s, key(KeyCode::Char('f')));
     assert_eq!(
         update(&mut s, key(KeyCode::Backspace)),
         vec![Effect::Search(String::new())]
@@ -898,4 +898,51 @@ async fn k_on_sources_checks_the_runs_sources_under_the_policy() {
         text.contains("https://crates.io/crates/io-harness  [not_allowed]"),
         "{text}"
     );
+}
+
+#[test]
+fn slash_searches_every_run_and_enter_opens_the_hit_at_its_step() {
+    let mut s = state();
+    update(&mut s, key(KeyCode::F(4)));
+    update(
+        &mut s,
+        Msg::Runs(vec![run_row(2, "newer"), run_row(1, "older")]),
+    );
+    update(&mut s, key(KeyCode::Char('/')));
+    typed(&mut s, "again");
+    assert!(screen(&s, 100, 30).contains("search every run: again▏"));
+    assert_eq!(
+        update(&mut s, key(KeyCode::Enter)),
+        vec![Effect::SearchAll("again".into())]
+    );
+    let hit = |run: i64, step: u32| io_harness::store::search::Hit {
+        run_id: io_harness::RunId(run),
+        step,
+        kind: "citation".into(),
+        url: Some("https://docs.rs/a".into()),
+        snippet: "A a [again]".into(),
+    };
+    update(&mut s, Msg::Hits(Ok(vec![hit(2, 3), hit(1, 1)])));
+    let shown = screen(&s, 100, 30);
+    assert!(
+        shown.contains("run 2 · step 3 · citation  https://docs.rs/a"),
+        "{shown}"
+    );
+    assert!(shown.contains("A a [again]"), "{shown}");
+    update(&mut s, key(KeyCode::Down));
+    assert_eq!(
+        update(&mut s, key(KeyCode::Enter)),
+        vec![Effect::OpenRun(io_harness::RunId(1))]
+    );
+    update(&mut s, Msg::Past(Box::default()));
+    assert_eq!(s.run.focus_step, Some(1));
+    // A query FTS5 cannot parse comes back as the store's words.
+    update(&mut s, key(KeyCode::F(4)));
+    update(
+        &mut s,
+        Msg::Hits(Err("cannot search for \"a.b\": …".into())),
+    );
+    assert!(screen(&s, 100, 30).contains("cannot search for"));
+    update(&mut s, key(KeyCode::Esc));
+    assert!(s.sources.hits.is_none());
 }

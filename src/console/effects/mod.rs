@@ -155,6 +155,15 @@ impl Executor {
                 let prices = self.prices.clone();
                 self.read(move |s| past_run(s, id, &prices))
             }
+            Effect::SearchAll(text) => self.read(move |s| {
+                let q = crate::store::search::SearchQuery {
+                    text,
+                    limit: 200,
+                    run: None,
+                    rank: false,
+                };
+                Ok(Msg::Hits(s.search(&q).map_err(|e| e.to_string())))
+            }),
             Effect::CheckSources(run_id) => {
                 let (store, policy, tx) =
                     (self.store.clone(), self.policy.clone(), self.tx.clone());

@@ -67,6 +67,13 @@ pub struct Sources {
     pub citations: Vec<CitationRow>,
     /// The selected run's server-tool calls.
     pub failures: Vec<ServerToolCallRow>,
+    /// Typing a search over every run (`/`).
+    pub searching: bool,
+    /// The search's text.
+    pub query: String,
+    /// Its hits, or why there are none, once it ran; shown instead of the
+    /// citations until Esc.
+    pub hits: Option<std::result::Result<Vec<crate::store::search::Hit>, String>>,
     /// What `check-sources` found for the selected run's citations, if it ran.
     pub checks: Vec<crate::store::checks::CheckRow>,
     /// Selected citation.
@@ -110,6 +117,8 @@ pub struct State {
     pub run: RunView,
     /// Log scroll offset from the end.
     pub run_scroll: u16,
+    /// The step of the search hit whose run is being opened.
+    pub pending_step: Option<u32>,
     /// Sources.
     pub sources: Sources,
     /// Prices for past runs' costs.
@@ -181,6 +190,8 @@ pub enum Msg {
     Found(Vec<CitationRow>),
     /// A past run for the Run panes.
     Past(Box<PastRun>),
+    /// A search's hits, or why it found none.
+    Hits(std::result::Result<Vec<crate::store::search::Hit>, String>),
     /// The request a stored run's next step would send, or why there is none.
     Next(RunId, std::result::Result<Vec<String>, String>),
     /// A notice for the status line.
@@ -213,6 +224,8 @@ pub enum Effect {
     OpenRun(RunId),
     /// Write a run's sources as Markdown next to io.toml.
     ExportSources(RunId),
+    /// Search every run.
+    SearchAll(String),
     /// Fetch a run's sources under the policy and record the verdicts.
     CheckSources(RunId),
     /// Build the request a stored run's next step would send, to this vendor and
@@ -260,6 +273,7 @@ impl State {
             wires,
             run: RunView::default(),
             run_scroll: 0,
+            pending_step: None,
             sources: Sources {
                 runs: Vec::new(),
                 selected: 0,
@@ -270,6 +284,9 @@ impl State {
                 citations: Vec::new(),
                 failures: Vec::new(),
                 checks: Vec::new(),
+                searching: false,
+                query: String::new(),
+                hits: None,
                 cursor: 0,
                 detail: false,
                 loaded: false,

@@ -119,6 +119,9 @@ pub struct RunView {
     pub echoes: Vec<String>,
     /// What the request in flight has streamed.
     pub live: Live,
+    /// Opened from a search hit: the log starts at this step's first line until
+    /// the operator scrolls.
+    pub focus_step: Option<u32>,
 }
 
 /// A sum that stops at `u64::MAX` instead of overflowing.

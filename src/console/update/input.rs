@@ -69,6 +69,32 @@ pub(super) fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
             }
         }
     }
+    if state.screen == Screen::Sources && state.sources.searching {
+        match key.code {
+            KeyCode::Char(c)
+                if key
+                    .modifiers
+                    .difference(crossterm::event::KeyModifiers::SHIFT)
+                    .is_empty() =>
+            {
+                state.sources.query.push(c);
+                return Vec::new();
+            }
+            KeyCode::Backspace => {
+                state.sources.query.pop();
+                return Vec::new();
+            }
+            KeyCode::Enter => {
+                state.sources.searching = false;
+                return vec![Effect::SearchAll(state.sources.query.clone())];
+            }
+            KeyCode::Esc => {
+                state.sources.searching = false;
+                return Vec::new();
+            }
+            _ => {}
+        }
+    }
     if state.screen == Screen::Sources && state.sources.filtering {
         match key.code {
             KeyCode::Char(c)
@@ -204,6 +230,8 @@ pub(super) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
             if state.run.approval.take().is_some() {
                 return vec![Effect::Answer(Answer::No)];
             } else if state.sources.next.take().is_some() {
+            } else if state.sources.hits.take().is_some() {
+                state.sources.in_citations = false;
             } else if state.sources.detail {
                 state.sources.detail = false;
             } else if state.run.running {
@@ -251,6 +279,10 @@ pub(super) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
             return vec![Effect::LoadRuns];
         }
         Action::Filter => state.sources.filtering = true,
+        Action::SearchAll => {
+            state.sources.searching = true;
+            state.sources.query.clear();
+        }
         Action::Refresh => return vec![Effect::LoadRuns],
         Action::CheckSources => {
             if let Some(run_id) = state.selected_run() {
@@ -286,7 +318,12 @@ pub(super) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
             }
         }
         Action::OpenRun => {
-            if state.sources.in_citations {
+            if let Some(Ok(hits)) = &state.sources.hits {
+                if let Some(hit) = hits.get(state.sources.cursor) {
+                    state.pending_step = Some(hit.step);
+                    return vec![Effect::OpenRun(hit.run_id)];
+                }
+            } else if state.sources.in_citations {
                 state.sources.detail = !state.visible_citations().is_empty();
             } else if let Some(id) = state.selected_run() {
                 return vec![Effect::OpenRun(id)];
@@ -401,6 +438,7 @@ fn move_cursor(state: &mut State, up: bool) -> Vec<Effect> {
             };
         }
         Screen::Run => {
+            state.run.focus_step = None;
             state.run_scroll = if up {
                 state.run_scroll.saturating_add(1)
             } else {
@@ -408,7 +446,9 @@ fn move_cursor(state: &mut State, up: bool) -> Vec<Effect> {
             };
         }
         Screen::Sources => {
-            if state.sources.in_citations {
+            if let Some(Ok(hits)) = &state.sources.hits {
+                state.sources.cursor = step(state.sources.cursor, hits.len());
+            } else if state.sources.in_citations {
                 state.sources.cursor = step(state.sources.cursor, state.visible_citations().len());
             } else {
                 let before = state.sources.selected;

@@ -51,6 +51,8 @@ pub enum Action {
     GroupBy,
     /// Sources: type to filter.
     Filter,
+    /// Sources: type a full-text query over every run.
+    SearchAll,
     /// Sources: copy the URL.
     Copy,
     /// Sources: open the URL in the browser.
@@ -105,7 +107,7 @@ pub struct Binding {
     pub scope: Scope,
 }
 
-const DEFAULTS: [(Action, &str, &str, &str, Scope); 31] = [
+const DEFAULTS: [(Action, &str, &str, &str, Scope); 32] = [
     (
         Action::Help,
         "help",
@@ -237,8 +239,15 @@ const DEFAULTS: [(Action, &str, &str, &str, Scope); 31] = [
     (
         Action::Filter,
         "filter",
+        "f",
+        "filter this run's citations as you type",
+        Scope::Sources,
+    ),
+    (
+        Action::SearchAll,
+        "search",
         "/",
-        "filter as you type",
+        "search every run (goals, text, queries, citations); enter opens a hit",
         Scope::Sources,
     ),
     (

@@ -93,7 +93,15 @@ fn apply(state: &mut State, msg: Msg) -> Vec<Effect> {
         }
         Msg::Past(past) => {
             state.run = past.view();
+            state.run.focus_step = state.pending_step.take();
+            state.run_scroll = 0;
             state.screen = Screen::Run;
+            Vec::new()
+        }
+        Msg::Hits(hits) => {
+            state.sources.in_citations = true;
+            state.sources.cursor = 0;
+            state.sources.hits = Some(hits);
             Vec::new()
         }
         Msg::Next(run_id, request) => {

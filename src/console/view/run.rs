@@ -99,9 +99,21 @@ fn draw_log(frame: &mut Frame<'_>, log: Rect, state: &State) {
         .iter()
         .flat_map(|(_, text, x)| wrap(text, width).into_iter().map(move |l| (l, *x)))
         .collect();
-    let skip = rows
-        .len()
-        .saturating_sub(inner_h + state.run_scroll as usize);
+    // Opened from a search hit: from that step's first line; else the newest
+    // lines, scrolled back by `run_scroll`.
+    let focus = r.focus_step.and_then(|step| {
+        let first = r.log.iter().position(|(s, _, _)| *s == step)?;
+        Some(
+            r.log[..first]
+                .iter()
+                .map(|(_, text, _)| wrap(text, width).len())
+                .sum::<usize>(),
+        )
+    });
+    let skip = focus.unwrap_or_else(|| {
+        rows.len()
+            .saturating_sub(inner_h + state.run_scroll as usize)
+    });
     let lines: Vec<Line<'_>> = rows
         .into_iter()
         .skip(skip)

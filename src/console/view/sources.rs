@@ -145,6 +145,9 @@ fn draw_runs(frame: &mut Frame<'_>, runs: Rect, state: &State) {
 fn draw_citations(frame: &mut Frame<'_>, list: Rect, state: &State, visible: &[&CitationRow]) {
     let t = &state.theme.1;
     let s = &state.sources;
+    if s.searching || s.hits.is_some() {
+        return draw_hits(frame, list, state);
+    }
     let mut lines = Vec::new();
     let mut last_group = None;
     let selected_run = s.runs.get(s.selected).map(|r| r.run_id);
@@ -202,7 +205,7 @@ fn draw_citations(frame: &mut Frame<'_>, list: Rect, state: &State, visible: &[&
             "by domain, all runs"
         },
         if s.filter.is_empty() && !s.filtering {
-            "(/ to type)"
+            "(f to type; / searches every run)"
         } else {
             &s.filter
         },
@@ -212,6 +215,67 @@ fn draw_citations(frame: &mut Frame<'_>, list: Rect, state: &State, visible: &[&
         Paragraph::new(lines)
             .scroll((scroll_to(cursor_line, list.height), 0))
             .block(block(t, &title, s.in_citations)),
+        list,
+    );
+}
+
+/// A search over every run: the query as typed, then its hits (run, step, what
+/// matched, the URL, the passage with the match in brackets).
+fn draw_hits(frame: &mut Frame<'_>, list: Rect, state: &State) {
+    let t = &state.theme.1;
+    let s = &state.sources;
+    let mut lines = Vec::new();
+    let mut cursor_line = 0;
+    let title = if s.searching {
+        format!("search every run: {}▏ · enter searches · esc", s.query)
+    } else {
+        format!(
+            "search every run: {} · enter opens the run · esc back",
+            s.query
+        )
+    };
+    match &s.hits {
+        _ if s.searching => lines.push(Line::styled(
+            "words, \"a phrase\", AND / OR / NOT, prefix*",
+            Style::default().fg(t.muted),
+        )),
+        None => {}
+        Some(Err(why)) => lines.push(Line::styled(why.clone(), Style::default().fg(t.error))),
+        Some(Ok(hits)) if hits.is_empty() => {
+            lines.push(Line::styled(
+                "nothing matches",
+                Style::default().fg(t.muted),
+            ));
+        }
+        Some(Ok(hits)) => {
+            for (i, h) in hits.iter().enumerate() {
+                let style = if i == s.cursor {
+                    cursor_line = lines.len();
+                    Style::default().fg(t.text).bg(t.selection)
+                } else {
+                    Style::default().fg(t.text)
+                };
+                let url = h
+                    .url
+                    .as_deref()
+                    .map(|u| format!("  {u}"))
+                    .unwrap_or_default();
+                lines.push(Line::styled(
+                    format!("run {} · step {} · {}{url}", h.run_id, h.step, h.kind),
+                    style,
+                ));
+                let passage = h.snippet.split_whitespace().collect::<Vec<_>>().join(" ");
+                lines.push(Line::styled(
+                    format!("    {passage}"),
+                    Style::default().fg(t.muted),
+                ));
+            }
+        }
+    }
+    frame.render_widget(
+        Paragraph::new(lines)
+            .scroll((scroll_to(cursor_line, list.height), 0))
+            .block(block(t, &title, true)),
         list,
     );
 }
