@@ -52,6 +52,7 @@ pub(super) fn index_step(
     tx: &Connection,
     run: RunId,
     step: u32,
+    resent: bool,
     text: &str,
     server_tools: &[ServerToolCall],
     citations: &[Citation],
@@ -63,12 +64,15 @@ pub(super) fn index_step(
         )
         .map_err(db_err("indexing a step"))
     };
-    // A re-sent step replaces what its earlier recording indexed.
-    tx.execute(
-        "DELETE FROM search_index WHERE run_id = ?1 AND step = ?2 AND kind <> 'goal'",
-        params![run.0, step],
-    )
-    .map_err(db_err("indexing a step"))?;
+    // A re-sent step replaces what its earlier recording indexed (a scan of the
+    // index, so only then: a first recording has nothing to replace).
+    if resent {
+        tx.execute(
+            "DELETE FROM search_index WHERE run_id = ?1 AND step = ?2 AND kind <> 'goal'",
+            params![run.0, step],
+        )
+        .map_err(db_err("indexing a step"))?;
+    }
     index_citations(tx, run, step, citations)?;
     if !text.trim().is_empty() {
         insert("text", None, text)?;

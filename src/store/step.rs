@@ -105,6 +105,7 @@ impl Store {
             &tx,
             run_id,
             step,
+            record.attempt > 1,
             record.text,
             record.server_tools,
             record.citations,
