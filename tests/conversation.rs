@@ -29,6 +29,19 @@ fn content_of(body: &str) -> Value {
 
 const LIST_THEN_SEARCH: &str = SEARCH_FAILED_THEN_TOOL;
 
+/// Run `c` until its `n`th request is in flight, then drop it there, as a killed
+/// process would leave it: the run unfinished, that request unanswered.
+async fn interrupted_at(h: &Harness, c: &TaskContract, n: usize) {
+    tokio::select! {
+        _ = h.run(c.clone()) => panic!("the run should still be waiting on request {n}"),
+        _ = async {
+            while h.stub.requests().len() < n {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        } => {}
+    }
+}
+
 #[tokio::test]
 async fn anthropic_gets_its_blocks_back_then_one_tool_result_per_tool_use() {
     let h = Harness::new(vec![ok(LIST_THEN_SEARCH), ok(ANSWER)]).await;
@@ -214,19 +227,7 @@ async fn a_run_resumed_after_step_two_sends_step_three_byte_for_byte() {
     // Killed while step 3's request is in flight, then resumed.
     let broken =
         Harness::new([answers(), vec![delayed(ANSWER, 30_000), ok(ANSWER)]].concat()).await;
-    let run = {
-        let h = &broken;
-        let c = c.clone();
-        async move { h.run(c).await }
-    };
-    tokio::select! {
-        _ = run => panic!("the run should still be waiting on step 3"),
-        _ = async {
-            while broken.stub.requests().len() < 3 {
-                tokio::time::sleep(Duration::from_millis(20)).await;
-            }
-        } => {}
-    }
+    interrupted_at(&broken, &c, 3).await;
     let run_id = io_harness::RunId(1);
     let resumed = broken
         .run_with(
@@ -256,14 +257,7 @@ async fn preview_resume_prints_the_body_the_resumed_step_sends() {
     .await;
     let mut c = transcript("look");
     c.cache = Some(CacheTtl::FiveMinutes);
-    tokio::select! {
-        _ = h.run(c.clone()) => panic!("the run should still be waiting"),
-        _ = async {
-            while h.stub.requests().len() < 2 {
-                tokio::time::sleep(Duration::from_millis(20)).await;
-            }
-        } => {}
-    }
+    interrupted_at(&h, &c, 2).await;
     let cfg = h.db.path().join("io.toml");
     std::fs::write(
         &cfg,
@@ -329,14 +323,7 @@ async fn a_stored_transcript_that_does_not_parse_is_refused_naming_run_and_step(
     ])
     .await;
     let c = transcript("look");
-    tokio::select! {
-        _ = h.run(c.clone()) => panic!("the run should still be waiting"),
-        _ = async {
-            while h.stub.requests().len() < 2 {
-                tokio::time::sleep(Duration::from_millis(20)).await;
-            }
-        } => {}
-    }
+    interrupted_at(&h, &c, 2).await;
     let db = h.db.path().join("runs.db");
     assert_eq!(damage(&db), 1);
     let err = h
@@ -608,14 +595,7 @@ async fn the_consoles_next_request_is_the_body_the_resume_sends() {
     ])
     .await;
     let c = transcript("look");
-    tokio::select! {
-        _ = h.run(c.clone()) => panic!("the run should still be waiting"),
-        _ = async {
-            while h.stub.requests().len() < 2 {
-                tokio::time::sleep(Duration::from_millis(20)).await;
-            }
-        } => {}
-    }
+    interrupted_at(&h, &c, 2).await;
     let lines = io_harness::console::effects::next_request(
         &h.store,
         io_harness::RunId(1),

@@ -59,6 +59,21 @@ fn cite(url: String, quote: Option<&str>) -> Citation {
     }
 }
 
+/// A store in a temp directory with one run in it.
+fn one_run() -> (tempfile::TempDir, Store, RunId) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("runs.db")).unwrap();
+    let run = store
+        .begin_run(&NewRun {
+            goal: "g".into(),
+            provider: "anthropic".into(),
+            model: "m".into(),
+            ..NewRun::default()
+        })
+        .unwrap();
+    (dir, store, run)
+}
+
 fn limits() -> Limits {
     Limits {
         max_bytes: 100_000,
@@ -71,16 +86,7 @@ fn limits() -> Limits {
 async fn each_citation_gets_one_verdict_and_it_is_recorded() {
     let addr = pages().await;
     let base = format!("http://{addr}");
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path().join("runs.db")).unwrap();
-    let run = store
-        .begin_run(&NewRun {
-            goal: "g".into(),
-            provider: "anthropic".into(),
-            model: "m".into(),
-            ..NewRun::default()
-        })
-        .unwrap();
+    let (_dir, store, run) = one_run();
     store.record_citations(
         run,
         1,
@@ -138,16 +144,7 @@ async fn each_citation_gets_one_verdict_and_it_is_recorded() {
 #[tokio::test]
 async fn loopback_is_not_allowed_unless_a_rule_names_it() {
     let addr = pages().await;
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path().join("runs.db")).unwrap();
-    let run = store
-        .begin_run(&NewRun {
-            goal: "g".into(),
-            provider: "anthropic".into(),
-            model: "m".into(),
-            ..NewRun::default()
-        })
-        .unwrap();
+    let (_dir, store, run) = one_run();
     store.record_citations(
         run,
         1,

@@ -131,18 +131,7 @@ impl Executor {
                 let prices = self.prices.clone();
                 self.read(move |s| s.priced_runs(Some(500), &prices).map(Msg::Runs))
             }
-            Effect::LoadRunSources(id) => self.read(move |s| {
-                let mut citations = s.citations(id)?;
-                // A spawned child's sources belong to its parent's run too.
-                for child in s.children(id)? {
-                    citations.extend(s.citations(child.run_id)?);
-                }
-                Ok(Msg::RunSources(
-                    citations,
-                    s.server_tool_calls(id)?,
-                    s.checks(id)?,
-                ))
-            }),
+            Effect::LoadRunSources(id) => self.read(move |s| run_sources(s, id)),
             Effect::Search(text) => self.read(move |s| {
                 let q = CitationQuery {
                     domain: None,
@@ -189,13 +178,8 @@ impl Executor {
                     };
                     let _ = tx.send(msg);
                     // The verdicts beside the citations.
-                    if let Ok(mut citations) = store.citations(run_id) {
-                        for child in store.children(run_id).unwrap_or_default() {
-                            citations.extend(store.citations(child.run_id).unwrap_or_default());
-                        }
-                        let failures = store.server_tool_calls(run_id).unwrap_or_default();
-                        let checks = store.checks(run_id).unwrap_or_default();
-                        let _ = tx.send(Msg::RunSources(citations, failures, checks));
+                    if let Ok(msg) = run_sources(&store, run_id) {
+                        let _ = tx.send(msg);
                     }
                 });
             }
@@ -349,6 +333,21 @@ impl Executor {
             let _ = tokio::time::timeout(std::time::Duration::from_secs(5), task).await;
         }
     }
+}
+
+/// A run's sources for the Sources screen: its citations and its children's (a
+/// spawned child's sources belong to its parent's run too), its server-tool calls
+/// and what checking them found.
+pub fn run_sources(store: &Store, id: RunId) -> crate::Result<Msg> {
+    let mut citations = store.citations(id)?;
+    for child in store.children(id)? {
+        citations.extend(store.citations(child.run_id)?);
+    }
+    Ok(Msg::RunSources(
+        citations,
+        store.server_tool_calls(id)?,
+        store.checks(id)?,
+    ))
 }
 
 /// Everything the Run panes show about a past run.

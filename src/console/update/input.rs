@@ -69,52 +69,9 @@ pub(super) fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
             }
         }
     }
-    if state.screen == Screen::Sources && state.sources.searching {
-        match key.code {
-            KeyCode::Char(c)
-                if key
-                    .modifiers
-                    .difference(crossterm::event::KeyModifiers::SHIFT)
-                    .is_empty() =>
-            {
-                state.sources.query.push(c);
-                return Vec::new();
-            }
-            KeyCode::Backspace => {
-                state.sources.query.pop();
-                return Vec::new();
-            }
-            KeyCode::Enter => {
-                state.sources.searching = false;
-                return vec![Effect::SearchAll(state.sources.query.clone())];
-            }
-            KeyCode::Esc => {
-                state.sources.searching = false;
-                return Vec::new();
-            }
-            _ => {}
-        }
-    }
-    if state.screen == Screen::Sources && state.sources.filtering {
-        match key.code {
-            KeyCode::Char(c)
-                if key
-                    .modifiers
-                    .difference(crossterm::event::KeyModifiers::SHIFT)
-                    .is_empty() =>
-            {
-                state.sources.filter.push(c);
-                return filter_changed(state);
-            }
-            KeyCode::Backspace => {
-                state.sources.filter.pop();
-                return filter_changed(state);
-            }
-            KeyCode::Enter | KeyCode::Esc => {
-                state.sources.filtering = false;
-                return Vec::new();
-            }
-            _ => {}
+    if state.screen == Screen::Sources && (state.sources.searching || state.sources.filtering) {
+        if let Some(effects) = typing(state, key) {
+            return effects;
         }
     }
     let goal_focused = state.screen == Screen::Declare
@@ -147,6 +104,43 @@ pub(super) fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
         Some(a) => on_action(state, a),
         None => Vec::new(),
     }
+}
+
+/// A key while a search or a filter is being typed on Sources: a character or a
+/// backspace edits it, Enter runs the search (a filter applies as it is typed),
+/// Esc leaves; `None` for a key typing does not take.
+fn typing(state: &mut State, key: KeyEvent) -> Option<Vec<Effect>> {
+    let searching = state.sources.searching;
+    let text = if searching {
+        &mut state.sources.query
+    } else {
+        &mut state.sources.filter
+    };
+    let plain = key
+        .modifiers
+        .difference(crossterm::event::KeyModifiers::SHIFT)
+        .is_empty();
+    match key.code {
+        KeyCode::Char(c) if plain => text.push(c),
+        KeyCode::Backspace => {
+            text.pop();
+        }
+        KeyCode::Enter if searching => {
+            state.sources.searching = false;
+            return Some(vec![Effect::SearchAll(state.sources.query.clone())]);
+        }
+        KeyCode::Enter | KeyCode::Esc => {
+            state.sources.searching = false;
+            state.sources.filtering = false;
+            return Some(Vec::new());
+        }
+        _ => return None,
+    }
+    Some(if searching {
+        Vec::new()
+    } else {
+        filter_changed(state)
+    })
 }
 
 fn filter_changed(state: &mut State) -> Vec<Effect> {
