@@ -946,3 +946,30 @@ fn slash_searches_every_run_and_enter_opens_the_hit_at_its_step() {
     update(&mut s, key(KeyCode::Esc));
     assert!(s.sources.hits.is_none());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_export_that_cannot_be_written_says_where_and_why() {
+    let mut l = LiveConsole::scripted(Script::demo()).await;
+    l.send(ctrl('r'));
+    l.until(|s| s.run.outcome.is_some()).await;
+    // io.toml's folder is a file: nothing can be written beside it.
+    let blocker = l.dir.path().join("not-a-dir");
+    std::fs::write(&blocker, "x").unwrap();
+    l.executor.config_path = blocker.join("io.toml");
+    l.send(key(KeyCode::F(4)));
+    l.until(|s| s.sources.loaded && !s.sources.runs.is_empty())
+        .await;
+    l.state.notice = None;
+    l.send(key(KeyCode::Char('e')));
+    l.until(|s| s.notice.is_some()).await;
+    let (notice, error) = l.state.notice.clone().unwrap();
+    assert!(error, "{notice}");
+    assert!(
+        notice.starts_with(&format!(
+            "cannot write {}",
+            blocker.join("sources-run-1.md").display()
+        )),
+        "{notice}"
+    );
+    assert!(notice.ends_with("; nothing was written"), "{notice}");
+}

@@ -40,6 +40,23 @@ pub(crate) const MIGRATIONS: [&str; 8] = [
     include_str!("migrations/0008_checks.sql"),
 ];
 
+/// The migration that builds the full-text index for the rows a store holds.
+const SEARCH_MIGRATION: usize = 7;
+
+/// Building the index for a large store takes a while (about 10 s for a million
+/// citations on 2 cores): say so once, on stderr, before it starts.
+fn say_indexing(conn: &Connection) {
+    let rows: i64 = conn
+        .query_row("SELECT COUNT(*) FROM citations", [], |r| r.get(0))
+        .unwrap_or(0);
+    if rows >= 100_000 {
+        eprintln!(
+            "io-harness: building the search index for {rows} citations and their runs (once, about {} s) …",
+            rows / 100_000 + 1
+        );
+    }
+}
+
 /// A handle on one store file. Cheap to clone; clones share the connection.
 #[derive(Clone)]
 pub struct Store {
@@ -108,6 +125,9 @@ impl Store {
             let version = user_version(&tx)?;
             if version < upto {
                 for (i, sql) in MIGRATIONS.iter().enumerate().take(upto).skip(version) {
+                    if i + 1 == SEARCH_MIGRATION {
+                        say_indexing(&tx);
+                    }
                     migrate(&tx, sql)
                         .map_err(|e| Error::Store(format!("migration {} failed: {e}", i + 1)))?;
                 }
