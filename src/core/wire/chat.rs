@@ -1,8 +1,9 @@
 //! The Chat-Completions-shaped pieces the OpenAI-compatible wires share (OpenRouter
 //! copies OpenAI's shapes, and OpenAI's Responses its error envelope): bearer
-//! headers, the chat body, streaming flags, the error envelope, and decoding a
-//! chat answer — the HTTP-status prologue every such decoder starts with, and the
-//! first choice's text, tool calls, citations and usage.
+//! headers, the chat body (its messages flattened or a transcript, and caching),
+//! streaming flags, the error envelope, and decoding a chat answer — the
+//! HTTP-status prologue every such decoder starts with, and the first choice's
+//! text, tool calls, citations and usage.
 
 use serde_json::{Map, Value, json};
 

@@ -4,6 +4,10 @@
 //! No I/O here. The preview and the transport call the same `encode`, so the bytes
 //! an operator previews are the bytes that are sent. Every refusal happens in
 //! `encode`, before a byte exists to send.
+//!
+//! A new vendor wire is one file here (its `encode`, `decode` and `cautions`, and
+//! how it sends a transcript back) plus one row of `capability::CAPABILITIES` and
+//! one arm in each dispatch below.
 
 pub mod anthropic;
 mod anthropic_messages;

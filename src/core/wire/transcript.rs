@@ -7,10 +7,11 @@
 //! observation so far. `"transcript"` sends the vendor's own blocks back — search
 //! results with their `encrypted_content`, thinking with its `signature`, tool calls
 //! — so the model works from the sources, not from its summary of them. Each wire
-//! renders an `Exchange` in its own shape (`anthropic`, `chat`, `openai_responses`).
+//! renders an `Exchange` in its own shape (`anthropic_messages`, `chat`,
+//! `openai_responses`).
 //!
 //! Encrypted content is readable only by the vendor that produced it, so an
-//! exchange belongs to one conversation family (`Wire::family`): a fallback to
+//! exchange belongs to one conversation family (`same_family`): a fallback to
 //! another vendor starts its transcript afresh from the goal and the observations
 //! made so far (`Turn::history_for`).
 
