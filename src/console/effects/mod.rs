@@ -218,12 +218,7 @@ impl Executor {
                 vendor,
                 model,
             } => {
-                let endpoint = self
-                    .endpoints
-                    .get(&vendor)
-                    .cloned()
-                    .unwrap_or_else(|| Endpoint::public(vendor));
-                let max_tokens = self.max_tokens.get(&vendor).copied().unwrap_or(4096);
+                let (endpoint, max_tokens) = self.target(vendor);
                 let names: Vec<String> = self.agents.iter().map(|a| a.name.clone()).collect();
                 let extra = self.mcp.as_ref().map(|m| m.specs()).unwrap_or_default();
                 let tools = crate::core::tools::offered_tools(&names, &extra);
@@ -258,13 +253,23 @@ impl Executor {
         true
     }
 
-    fn start(&mut self, contract: TaskContract, vendor: Vendor, model: String) {
+    /// Where a request to `vendor` goes and its output cap: the configured
+    /// endpoint (the stub's, offline) or the vendor's public one, and 4096 tokens
+    /// unless the config says otherwise.
+    fn target(&self, vendor: Vendor) -> (Endpoint, u32) {
         let endpoint = self
             .endpoints
             .get(&vendor)
             .cloned()
             .unwrap_or_else(|| Endpoint::public(vendor));
-        let max_tokens = self.max_tokens.get(&vendor).copied().unwrap_or(4096);
+        (
+            endpoint,
+            self.max_tokens.get(&vendor).copied().unwrap_or(4096),
+        )
+    }
+
+    fn start(&mut self, contract: TaskContract, vendor: Vendor, model: String) {
+        let (endpoint, max_tokens) = self.target(vendor);
         let key = match &self.demo {
             // A cancelled demo run left the script part-way; this one sees it all,
             // and its key (not a secret) tells the stub which requests are this run's.
