@@ -18,8 +18,8 @@ use serde_json::{Map, Value, json};
 
 use super::anthropic_messages::{mark_cache, messages, previous_end};
 use super::json::{
-    code_string, finish, header_request_id, opaque_error, parse_json, request, retry_after,
-    str_field, u64_field,
+    code_string, decode_with, finish, header_request_id, missing, opaque_error, request,
+    retry_after, str_field, u64_field,
 };
 use crate::core::completion::{
     Citation, Completion, ServerToolCall, StopReason, ToolCall, Usage, json_blocks,
@@ -71,22 +71,17 @@ pub fn encode(endpoint: &Endpoint, turn: &Turn) -> Result<WireRequest> {
         .map(|t| json!({"name": t.name, "description": t.description, "input_schema": t.input_schema}))
         .collect();
     let current = endpoint.wire == Wire::Anthropic2026;
+    let (search, fetch) = if current {
+        (SEARCH_2026, FETCH_2026)
+    } else {
+        ("web_search_20250305", "web_fetch_20250910")
+    };
     if let Some(web) = turn.web_enabled() {
         if web.search {
-            let kind = if current {
-                SEARCH_2026
-            } else {
-                "web_search_20250305"
-            };
-            tools.push(server_tool(web, kind, "web_search", current));
+            tools.push(server_tool(web, search, "web_search", current));
         }
         if web.fetch {
-            let kind = if current {
-                FETCH_2026
-            } else {
-                "web_fetch_20250910"
-            };
-            tools.push(server_tool(web, kind, "web_fetch", current));
+            tools.push(server_tool(web, fetch, "web_fetch", current));
             if !current {
                 headers.push((
                     "anthropic-beta".to_string(),
@@ -160,11 +155,7 @@ pub fn cautions(wire: Wire, web: &WebAccess) -> Vec<String> {
 
 /// Decode one response: a 2xx message, or an error envelope.
 pub fn decode(response: &WireResponse) -> Result<Completion> {
-    if !(200..300).contains(&response.status) {
-        return Err(Error::from(http_error(response)));
-    }
-    let v = parse_json(PROVIDER, response)?;
-    decode_message(response, &v)
+    decode_with(PROVIDER, response, http_error, decode_message)
 }
 
 /// Decode a parsed message (or error envelope). `response` supplies the headers
@@ -177,11 +168,7 @@ pub(crate) fn decode_message(response: &WireResponse, v: &Value) -> Result<Compl
     let blocks = v
         .get("content")
         .and_then(Value::as_array)
-        .ok_or_else(|| Error::Decode {
-            provider: PROVIDER.to_string(),
-            message: "the message has no content array".to_string(),
-            snippet: super::json::snippet(&response.body),
-        })?;
+        .ok_or_else(|| missing(PROVIDER, response, "the message has no content array"))?;
 
     let (asked, documents) = asked_and_documents(blocks);
     let mut parts = read_blocks(blocks, &asked, &documents);
@@ -356,10 +343,11 @@ pub(crate) fn citation(c: &Value, documents: &[String]) -> Option<Citation> {
     }
 }
 
-fn http_error(response: &WireResponse) -> VendorError {
+/// The error envelope of a non-2xx; a body that is not one is an opaque error.
+fn http_error(provider: &str, response: &WireResponse) -> VendorError {
     match serde_json::from_slice::<Value>(&response.body) {
         Ok(v) if v.get("error").is_some() => error_from(response, &v),
-        _ => opaque_error(PROVIDER, response),
+        _ => opaque_error(provider, response),
     }
 }
 

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use crate::core::turn::Turn;
 use crate::core::wire::capability::Wire;
 use crate::core::wire::transcript::{CacheTtl, Caching};
-use crate::error::{Error, Result};
+use crate::error::Result;
 
 /// The `messages` array. Flattened: the one user message (its observations as
 /// separate text blocks when caching, so the earlier ones stay a cacheable
@@ -28,9 +28,7 @@ pub(crate) fn messages(turn: &Turn, wire: Wire) -> Result<Vec<Value>> {
     let mut messages = vec![json!({"role": "user", "content": turn.opening(opening)})];
     let mut notes = Vec::new();
     for (i, exchange) in history.iter().enumerate() {
-        let blocks = exchange
-            .values()
-            .map_err(|why| Error::config(format!("the transcript's exchange {i}: {why}")))?;
+        let blocks = exchange.resend(i)?;
         push(&mut messages, "assistant", blocks);
         notes.extend(exchange.notes.iter().cloned());
         if exchange.paused {

@@ -84,24 +84,24 @@ pub struct Capabilities {
     pub cap: Cap,
 }
 
+impl Capabilities {
+    /// The row of a wire that carries every feature, each tool capped on its own.
+    const fn everything(wire: Wire) -> Self {
+        Capabilities {
+            wire,
+            search: None,
+            fetch: None,
+            allow_list: None,
+            block_list: None,
+            cap: Cap::PerTool,
+        }
+    }
+}
+
 /// The table, one row per wire, in `Wire::ALL` order.
 pub const CAPABILITIES: [Capabilities; 6] = [
-    Capabilities {
-        wire: Wire::Anthropic2025,
-        search: None,
-        fetch: None,
-        allow_list: None,
-        block_list: None,
-        cap: Cap::PerTool,
-    },
-    Capabilities {
-        wire: Wire::Anthropic2026,
-        search: None,
-        fetch: None,
-        allow_list: None,
-        block_list: None,
-        cap: Cap::PerTool,
-    },
+    Capabilities::everything(Wire::Anthropic2025),
+    Capabilities::everything(Wire::Anthropic2026),
     Capabilities {
         wire: Wire::OpenAiChat,
         search: None,
@@ -126,14 +126,7 @@ pub const CAPABILITIES: [Capabilities; 6] = [
         block_list: Some("its web plugin takes no domain filter"),
         cap: Cap::Results,
     },
-    Capabilities {
-        wire: Wire::OpenRouterServerTools,
-        search: None,
-        fetch: None,
-        allow_list: None,
-        block_list: None,
-        cap: Cap::PerTool,
-    },
+    Capabilities::everything(Wire::OpenRouterServerTools),
 ];
 
 /// A declared feature a wire may not carry, in the order refusals are checked.
@@ -221,10 +214,14 @@ impl Wire {
         }
     }
 
+    /// The key and value that select it among its vendor's wires: `api = "responses"`.
+    pub fn choice(self) -> String {
+        format!("{} = \"{}\"", Wire::key(self.vendor()), self.value())
+    }
+
     /// The `io.toml` setting that selects it: `[providers.openai] api = "responses"`.
     pub fn setting(self) -> String {
-        let v = self.vendor();
-        format!("[providers.{v}] {} = \"{}\"", Wire::key(v), self.value())
+        format!("[providers.{}] {}", self.vendor(), self.choice())
     }
 
     /// The wire in words: `OpenAI Responses`.
@@ -241,8 +238,7 @@ impl Wire {
 
     /// A short label: `openai · api = "responses"`.
     pub fn label(self) -> String {
-        let v = self.vendor();
-        format!("{v} · {} = \"{}\"", Wire::key(v), self.value())
+        format!("{} · {}", self.vendor(), self.choice())
     }
 
     /// The wire a config value names for a vendor, or a config error naming the key
@@ -344,11 +340,10 @@ pub fn refusal(wire: Wire, web: &WebAccess) -> Option<String> {
         Some(other) => {
             let head = text.trim_end_matches(" No request was sent.");
             format!(
-                "{head} {} can carry this declaration: use `{} = \"{}\"` in [providers.{}]. No \
-                 request was sent.",
+                "{head} {} can carry this declaration: use `{}` in [providers.{}]. No request was \
+                 sent.",
                 other.name(),
-                Wire::key(other.vendor()),
-                other.value(),
+                other.choice(),
                 other.vendor()
             )
         }
@@ -390,7 +385,7 @@ fn spec_text(vendor: Vendor, feature: Feature, allowed: &[String], blocked: &[St
 fn new_wire_text(wire: Wire, feature: Feature, allowed: &[String], blocked: &[String]) -> String {
     let vendor = wire.vendor();
     let why = wire.capabilities().reason(feature).unwrap_or_default();
-    let setting = format!("{} = \"{}\"", Wire::key(vendor), wire.value());
+    let setting = wire.choice();
     let advice = match feature {
         Feature::Fetch => "turn fetch off, or use provider \"anthropic\" to fetch".to_string(),
         Feature::AllowList => format!(

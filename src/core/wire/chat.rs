@@ -1,14 +1,13 @@
 //! The Chat-Completions-shaped pieces the OpenAI-compatible wires share (OpenRouter
 //! copies OpenAI's shapes, and OpenAI's Responses its error envelope): bearer
 //! headers, the chat body (its messages flattened or a transcript, and caching),
-//! streaming flags, the error envelope, and decoding a chat answer — the
-//! HTTP-status prologue every such decoder starts with, and the first choice's
-//! text, tool calls, citations and usage.
+//! streaming flags, the error envelope a non-2xx carries, and decoding a chat
+//! answer: the first choice's text, tool calls, citations and usage.
 
 use serde_json::{Map, Value, json};
 
 use super::json::{
-    code_string, finish, header_request_id, opaque_error, parse_json, retry_after, snippet,
+    arguments, code_string, finish, header_request_id, missing, opaque_error, retry_after, snippet,
     str_field, u64_field,
 };
 use crate::core::completion::{Citation, Completion, StopReason, ToolCall, Usage, json_blocks};
@@ -16,22 +15,7 @@ use crate::core::turn::{HeaderValue, Turn, WireResponse};
 use crate::core::wire::capability::Wire;
 use crate::core::wire::transcript::{CacheTtl, Caching};
 use crate::core::wire::{Endpoint, Vendor};
-use crate::error::{Error, Result, VendorError};
-
-/// Decode an OpenAI-shaped answer: a non-2xx is the error envelope; a 2xx body is
-/// parsed and read by the wire's own `decode_value` (which the stream assemblers
-/// call too, with the body they rebuilt).
-pub(crate) fn decode_with(
-    provider: &str,
-    response: &WireResponse,
-    decode_value: fn(&WireResponse, &Value) -> Result<Completion>,
-) -> Result<Completion> {
-    if !(200..300).contains(&response.status) {
-        return Err(Error::from(chat_http_error(provider, response)));
-    }
-    let v = parse_json(provider, response)?;
-    decode_value(response, &v)
-}
+use crate::error::{Result, VendorError};
 
 /// The `Authorization: Bearer $VAR` and JSON content type both chat vendors take.
 pub(crate) fn bearer_headers(endpoint: &Endpoint) -> Vec<(String, HeaderValue)> {
@@ -147,11 +131,7 @@ pub(crate) fn chat_completion(
         .get("choices")
         .and_then(Value::as_array)
         .and_then(|c| c.first())
-        .ok_or_else(|| Error::Decode {
-            provider: provider.to_string(),
-            message: "the response has no choices".to_string(),
-            snippet: snippet(&response.body),
-        })?;
+        .ok_or_else(|| missing(provider, response, "the response has no choices"))?;
     let message = choice.get("message").cloned().unwrap_or(Value::Null);
     // `message.refusal`: the model declined, in its own words.
     let refusal = str_field(&message, "refusal").filter(|r| !r.trim().is_empty());
@@ -226,17 +206,10 @@ fn chat_usage(u: &Value, server_tool_requests: u64) -> Usage {
 fn chat_tool_call(call: &Value) -> Option<ToolCall> {
     let function = call.get("function")?;
     let name = str_field(function, "name")?;
-    let raw = str_field(function, "arguments").unwrap_or_default();
-    // Arguments arrive as a JSON string; keep unparsable text so the tool can say so.
-    let input = if raw.trim().is_empty() {
-        json!({})
-    } else {
-        serde_json::from_str(&raw).unwrap_or(Value::String(raw))
-    };
     Some(ToolCall {
         id: str_field(call, "id").unwrap_or_default(),
         name,
-        input,
+        input: arguments(str_field(function, "arguments").unwrap_or_default()),
     })
 }
 
@@ -268,9 +241,7 @@ pub(crate) fn chat_messages(turn: &Turn, wire: Wire) -> Result<Vec<Value>> {
     let mut messages = vec![json!({"role": "user", "content": turn.opening(opening)})];
     let mut notes = Vec::new();
     for (i, exchange) in history.iter().enumerate() {
-        let values = exchange
-            .values()
-            .map_err(|why| Error::config(format!("the transcript's exchange {i}: {why}")))?;
+        let values = exchange.resend(i)?;
         for message in values {
             let mut out = serde_json::Map::new();
             out.insert("role".into(), json!("assistant"));

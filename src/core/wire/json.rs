@@ -1,7 +1,8 @@
 //! The readers every wire's decoder uses (fields, counts, the request id, the
-//! retry-after hint, the body snippet for a decode error) and the two ends every
-//! wire shares: a request finished as compact JSON bytes, and a decoded answer
-//! finished as one `Completion`.
+//! retry-after hint, the body snippet for a decode error) and what every wire
+//! shares at its ends: a request finished as compact JSON bytes; a response's
+//! decode prologue (status, then parse, then the wire's own reader); a decoded
+//! answer finished as one `Completion`.
 
 use std::time::Duration;
 
@@ -33,6 +34,16 @@ pub(crate) fn parse_json(provider: &str, response: &WireResponse) -> Result<Valu
         message: format!("HTTP {} body is not JSON: {e}", response.status),
         snippet: snippet(&response.body),
     })
+}
+
+/// A decode error for a 2xx body without the part a decoder reads (`what`: "the
+/// response has no choices").
+pub(crate) fn missing(provider: &str, response: &WireResponse, what: &str) -> Error {
+    Error::Decode {
+        provider: provider.to_string(),
+        message: what.to_string(),
+        snippet: snippet(&response.body),
+    }
 }
 
 /// A string field, `None` when absent or null.
@@ -98,6 +109,16 @@ pub(crate) fn opaque_error(provider: &str, response: &WireResponse) -> VendorErr
     }
 }
 
+/// A tool call's arguments, sent as JSON text, as its input: `{}` when blank, the
+/// text itself when it is not JSON (so the tool can say so).
+pub(crate) fn arguments(raw: String) -> Value {
+    if raw.trim().is_empty() {
+        Value::Object(Map::new())
+    } else {
+        serde_json::from_str(&raw).unwrap_or(Value::String(raw))
+    }
+}
+
 /// A code that may be a string or a number.
 pub(crate) fn code_string(v: Option<&Value>) -> Option<String> {
     match v? {
@@ -121,6 +142,22 @@ pub(crate) fn request(
         headers,
         body: bytes,
     })
+}
+
+/// The one way every decoder starts: a non-2xx is the wire's error envelope
+/// (`http_error`); a 2xx body is parsed and read by the wire's own `read` (which
+/// the stream assemblers call too, with the body they rebuilt).
+pub(crate) fn decode_with(
+    provider: &str,
+    response: &WireResponse,
+    http_error: fn(&str, &WireResponse) -> VendorError,
+    read: fn(&WireResponse, &Value) -> Result<Completion>,
+) -> Result<Completion> {
+    if !(200..300).contains(&response.status) {
+        return Err(Error::from(http_error(provider, response)));
+    }
+    let v = parse_json(provider, response)?;
+    read(response, &v)
 }
 
 /// The one way every decoder ends: what it read (`c`: text, calls, citations,

@@ -76,7 +76,7 @@ pub fn model_refusal(wire: Wire, model: &str, web: &WebAccess) -> Option<String>
     let limit = model_limit(wire, model, web)?;
     let (allowed, blocked) = web.vendor_filter();
     let vendor = wire.vendor();
-    let setting = format!("{} = \"{}\"", Wire::key(vendor), wire.value());
+    let setting = wire.choice();
     let what = limit.feature.refused_as();
     let instead = limit
         .instead

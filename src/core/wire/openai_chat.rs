@@ -8,8 +8,8 @@
 
 use serde_json::{Map, Value, json};
 
-use super::chat::{bearer_headers, chat_body, chat_completion, decode_with};
-use super::json::request;
+use super::chat::{bearer_headers, chat_body, chat_completion, chat_http_error};
+use super::json::{decode_with, request};
 use crate::core::completion::{Completion, ServerToolCall};
 use crate::core::turn::{Turn, WireRequest, WireResponse};
 use crate::core::web::WebAccess;
@@ -57,7 +57,7 @@ pub fn cautions(web: &WebAccess) -> Vec<String> {
 /// reads what `usage.server_tool_use` says (zero today); a response carrying
 /// `url_citation` annotations is evidence a search ran and is recorded as one.
 pub fn decode(response: &WireResponse) -> Result<Completion> {
-    decode_with(PROVIDER, response, decode_value)
+    decode_with(PROVIDER, response, chat_http_error, decode_value)
 }
 
 /// Decode a parsed 2xx body; the streamed assembler calls this with the body it

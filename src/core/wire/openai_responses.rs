@@ -20,8 +20,8 @@
 
 use serde_json::{Map, Value, json};
 
-use super::chat::{bearer_headers, chat_error_object, decode_with};
-use super::json::{finish, request, str_field, u64_field};
+use super::chat::{bearer_headers, chat_error_object, chat_http_error};
+use super::json::{arguments, decode_with, finish, missing, request, str_field, u64_field};
 use crate::core::completion::{
     Citation, Completion, ServerToolCall, StopReason, ToolCall, Usage, json_blocks,
 };
@@ -99,7 +99,7 @@ pub fn cautions(web: &WebAccess) -> Vec<String> {
 
 /// Decode one response, an `error` object inside a 2xx included.
 pub fn decode(response: &WireResponse) -> Result<Completion> {
-    decode_with(PROVIDER, response, decode_value)
+    decode_with(PROVIDER, response, chat_http_error, decode_value)
 }
 
 /// Decode a parsed 2xx body (`head` gives the request id): what a streamed answer's
@@ -122,11 +122,7 @@ pub fn decode_value(head: &WireResponse, v: &Value) -> Result<Completion> {
     let items = v
         .get("output")
         .and_then(Value::as_array)
-        .ok_or_else(|| Error::Decode {
-            provider: PROVIDER.to_string(),
-            message: "the response has no output array".to_string(),
-            snippet: super::json::snippet(&response.body),
-        })?;
+        .ok_or_else(|| missing(PROVIDER, response, "the response has no output array"))?;
     let (mut parts, refusal) = read_items(items);
     let refused = refusal.is_some() && parts.tool_calls.is_empty();
     if let Some(words) = refusal.filter(|_| refused && parts.text.trim().is_empty()) {
@@ -277,18 +273,12 @@ pub(crate) fn search_input(action: &Value) -> Option<String> {
 /// kept as a string when they are not JSON).
 pub(crate) fn function_call(item: &Value) -> Option<ToolCall> {
     let name = str_field(item, "name")?;
-    let raw = str_field(item, "arguments").unwrap_or_default();
-    let input = if raw.trim().is_empty() {
-        json!({})
-    } else {
-        serde_json::from_str(&raw).unwrap_or(Value::String(raw))
-    };
     Some(ToolCall {
         id: str_field(item, "call_id")
             .or_else(|| str_field(item, "id"))
             .unwrap_or_default(),
         name,
-        input,
+        input: arguments(str_field(item, "arguments").unwrap_or_default()),
     })
 }
 
@@ -333,9 +323,7 @@ fn responses_input(turn: &Turn, wire: Wire, server: bool) -> Result<(Vec<Value>,
     }
     let mut input = vec![json!({"role": "user", "content": turn.opening(opening)})];
     for (i, exchange) in history.iter().enumerate() {
-        let items = exchange
-            .values()
-            .map_err(|why| Error::config(format!("the transcript's exchange {i}: {why}")))?;
+        let items = exchange.resend(i)?;
         input.extend(items);
         input.extend(returns(exchange));
     }

@@ -10,8 +10,8 @@
 
 use serde_json::{Map, Value, json};
 
-use super::chat::{bearer_headers, chat_body, chat_completion, chat_error_object, decode_with};
-use super::json::{code_string, request, u64_field};
+use super::chat::{bearer_headers, chat_body, chat_completion, chat_error_object, chat_http_error};
+use super::json::{code_string, decode_with, request, u64_field};
 use crate::core::completion::{Completion, ServerToolCall};
 use crate::core::turn::{Turn, WireRequest, WireResponse};
 use crate::core::web::WebAccess;
@@ -57,7 +57,7 @@ pub fn cautions(web: &WebAccess) -> Vec<String> {
 
 /// Decode one response, an `error` inside a 200 included.
 pub fn decode(response: &WireResponse) -> Result<Completion> {
-    decode_with(PROVIDER, response, decode_value)
+    decode_with(PROVIDER, response, chat_http_error, decode_value)
 }
 
 /// Decode a parsed 2xx body (an `error` inside it included); the streamed

@@ -150,6 +150,14 @@ impl Exchange {
             })
             .collect()
     }
+
+    /// The blocks to send back as the transcript's `i`-th exchange; a block that is
+    /// not JSON is a config error naming the exchange and the block.
+    pub(crate) fn resend(&self, i: usize) -> crate::error::Result<Vec<serde_json::Value>> {
+        self.values().map_err(|why| {
+            crate::error::Error::config(format!("the transcript's exchange {i}: {why}"))
+        })
+    }
 }
 
 /// Whether blocks from one wire can be sent to another: the same vendor and the

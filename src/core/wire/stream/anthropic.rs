@@ -125,24 +125,16 @@ impl Messages {
         let Some(block) = self.blocks.get_mut(&index) else {
             return Err(self.out_of_order(&format!("a delta for block {index}, never started")));
         };
+        let piece = |key: &str| delta.get(key).and_then(Value::as_str).unwrap_or_default();
         match delta.get("type").and_then(Value::as_str) {
             Some("text_delta") => {
-                let piece = delta
-                    .get("text")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
+                let piece = piece("text");
                 append(&mut block.value, "text", piece);
                 if !piece.is_empty() {
                     out.push(Delta::Text(piece.to_string()));
                 }
             }
-            Some("input_json_delta") => {
-                let piece = delta
-                    .get("partial_json")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
-                block.json.push_str(piece);
-            }
+            Some("input_json_delta") => block.json.push_str(piece("partial_json")),
             Some("citations_delta") => {
                 if let Some(c) = delta.get("citation") {
                     let list = block
@@ -160,20 +152,8 @@ impl Messages {
                     }
                 }
             }
-            Some("thinking_delta") => {
-                let piece = delta
-                    .get("thinking")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
-                append(&mut block.value, "thinking", piece);
-            }
-            Some("signature_delta") => {
-                let piece = delta
-                    .get("signature")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
-                append(&mut block.value, "signature", piece);
-            }
+            Some("thinking_delta") => append(&mut block.value, "thinking", piece("thinking")),
+            Some("signature_delta") => append(&mut block.value, "signature", piece("signature")),
             _ => {} // deltas of kinds this crate does not read are tolerated
         }
         Ok(())
