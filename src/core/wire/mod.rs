@@ -1,13 +1,22 @@
-//! The vendor wire: pure translation between one `Turn` and each vendor's exact
-//! request, and between each vendor's response bytes and one `Completion`.
+//! The wires: pure translation between one `Turn` and each vendor API's exact
+//! request, and between its response bytes and one `Completion`. This file holds
+//! `Vendor`, `Endpoint` and the dispatch (`encode`, `decode`, `check`,
+//! `cautions`); `capability` the `Wire` enum and its table; one file per wire
+//! below it (`anthropic`, `openai_chat`, `openai_responses`, `openrouter_plugin`,
+//! `openrouter_tools`), with `chat` (the Chat-shaped body and decoder the
+//! OpenAI-compatible wires share) and `json` (the readers and the ends every wire
+//! shares) under them; `stream/` assembles each wire's server-sent events.
+//! `limits` (what a wire cannot carry with some models) and `portability` (every
+//! wire's verdict on a declaration) read the table; `transcript` is the
+//! conversation a wire sends back (Anthropic's in `anthropic_messages`).
 //!
 //! No I/O here. The preview and the transport call the same `encode`, so the bytes
 //! an operator previews are the bytes that are sent. Every refusal happens in
 //! `encode`, before a byte exists to send.
 //!
-//! A new vendor wire is one file here (its `encode`, `decode` and `cautions`, and
-//! how it sends a transcript back) plus one row of `capability::CAPABILITIES` and
-//! one arm in each dispatch below.
+//! A new wire is one file here (its `encode`, `decode` and `cautions`, and how it
+//! sends a transcript back) plus one row of `capability::CAPABILITIES` (and its
+//! `Wire` variant, named in one arm of each dispatch below).
 
 pub mod anthropic;
 mod anthropic_messages;

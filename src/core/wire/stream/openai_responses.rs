@@ -168,119 +168,134 @@ impl WireAssembler for Responses {
     }
 }
 
-/// A Responses body as the events OpenAI streams for it, each framed with its name.
+/// A Responses body as the events OpenAI streams for it, each framed with its name
+/// and numbered in order (`sequence_number`).
 pub(super) fn render(v: &Value) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut seq = 0u64;
-    let mut ev = |data: Value| {
-        let mut data = match data {
-            Value::Object(m) => m,
-            _ => Map::new(),
-        };
-        data.insert("sequence_number".into(), json!(seq));
-        seq += 1;
-        let data = Value::Object(data);
-        let name = data
-            .get("type")
-            .and_then(Value::as_str)
-            .unwrap_or("message");
-        out.push(frame(Some(name), &data));
-    };
     let mut start = v.as_object().cloned().unwrap_or_default();
     start.insert("status".into(), json!("in_progress"));
     start.insert("output".into(), json!([]));
     start.insert("usage".into(), Value::Null);
     start.insert("incomplete_details".into(), Value::Null);
     start.insert("error".into(), Value::Null);
-    ev(json!({"type": "response.created", "response": start}));
-    ev(json!({"type": "response.in_progress", "response": start}));
+    let mut events = vec![
+        json!({"type": "response.created", "response": start}),
+        json!({"type": "response.in_progress", "response": start}),
+    ];
     let items = v.get("output").and_then(Value::as_array);
     for (i, item) in items.into_iter().flatten().enumerate() {
-        let id = item.get("id").cloned().unwrap_or(Value::Null);
-        let at = |kind: &str| json!({"type": kind, "item_id": id, "output_index": i});
-        let mut opened = item.clone();
-        if let Value::Object(o) = &mut opened {
-            if o.contains_key("status") {
-                o.insert("status".into(), json!("in_progress"));
-            }
-        }
-        match item.get("type").and_then(Value::as_str) {
-            Some("message") => {
-                opened["content"] = json!([]);
-                ev(
-                    json!({"type": "response.output_item.added", "output_index": i, "item": opened}),
-                );
-                let parts = item.get("content").and_then(Value::as_array);
-                for (j, part) in parts.into_iter().flatten().enumerate() {
-                    let mut e = at("response.content_part.added");
-                    e["content_index"] = json!(j);
-                    if part.get("type").and_then(Value::as_str) == Some("output_text") {
-                        e["part"] = json!({"type": "output_text", "annotations": [], "text": ""});
-                        ev(e);
-                        let text = part.get("text").and_then(Value::as_str).unwrap_or("");
-                        for piece in pieces(text) {
-                            let mut d = at("response.output_text.delta");
-                            d["content_index"] = json!(j);
-                            d["delta"] = json!(piece);
-                            ev(d);
-                        }
-                        let notes = part.get("annotations").and_then(Value::as_array);
-                        for (k, a) in notes.into_iter().flatten().enumerate() {
-                            let mut d = at("response.output_text.annotation.added");
-                            d["content_index"] = json!(j);
-                            d["annotation_index"] = json!(k);
-                            d["annotation"] = a.clone();
-                            ev(d);
-                        }
-                        let mut d = at("response.output_text.done");
-                        d["content_index"] = json!(j);
-                        d["text"] = json!(text);
-                        ev(d);
-                    } else {
-                        e["part"] = part.clone();
-                        ev(e);
-                    }
-                    let mut d = at("response.content_part.done");
-                    d["content_index"] = json!(j);
-                    d["part"] = part.clone();
-                    ev(d);
-                }
-            }
-            Some("web_search_call") => {
-                if let Value::Object(o) = &mut opened {
-                    o.remove("action");
-                }
-                ev(
-                    json!({"type": "response.output_item.added", "output_index": i, "item": opened}),
-                );
-                for phase in ["in_progress", "searching", "completed"] {
-                    ev(at(&format!("response.web_search_call.{phase}")));
-                }
-            }
-            Some("function_call") => {
-                opened["arguments"] = json!("");
-                ev(
-                    json!({"type": "response.output_item.added", "output_index": i, "item": opened}),
-                );
-                let args = item.get("arguments").and_then(Value::as_str).unwrap_or("");
-                for piece in pieces(args) {
-                    let mut d = at("response.function_call_arguments.delta");
-                    d["delta"] = json!(piece);
-                    ev(d);
-                }
-                let mut d = at("response.function_call_arguments.done");
-                d["arguments"] = json!(args);
-                ev(d);
-            }
-            _ => ev(json!({"type": "response.output_item.added", "output_index": i, "item": item})),
-        }
-        ev(json!({"type": "response.output_item.done", "output_index": i, "item": item}));
+        events.extend(item_events(i, item));
+        events.push(json!({"type": "response.output_item.done", "output_index": i, "item": item}));
     }
     let terminal = match v.get("status").and_then(Value::as_str) {
         Some("incomplete") => "response.incomplete",
         Some("failed") => "response.failed",
         _ => "response.completed",
     };
-    ev(json!({"type": terminal, "response": v}));
-    out
+    events.push(json!({"type": terminal, "response": v}));
+    events
+        .into_iter()
+        .enumerate()
+        .map(|(seq, data)| {
+            let mut data = match data {
+                Value::Object(m) => m,
+                _ => Map::new(),
+            };
+            data.insert("sequence_number".into(), json!(seq as u64));
+            let data = Value::Object(data);
+            let name = data
+                .get("type")
+                .and_then(Value::as_str)
+                .unwrap_or("message");
+            frame(Some(name), &data)
+        })
+        .collect()
+}
+
+/// One output item's events before its `done`: it opened (in progress, without
+/// what is yet to stream), then a message's parts, a search's phases or a
+/// call's arguments in pieces.
+fn item_events(i: usize, item: &Value) -> Vec<Value> {
+    let id = item.get("id").cloned().unwrap_or(Value::Null);
+    let at = |kind: &str| json!({"type": kind, "item_id": id, "output_index": i});
+    let added = |item: &Value| json!({"type": "response.output_item.added", "output_index": i, "item": item});
+    let mut opened = item.clone();
+    if let Value::Object(o) = &mut opened {
+        if o.contains_key("status") {
+            o.insert("status".into(), json!("in_progress"));
+        }
+    }
+    let mut events = Vec::new();
+    match item.get("type").and_then(Value::as_str) {
+        Some("message") => {
+            opened["content"] = json!([]);
+            events.push(added(&opened));
+            let parts = item.get("content").and_then(Value::as_array);
+            for (j, part) in parts.into_iter().flatten().enumerate() {
+                events.extend(part_events(j, part, &at));
+            }
+        }
+        Some("web_search_call") => {
+            if let Value::Object(o) = &mut opened {
+                o.remove("action");
+            }
+            events.push(added(&opened));
+            for phase in ["in_progress", "searching", "completed"] {
+                events.push(at(&format!("response.web_search_call.{phase}")));
+            }
+        }
+        Some("function_call") => {
+            opened["arguments"] = json!("");
+            events.push(added(&opened));
+            let args = item.get("arguments").and_then(Value::as_str).unwrap_or("");
+            for piece in pieces(args) {
+                let mut d = at("response.function_call_arguments.delta");
+                d["delta"] = json!(piece);
+                events.push(d);
+            }
+            let mut d = at("response.function_call_arguments.done");
+            d["arguments"] = json!(args);
+            events.push(d);
+        }
+        _ => events.push(added(item)),
+    }
+    events
+}
+
+/// One content part of a message (`j`th): added, an `output_text`'s text in
+/// pieces, its annotations and its whole text, then done.
+fn part_events(j: usize, part: &Value, at: &dyn Fn(&str) -> Value) -> Vec<Value> {
+    let at = |kind: &str| {
+        let mut e = at(kind);
+        e["content_index"] = json!(j);
+        e
+    };
+    let mut events = Vec::new();
+    let mut e = at("response.content_part.added");
+    if part.get("type").and_then(Value::as_str) == Some("output_text") {
+        e["part"] = json!({"type": "output_text", "annotations": [], "text": ""});
+        events.push(e);
+        let text = part.get("text").and_then(Value::as_str).unwrap_or("");
+        for piece in pieces(text) {
+            let mut d = at("response.output_text.delta");
+            d["delta"] = json!(piece);
+            events.push(d);
+        }
+        let notes = part.get("annotations").and_then(Value::as_array);
+        for (k, a) in notes.into_iter().flatten().enumerate() {
+            let mut d = at("response.output_text.annotation.added");
+            d["annotation_index"] = json!(k);
+            d["annotation"] = a.clone();
+            events.push(d);
+        }
+        let mut d = at("response.output_text.done");
+        d["text"] = json!(text);
+        events.push(d);
+    } else {
+        e["part"] = part.clone();
+        events.push(e);
+    }
+    let mut d = at("response.content_part.done");
+    d["part"] = part.clone();
+    events.push(d);
+    events
 }

@@ -30,24 +30,55 @@ pub fn render(wire: Wire, body: &[u8]) -> Result<Vec<String>> {
     })
 }
 
+/// An Anthropic message as its events: `message_start`, each block's start,
+/// deltas and stop (a `ping` after the first), `message_delta`, `message_stop`.
 fn anthropic(v: &Value) -> Vec<String> {
-    let mut out = Vec::new();
-    let ev = |out: &mut Vec<String>, data: Value| {
-        let name = data
-            .get("type")
-            .and_then(Value::as_str)
-            .unwrap_or("message")
-            .to_string();
-        out.push(frame(Some(&name), &data));
-    };
-    let usage = v.get("usage").and_then(Value::as_object).cloned();
-    // message_start: the message with no content and no stop reason yet; its
-    // usage has the input counts and a first output token, as the real one does.
+    let usage = v.get("usage").and_then(Value::as_object);
+    let mut events = vec![json!({"type": "message_start", "message": message_start(v, usage)})];
+    let blocks = v
+        .get("content")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    for (index, block) in blocks.iter().enumerate() {
+        events.extend(block_events(index, block));
+        events.push(json!({"type": "content_block_stop", "index": index}));
+        if index == 0 {
+            events.push(json!({"type": "ping"}));
+        }
+    }
+    // message_delta: the stop reason and the final counts (input tokens left to
+    // message_start, as the older API did, so both sources are exercised).
+    let mut delta = json!({"type": "message_delta", "delta": {
+        "stop_reason": v.get("stop_reason").cloned().unwrap_or(Value::Null),
+        "stop_sequence": v.get("stop_sequence").cloned().unwrap_or(Value::Null)}});
+    if let Some(u) = usage {
+        let mut u = u.clone();
+        u.remove("input_tokens");
+        delta["usage"] = Value::Object(u);
+    }
+    events.push(delta);
+    events.push(json!({"type": "message_stop"}));
+    events
+        .iter()
+        .map(|data| {
+            let name = data
+                .get("type")
+                .and_then(Value::as_str)
+                .unwrap_or("message");
+            frame(Some(name), data)
+        })
+        .collect()
+}
+
+/// `message_start`'s message: no content and no stop reason yet; its usage has
+/// the input counts and a first output token, as the real one does.
+fn message_start(v: &Value, usage: Option<&Map<String, Value>>) -> Map<String, Value> {
     let mut start = v.as_object().cloned().unwrap_or_default();
     start.insert("content".into(), json!([]));
     start.insert("stop_reason".into(), Value::Null);
     start.insert("stop_sequence".into(), Value::Null);
-    match &usage {
+    match usage {
         Some(u) => {
             let mut u = u.clone();
             u.remove("server_tool_use");
@@ -60,90 +91,53 @@ fn anthropic(v: &Value) -> Vec<String> {
             start.remove("usage");
         }
     }
-    ev(&mut out, json!({"type": "message_start", "message": start}));
-    let blocks = v
-        .get("content")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    for (index, block) in blocks.iter().enumerate() {
-        let kind = block
-            .get("type")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        match kind {
-            "text" => {
-                let mut head = Map::new();
-                head.insert("type".into(), json!("text"));
-                head.insert("text".into(), json!(""));
-                let citations = block.get("citations").and_then(Value::as_array);
-                if citations.is_some() {
-                    head.insert("citations".into(), json!([]));
-                }
-                ev(
-                    &mut out,
-                    json!({"type": "content_block_start", "index": index, "content_block": head}),
-                );
-                for c in citations.into_iter().flatten() {
-                    ev(
-                        &mut out,
-                        json!({"type": "content_block_delta", "index": index,
-                               "delta": {"type": "citations_delta", "citation": c}}),
-                    );
-                }
-                let text = block
-                    .get("text")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
-                for piece in pieces(text) {
-                    ev(
-                        &mut out,
-                        json!({"type": "content_block_delta", "index": index,
-                               "delta": {"type": "text_delta", "text": piece}}),
-                    );
-                }
+    start
+}
+
+/// One content block's start and deltas: text with its citations and then its
+/// text in pieces, a tool call's input as JSON text in pieces, anything else whole.
+fn block_events(index: usize, block: &Value) -> Vec<Value> {
+    let start = |head: &Value| json!({"type": "content_block_start", "index": index, "content_block": head});
+    let delta = |d: Value| json!({"type": "content_block_delta", "index": index, "delta": d});
+    let mut events = Vec::new();
+    match block
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+    {
+        "text" => {
+            let mut head = Map::new();
+            head.insert("type".into(), json!("text"));
+            head.insert("text".into(), json!(""));
+            let citations = block.get("citations").and_then(Value::as_array);
+            if citations.is_some() {
+                head.insert("citations".into(), json!([]));
             }
-            "tool_use" | "server_tool_use" => {
-                let mut head = block.as_object().cloned().unwrap_or_default();
-                let input = head.insert("input".into(), json!({})).unwrap_or(json!({}));
-                ev(
-                    &mut out,
-                    json!({"type": "content_block_start", "index": index, "content_block": head}),
-                );
-                for piece in pieces(&input.to_string()) {
-                    ev(
-                        &mut out,
-                        json!({"type": "content_block_delta", "index": index,
-                               "delta": {"type": "input_json_delta", "partial_json": piece}}),
-                    );
-                }
+            events.push(start(&Value::Object(head)));
+            for c in citations.into_iter().flatten() {
+                events.push(delta(json!({"type": "citations_delta", "citation": c})));
             }
-            _ => ev(
-                &mut out,
-                json!({"type": "content_block_start", "index": index, "content_block": block}),
-            ),
+            let text = block
+                .get("text")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            for piece in pieces(text) {
+                events.push(delta(json!({"type": "text_delta", "text": piece})));
+            }
         }
-        ev(
-            &mut out,
-            json!({"type": "content_block_stop", "index": index}),
-        );
-        if index == 0 {
-            ev(&mut out, json!({"type": "ping"}));
+        "tool_use" | "server_tool_use" => {
+            let mut head = block.as_object().cloned().unwrap_or_default();
+            let input = head.insert("input".into(), json!({})).unwrap_or(json!({}));
+            events.push(start(&Value::Object(head)));
+            for piece in pieces(&input.to_string()) {
+                events.push(delta(
+                    json!({"type": "input_json_delta", "partial_json": piece}),
+                ));
+            }
         }
+        _ => events.push(start(block)),
     }
-    // message_delta: the stop reason and the final counts (input tokens left to
-    // message_start, as the older API did, so both sources are exercised).
-    let mut delta = json!({"type": "message_delta", "delta": {
-        "stop_reason": v.get("stop_reason").cloned().unwrap_or(Value::Null),
-        "stop_sequence": v.get("stop_sequence").cloned().unwrap_or(Value::Null)}});
-    if let Some(u) = &usage {
-        let mut u = u.clone();
-        u.remove("input_tokens");
-        delta["usage"] = Value::Object(u);
-    }
-    ev(&mut out, delta);
-    ev(&mut out, json!({"type": "message_stop"}));
-    out
+    events
 }
 
 fn chat(v: &Value, openrouter: bool) -> Vec<String> {
