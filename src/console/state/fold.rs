@@ -4,7 +4,7 @@
 
 use crate::console::state::run::{CallLine, RunView, ServerLine, Tone, one_line};
 use crate::core::completion::Usage;
-use crate::core::event::{Cost, Event, EventKind, RunOutcome};
+use crate::core::event::{Cost, Event, EventKind, RunId, RunOutcome};
 
 impl RunView {
     /// Fold one live event in.
@@ -25,15 +25,7 @@ impl RunView {
                 provider,
                 model,
                 resumed,
-            } => {
-                self.goal = goal.clone();
-                self.provider = format!("{provider} · {model}");
-                self.model = model.clone();
-                self.running = true;
-                let how = if *resumed { "resumed" } else { "started" };
-                let line = format!("{how} run {}", event.run_id);
-                self.log.push((0, line, Tone::Muted));
-            }
+            } => self.started(event.run_id, goal, provider, model, *resumed),
             EventKind::StepStarted { observations } => {
                 let s = if *observations == 1 { "" } else { "s" };
                 let line = format!("step {step}: request with {observations} observation{s}");
@@ -45,12 +37,7 @@ impl RunView {
                 status,
                 wait_ms,
                 ..
-            } => {
-                self.interrupt_live();
-                let status = status.map(|s| format!(" (HTTP {s})")).unwrap_or_default();
-                let line = format!("attempt {attempt} failed{status}; retrying in {wait_ms} ms");
-                self.log.push((step, line, Tone::Bad));
-            }
+            } => self.retrying(step, *attempt, *status, *wait_ms),
             EventKind::ProviderCalled {
                 usage,
                 stop_reason,
@@ -60,29 +47,14 @@ impl RunView {
             } => self.answered(step, *usage, stop_reason, cost, text),
             EventKind::ServerToolUsed {
                 tool, error, input, ..
-            } => {
-                if !self.confirm_server(step, tool, input.as_deref()) {
-                    self.server.push(ServerLine {
-                        step,
-                        tool: tool.clone(),
-                        error: error.clone(),
-                        input: input.clone(),
-                        ..ServerLine::default()
-                    });
-                }
-            }
+            } => self.server_used(step, tool, error, input),
             EventKind::CitationRecorded { .. } => self.citations += 1,
             EventKind::ToolCalled {
                 name,
                 input,
                 ok,
                 output,
-            } => {
-                let tone = if *ok { Tone::Good } else { Tone::Bad };
-                let line = one_line(&format!("{name} {input} → {output}"));
-                self.log.push((step, line, tone));
-                self.echoes.push(format!("[step {step}] {name} {input}: "));
-            }
+            } => self.tool_called(step, name, input, *ok, output),
             EventKind::ApprovalAsked {
                 act, target, tool, ..
             } => {
@@ -107,6 +79,52 @@ impl RunView {
             | EventKind::OutputTokens { .. } => {}
             EventKind::Finished { outcome } => self.finished(step, outcome),
         }
+    }
+
+    /// The run started (or resumed): its header, and its first line.
+    fn started(&mut self, run_id: RunId, goal: &str, provider: &str, model: &str, resumed: bool) {
+        self.goal = goal.to_string();
+        self.provider = format!("{provider} · {model}");
+        self.model = model.to_string();
+        self.running = true;
+        let how = if resumed { "resumed" } else { "started" };
+        let line = format!("{how} run {run_id}");
+        self.log.push((0, line, Tone::Muted));
+    }
+
+    /// A request failed and is retried: the streamed line so far is cut off.
+    fn retrying(&mut self, step: u32, attempt: u32, status: Option<u16>, wait_ms: u64) {
+        self.interrupt_live();
+        let status = status.map(|s| format!(" (HTTP {s})")).unwrap_or_default();
+        let line = format!("attempt {attempt} failed{status}; retrying in {wait_ms} ms");
+        self.log.push((step, line, Tone::Bad));
+    }
+
+    /// A provider-executed call recorded: the streamed line confirmed, or a new one.
+    fn server_used(
+        &mut self,
+        step: u32,
+        tool: &str,
+        error: &Option<String>,
+        input: &Option<String>,
+    ) {
+        if !self.confirm_server(step, tool, input.as_deref()) {
+            self.server.push(ServerLine {
+                step,
+                tool: tool.to_string(),
+                error: error.clone(),
+                input: input.clone(),
+                ..ServerLine::default()
+            });
+        }
+    }
+
+    /// A local tool ran: its line, and the observation that will echo it.
+    fn tool_called(&mut self, step: u32, name: &str, input: &str, ok: bool, output: &str) {
+        let tone = if ok { Tone::Good } else { Tone::Bad };
+        let line = one_line(&format!("{name} {input} → {output}"));
+        self.log.push((step, line, tone));
+        self.echoes.push(format!("[step {step}] {name} {input}: "));
     }
 
     /// A complete answer: its text (unless the streamed line already holds it)

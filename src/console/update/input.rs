@@ -10,6 +10,7 @@ use crate::console::state::run::RunView;
 use crate::console::state::theme::{BUILT_IN, Theme};
 use crate::console::state::{Effect, Grouping, NoticeCause, Screen, State};
 use crate::console::update::keys::{Action, Scope};
+use crate::console::update::sources::{on_sources, typing};
 use crate::core::wire::Vendor;
 use crate::core::wire::transcript::{CacheTtl, Conversation};
 
@@ -106,52 +107,6 @@ pub(super) fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
     }
 }
 
-/// A key while a search or a filter is being typed on Sources: a character or a
-/// backspace edits it, Enter runs the search (a filter applies as it is typed),
-/// Esc leaves; `None` for a key typing does not take.
-fn typing(state: &mut State, key: KeyEvent) -> Option<Vec<Effect>> {
-    let searching = state.sources.searching;
-    let text = if searching {
-        &mut state.sources.query
-    } else {
-        &mut state.sources.filter
-    };
-    let plain = key
-        .modifiers
-        .difference(crossterm::event::KeyModifiers::SHIFT)
-        .is_empty();
-    match key.code {
-        KeyCode::Char(c) if plain => text.push(c),
-        KeyCode::Backspace => {
-            text.pop();
-        }
-        KeyCode::Enter if searching => {
-            state.sources.searching = false;
-            return Some(vec![Effect::SearchAll(state.sources.query.clone())]);
-        }
-        KeyCode::Enter | KeyCode::Esc => {
-            state.sources.searching = false;
-            state.sources.filtering = false;
-            return Some(Vec::new());
-        }
-        _ => return None,
-    }
-    Some(if searching {
-        Vec::new()
-    } else {
-        filter_changed(state)
-    })
-}
-
-fn filter_changed(state: &mut State) -> Vec<Effect> {
-    state.sources.cursor = 0;
-    if state.sources.grouping == Grouping::ByDomain {
-        vec![Effect::Search(state.sources.filter.clone())]
-    } else {
-        Vec::new()
-    }
-}
-
 fn edit_line(state: &mut State, key: KeyEvent, mut buf: String, before: String) -> Vec<Effect> {
     let field = state.form.focus;
     match key.code {
@@ -220,18 +175,7 @@ pub(super) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
         Action::StartRun => return start_run(state),
         Action::Save => return vec![Effect::SaveWeb(state.form.web())],
         Action::CycleTheme => cycle_theme(state),
-        Action::Cancel => {
-            if state.run.approval.take().is_some() {
-                return vec![Effect::Answer(Answer::No)];
-            } else if state.sources.next.take().is_some() {
-            } else if state.sources.hits.take().is_some() {
-                state.sources.in_citations = false;
-            } else if state.sources.detail {
-                state.sources.detail = false;
-            } else if state.run.running {
-                return vec![Effect::CancelRun];
-            }
-        }
+        Action::Cancel => return cancel(state),
         Action::Approve | Action::Deny | Action::ApproveForRun => {
             if state.run.approval.take().is_some() {
                 return vec![Effect::Answer(match action {
@@ -248,83 +192,52 @@ pub(super) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
         }
         Action::PageUp => state.preview_scroll = state.preview_scroll.saturating_sub(10),
         Action::PageDown => state.preview_scroll = state.preview_scroll.saturating_add(10),
-        Action::NextField | Action::PrevField => {
-            let i = FIELDS
-                .iter()
-                .position(|f| *f == state.form.focus)
-                .unwrap_or(0);
-            let n = FIELDS.len();
-            state.form.focus = FIELDS[if action == Action::NextField {
-                (i + 1) % n
-            } else {
-                (i + n - 1) % n
-            }];
-        }
+        Action::NextField | Action::PrevField => next_field(state, action == Action::NextField),
         Action::Activate => activate(state),
         Action::Up | Action::Down => return move_cursor(state, action == Action::Up),
-        Action::SwitchPane => state.sources.in_citations = !state.sources.in_citations,
-        Action::GroupBy => {
-            state.sources.grouping = if state.sources.grouping == Grouping::ByStep {
-                Grouping::ByDomain
-            } else {
-                Grouping::ByStep
-            };
-            state.sources.in_citations = state.sources.grouping == Grouping::ByDomain;
-            return vec![Effect::LoadRuns];
-        }
-        Action::Filter => state.sources.filtering = true,
-        Action::SearchAll => {
-            state.sources.searching = true;
-            state.sources.query.clear();
-        }
-        Action::Refresh => return vec![Effect::LoadRuns],
-        Action::CheckSources => {
-            if let Some(run_id) = state.selected_run() {
-                state.say(
-                    format!("checking the sources of run {run_id} from this machine …"),
-                    false,
-                );
-                return vec![Effect::CheckSources(run_id)];
-            }
-        }
-        Action::ExportSources => {
-            if let Some(run_id) = state.selected_run() {
-                return vec![Effect::ExportSources(run_id)];
-            }
-        }
-        Action::NextRequest => {
-            if let Some(run_id) = state.selected_run() {
-                return vec![Effect::PreviewNext {
-                    run_id,
-                    vendor: state.form.vendor,
-                    model: state.form.model(),
-                }];
-            }
-        }
-        Action::Copy | Action::OpenUrl => {
-            if let Some(c) = state.visible_citations().get(state.sources.cursor) {
-                let url = c.url.clone();
-                return vec![if action == Action::Copy {
-                    Effect::Copy(url)
-                } else {
-                    Effect::Open(url)
-                }];
-            }
-        }
-        Action::OpenRun => {
-            if let Some(Ok(hits)) = &state.sources.hits {
-                if let Some(hit) = hits.get(state.sources.cursor) {
-                    state.pending_step = Some(hit.step);
-                    return vec![Effect::OpenRun(hit.run_id)];
-                }
-            } else if state.sources.in_citations {
-                state.sources.detail = !state.visible_citations().is_empty();
-            } else if let Some(id) = state.selected_run() {
-                return vec![Effect::OpenRun(id)];
-            }
-        }
+        Action::SwitchPane
+        | Action::GroupBy
+        | Action::Filter
+        | Action::SearchAll
+        | Action::Refresh
+        | Action::CheckSources
+        | Action::ExportSources
+        | Action::NextRequest
+        | Action::Copy
+        | Action::OpenUrl
+        | Action::OpenRun => return on_sources(state, action),
     }
     Vec::new()
+}
+
+/// Esc: answers a pending approval no, else closes what is open on Sources
+/// (the next request, the search hits, a citation's detail), else cancels the run.
+fn cancel(state: &mut State) -> Vec<Effect> {
+    if state.run.approval.take().is_some() {
+        return vec![Effect::Answer(Answer::No)];
+    } else if state.sources.next.take().is_some() {
+    } else if state.sources.hits.take().is_some() {
+        state.sources.in_citations = false;
+    } else if state.sources.detail {
+        state.sources.detail = false;
+    } else if state.run.running {
+        return vec![Effect::CancelRun];
+    }
+    Vec::new()
+}
+
+/// Tab and shift-tab on the Declare form, wrapping round.
+fn next_field(state: &mut State, forward: bool) {
+    let i = FIELDS
+        .iter()
+        .position(|f| *f == state.form.focus)
+        .unwrap_or(0);
+    let n = FIELDS.len();
+    state.form.focus = FIELDS[if forward {
+        (i + 1) % n
+    } else {
+        (i + n - 1) % n
+    }];
 }
 
 /// Start the declared run: refused while one runs, when the chosen vendor refuses

@@ -1,10 +1,12 @@
 //! `update(&mut State, Msg) -> Vec<Effect>`: the pure half of the console. A key
-//! or wheel step goes to `input` (through the bindings in `keys`); a run's event to
-//! the Run panes' fold; what the store answered to the screen it was asked for.
+//! or wheel step goes to `input` (through the bindings in `keys`; the Sources
+//! screen's typing and actions are in `sources`); a run's event to the Run panes'
+//! fold; what the store answered to the screen it was asked for.
 //! Effects are returned, never performed here.
 
 pub mod input;
 pub mod keys;
+mod sources;
 
 use keys::Action;
 

@@ -47,6 +47,42 @@ fn draw_form(frame: &mut Frame<'_>, area: Rect, state: &State) {
     ta.set_block(block(t, "goal", f.focus == Field::Goal));
     ta.set_style(Style::default().fg(t.text));
     frame.render_widget(&ta, goal);
+    let mut lines = field_lines(state);
+    roster_lines(&mut lines, state);
+    rules_panel(&mut lines, state);
+    if let Some(e) = &f.error {
+        lines.push(Line::styled(e.clone(), Style::default().fg(t.error)));
+    } else if f.editing.is_some() {
+        lines.push(Line::styled(
+            "enter: commit the edit · esc: undo it",
+            Style::default().fg(t.muted),
+        ));
+    } else {
+        lines.push(Line::styled(
+            "tab: next field · enter: toggle/edit · ctrl-s: save [web]",
+            Style::default().fg(t.muted),
+        ));
+    }
+    // Keep the focused field in view when the pane is shorter than the form.
+    let focused = FIELDS
+        .iter()
+        .skip(1)
+        .position(|x| *x == f.focus)
+        .unwrap_or(0);
+    let skip = (focused + 1).saturating_sub(rest.height as usize) as u16;
+    frame.render_widget(
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .scroll((skip, 0)),
+        rest,
+    );
+}
+
+/// One line per field of the form (the goal has its own box), the focused one
+/// highlighted, an edit that cannot be committed marked.
+fn field_lines(state: &State) -> Vec<Line<'static>> {
+    let t = &state.theme.1;
+    let f = &state.form;
     let mut lines = Vec::new();
     for field in FIELDS.iter().skip(1) {
         let focused = f.focus == *field;
@@ -85,7 +121,13 @@ fn draw_form(frame: &mut Frame<'_>, area: Rect, state: &State) {
             }
         }
     }
-    // The roster and the MCP servers, with the boundary each states.
+    lines
+}
+
+/// The roster and the MCP servers, with the boundary each states.
+fn roster_lines(lines: &mut Vec<Line<'static>>, state: &State) {
+    let t = &state.theme.1;
+    let f = &state.form;
     for (name, description) in &f.agents {
         lines.push(Line::from(vec![
             Span::styled(format!("{:>15} ", "agent"), Style::default().fg(t.muted)),
@@ -109,33 +151,6 @@ fn draw_form(frame: &mut Frame<'_>, area: Rect, state: &State) {
             ),
         ]));
     }
-    rules_panel(&mut lines, state);
-    if let Some(e) = &f.error {
-        lines.push(Line::styled(e.clone(), Style::default().fg(t.error)));
-    } else if f.editing.is_some() {
-        lines.push(Line::styled(
-            "enter: commit the edit · esc: undo it",
-            Style::default().fg(t.muted),
-        ));
-    } else {
-        lines.push(Line::styled(
-            "tab: next field · enter: toggle/edit · ctrl-s: save [web]",
-            Style::default().fg(t.muted),
-        ));
-    }
-    // Keep the focused field in view when the pane is shorter than the form.
-    let focused = FIELDS
-        .iter()
-        .skip(1)
-        .position(|x| *x == f.focus)
-        .unwrap_or(0);
-    let skip = (focused + 1).saturating_sub(rest.height as usize) as u16;
-    frame.render_widget(
-        Paragraph::new(lines)
-            .wrap(Wrap { trim: false })
-            .scroll((skip, 0)),
-        rest,
-    );
 }
 
 /// The active `[policy]` by layer, the built-in fallback, and the hosts
