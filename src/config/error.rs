@@ -9,6 +9,7 @@
 
 use std::ops::Range;
 
+use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
 use super::locate::{Problem, Seg, line_of};
@@ -59,15 +60,8 @@ impl Spans {
 
 fn walk_table(table: &DeTable<'_>, path: &mut Vec<Seg>, out: &mut Vec<Entry>) {
     for (key, value) in table.iter() {
-        path.push(Seg::Key(key.get_ref().to_string()));
-        out.push(Entry {
-            path: path.clone(),
-            key: key.span(),
-            value: value.span(),
-            kind: value.get_ref().type_str(),
-        });
-        walk_value(value.get_ref(), path, out);
-        path.pop();
+        let seg = Seg::Key(key.get_ref().to_string());
+        enter(seg, key.span(), value, path, out);
     }
 }
 
@@ -76,19 +70,30 @@ fn walk_value(value: &DeValue<'_>, path: &mut Vec<Seg>, out: &mut Vec<Entry>) {
         DeValue::Table(t) => walk_table(t, path, out),
         DeValue::Array(items) => {
             for (i, item) in items.iter().enumerate() {
-                path.push(Seg::Index(i));
-                out.push(Entry {
-                    path: path.clone(),
-                    key: item.span(),
-                    value: item.span(),
-                    kind: item.get_ref().type_str(),
-                });
-                walk_value(item.get_ref(), path, out);
-                path.pop();
+                enter(Seg::Index(i), item.span(), item, path, out);
             }
         }
         _ => {}
     }
+}
+
+/// One key (or array item) of a document: its entry, then what it holds.
+fn enter(
+    seg: Seg,
+    key: Range<usize>,
+    value: &Spanned<DeValue<'_>>,
+    path: &mut Vec<Seg>,
+    out: &mut Vec<Entry>,
+) {
+    path.push(seg);
+    out.push(Entry {
+        path: path.clone(),
+        key,
+        value: value.span(),
+        kind: value.get_ref().type_str(),
+    });
+    walk_value(value.get_ref(), path, out);
+    path.pop();
 }
 
 /// `[web]`, `[providers.anthropic]`, `[[agent]] #2`, `[prices."m-1"]`, or "the top
@@ -237,42 +242,51 @@ pub(crate) fn describe(e: &toml::de::Error, text: &str, origin: &str) -> Error {
             .map_or_else(|| expected_words(expected), |r| r.expected());
         format!("{}: found {found}; expected {expected}", subject(&path))
     } else if message.starts_with("duplicate key") {
-        let key = e
-            .span()
-            .and_then(|s| text.get(s))
-            .map(|k| k.trim().trim_matches('"').to_string())
-            .unwrap_or_default();
-        let header = offset.is_some_and(|o| line_starts_with_bracket(text, o));
-        let mut dup = path_of_header_above(text, offset.unwrap_or(0));
-        if header {
-            let name = table_name(&[dup, vec![Seg::Key(String::new())]].concat());
-            format!("the table {name} is defined twice; keep one and put all its keys there")
-        } else {
-            dup.push(Seg::Key(key));
-            format!(
-                "{}: is set twice (or also defined as a table); keep one",
-                subject(&dup)
-            )
-        }
+        set_twice(e, text, offset)
     } else {
-        // A syntax error: the key is whatever the line assigns, if anything.
-        let line_key = offset.and_then(|o| key_on_line(text, o));
-        let mut here = path_of_header_above(text, offset.unwrap_or(0));
-        let who = match line_key {
-            Some(k) => {
-                here.push(Seg::Key(k));
-                subject(&here)
-            }
-            None => format!(
-                "in {}",
-                table_name(&[here, vec![Seg::Key(String::new())]].concat())
-            ),
-        };
-        format!(
-            "{who}: this is not valid TOML ({message}); expected `key = value` with strings in quotes"
-        )
+        not_toml(text, offset, &message)
     };
     Error::config(format!("{origin}{at}: {tidy}"))
+}
+
+/// A key set twice, or a table defined twice, at `offset`.
+fn set_twice(e: &toml::de::Error, text: &str, offset: Option<usize>) -> String {
+    let key = e
+        .span()
+        .and_then(|s| text.get(s))
+        .map(|k| k.trim().trim_matches('"').to_string())
+        .unwrap_or_default();
+    let header = offset.is_some_and(|o| line_starts_with_bracket(text, o));
+    let mut dup = path_of_header_above(text, offset.unwrap_or(0));
+    if header {
+        let name = table_name(&[dup, vec![Seg::Key(String::new())]].concat());
+        format!("the table {name} is defined twice; keep one and put all its keys there")
+    } else {
+        dup.push(Seg::Key(key));
+        format!(
+            "{}: is set twice (or also defined as a table); keep one",
+            subject(&dup)
+        )
+    }
+}
+
+/// A syntax error at `offset`: the key is whatever the line assigns, if anything.
+fn not_toml(text: &str, offset: Option<usize>, message: &str) -> String {
+    let line_key = offset.and_then(|o| key_on_line(text, o));
+    let mut here = path_of_header_above(text, offset.unwrap_or(0));
+    let who = match line_key {
+        Some(k) => {
+            here.push(Seg::Key(k));
+            subject(&here)
+        }
+        None => format!(
+            "in {}",
+            table_name(&[here, vec![Seg::Key(String::new())]].concat())
+        ),
+    };
+    format!(
+        "{who}: this is not valid TOML ({message}); expected `key = value` with strings in quotes"
+    )
 }
 
 /// The words for serde's "expected …".

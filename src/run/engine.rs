@@ -65,54 +65,8 @@ where
     A: Approver + ?Sized,
 {
     let (run_id, mut state, transcript) = match options.resume {
-        Some(run_id) => {
-            refuse_resume(store, run_id)?;
-            let checkpoint = store.load_checkpoint(run_id)?.ok_or_else(|| {
-                Error::config(format!("run {run_id} has no checkpoint to resume from"))
-            })?;
-            provider.check(checkpoint.contract.web.as_ref())?;
-            // A transcript that cannot be read back is refused before anything is sent.
-            let transcript = match checkpoint.contract.conversation {
-                Conversation::Transcript => store.exchanges(run_id, checkpoint.step)?,
-                Conversation::Flattened => Vec::new(),
-            };
-            store.reopen_run(run_id)?;
-            (run_id, checkpoint, transcript)
-        }
-        None => {
-            // A declaration the provider cannot carry is refused before anything exists.
-            provider.check(contract.web.as_ref())?;
-            // OpenRouter reports each request's cost itself: its budget needs no price.
-            if provider.name() != Vendor::OpenRouter.as_str() {
-                check_dollar_budget(contract, &model_of(&options, provider), &options.prices)?;
-            }
-            let fresh = Checkpoint {
-                format: CHECKPOINT_FORMAT,
-                step: 0,
-                observations: Vec::new(),
-                tokens_used: 0,
-                continuations: 0,
-                contract: contract.clone(),
-            };
-            // The run and its first checkpoint together: a run killed during its
-            // first request is resumable.
-            let run_id = store.start_run(
-                &NewRun {
-                    goal: contract.goal.clone(),
-                    provider: provider.name().to_string(),
-                    model: model_of(&options, provider),
-                    web_json: contract
-                        .web
-                        .as_ref()
-                        .and_then(|w| serde_json::to_string(w).ok()),
-                    mcp_declared_json: options.mcp.as_ref().map(|m| m.declared_net().to_string()),
-                    parent_run_id: options.parent_run_id,
-                    session_id: options.session_id,
-                },
-                &fresh,
-            )?;
-            (run_id, fresh, Vec::new())
-        }
+        Some(run_id) => reopen(store, provider, run_id)?,
+        None => start(contract, provider, store, &options)?,
     };
     let emitter = Emitter::new(run_id, options.observer.clone());
     emitter.set_step(state.step);
@@ -152,6 +106,70 @@ where
         answer: looper.answer,
         spent_micro_usd: looper.spent_micro_usd,
     })
+}
+
+/// A resumed run: its checkpoint and transcript, once it is known to be neither
+/// finished nor running elsewhere and its declaration still fits the provider.
+fn reopen<P: Provider + ?Sized>(
+    store: &Store,
+    provider: &P,
+    run_id: RunId,
+) -> Result<(RunId, Checkpoint, Vec<Exchange>)> {
+    refuse_resume(store, run_id)?;
+    let checkpoint = store
+        .load_checkpoint(run_id)?
+        .ok_or_else(|| Error::config(format!("run {run_id} has no checkpoint to resume from")))?;
+    provider.check(checkpoint.contract.web.as_ref())?;
+    // A transcript that cannot be read back is refused before anything is sent.
+    let transcript = match checkpoint.contract.conversation {
+        Conversation::Transcript => store.exchanges(run_id, checkpoint.step)?,
+        Conversation::Flattened => Vec::new(),
+    };
+    store.reopen_run(run_id)?;
+    Ok((run_id, checkpoint, transcript))
+}
+
+/// A new run: refused before anything exists when the provider cannot carry its
+/// declaration or its dollar budget cannot be priced; else recorded with its
+/// first checkpoint.
+fn start<P: Provider + ?Sized>(
+    contract: &TaskContract,
+    provider: &P,
+    store: &Store,
+    options: &RunOptions,
+) -> Result<(RunId, Checkpoint, Vec<Exchange>)> {
+    // A declaration the provider cannot carry is refused before anything exists.
+    provider.check(contract.web.as_ref())?;
+    // OpenRouter reports each request's cost itself: its budget needs no price.
+    if provider.name() != Vendor::OpenRouter.as_str() {
+        check_dollar_budget(contract, &model_of(options, provider), &options.prices)?;
+    }
+    let fresh = Checkpoint {
+        format: CHECKPOINT_FORMAT,
+        step: 0,
+        observations: Vec::new(),
+        tokens_used: 0,
+        continuations: 0,
+        contract: contract.clone(),
+    };
+    // The run and its first checkpoint together: a run killed during its
+    // first request is resumable.
+    let run_id = store.start_run(
+        &NewRun {
+            goal: contract.goal.clone(),
+            provider: provider.name().to_string(),
+            model: model_of(options, provider),
+            web_json: contract
+                .web
+                .as_ref()
+                .and_then(|w| serde_json::to_string(w).ok()),
+            mcp_declared_json: options.mcp.as_ref().map(|m| m.declared_net().to_string()),
+            parent_run_id: options.parent_run_id,
+            session_id: options.session_id,
+        },
+        &fresh,
+    )?;
+    Ok((run_id, fresh, Vec::new()))
 }
 
 /// A dollar budget needs every request priced: refuse it, before anything is

@@ -1,5 +1,6 @@
 //! The run loop and the local tools it executes.
 
+mod absorb;
 mod act;
 pub mod engine;
 pub mod net;

@@ -1,15 +1,12 @@
-//! One step of a run: the request (sent under the run's deadline and
+//! One step of a run: the request (`request`, sent under the run's deadline and
 //! cancellation), what the answer says (accounting, server tools, citations:
-//! `absorb`), the local tools it asks for (`act`), the outcome it reaches, and the
-//! step recorded whole.
-
-use std::collections::HashSet;
+//! `absorb`, in absorb.rs), the local tools it asks for (`act`), the outcome it
+//! reaches, and the step recorded whole.
 
 use crate::approve::Approver;
-use crate::core::completion::{Completion, StopReason, Usage};
+use crate::core::completion::{Completion, StopReason};
 use crate::core::contract::{TaskContract, Verification};
 use crate::core::event::{BudgetKind, EventKind, RunOutcome};
-use crate::core::price::Recorded;
 use crate::core::text::shorten;
 use crate::core::turn::Turn;
 use crate::core::wire::transcript::{Conversation, Exchange, block_path};
@@ -25,46 +22,11 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
         state: &mut Checkpoint,
         deadline: std::time::Instant,
     ) -> Option<RunOutcome> {
-        // Counted before sending: a resume re-sending this step knows it does.
-        let attempt = self
-            .store
-            .mark_request_sent(self.run_id)
-            .unwrap_or_else(|e| {
-                tracing::warn!("run {}: request not marked as sent: {e}", self.run_id);
-                1
-            });
-        state.step += 1;
+        let (attempt, reply) = match self.request(state, deadline).await {
+            Ok(sent) => sent,
+            Err(outcome) => return Some(outcome),
+        };
         let step = state.step;
-        self.emitter.set_step(step);
-        self.emitter.emit(EventKind::StepStarted {
-            observations: state.observations.len(),
-        });
-        let turn = Turn::for_step(
-            &state.contract,
-            model_of(self.options, self.provider),
-            self.provider.max_tokens(),
-            self.offered_tools(),
-            state.observations.clone(),
-            self.transcript.clone(),
-        );
-        if let Some(over) = self.over_token_budget(state, &turn) {
-            return Some(over);
-        }
-        let reply = tokio::select! {
-            _ = self.options.cancel.cancelled() => return Some(RunOutcome::Cancelled),
-            _ = tokio::time::sleep_until(deadline.into()) => {
-                return Some(RunOutcome::BudgetExhausted { budget: BudgetKind::Time })
-            }
-            r = self.provider.complete(&turn, self.emitter) => r,
-        };
-        let reply = match reply {
-            Ok(r) => r,
-            Err(e) => {
-                return Some(RunOutcome::Error {
-                    message: with_block(e.to_string(), &turn),
-                });
-            }
-        };
         let mut new_obs = self.absorb(step, &reply);
         let completion = &reply.completion;
         // In a transcript, the answer's own blocks and what goes back to them.
@@ -132,6 +94,54 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
         ending
     }
 
+    /// Count the step's request as sent, then send it under the run's deadline
+    /// and cancellation: the attempt it is and the answer, or the outcome that
+    /// ends the run before an answer.
+    async fn request(
+        &mut self,
+        state: &mut Checkpoint,
+        deadline: std::time::Instant,
+    ) -> Result<(u32, Reply), RunOutcome> {
+        // Counted before sending: a resume re-sending this step knows it does.
+        let attempt = self
+            .store
+            .mark_request_sent(self.run_id)
+            .unwrap_or_else(|e| {
+                tracing::warn!("run {}: request not marked as sent: {e}", self.run_id);
+                1
+            });
+        state.step += 1;
+        let step = state.step;
+        self.emitter.set_step(step);
+        self.emitter.emit(EventKind::StepStarted {
+            observations: state.observations.len(),
+        });
+        let turn = Turn::for_step(
+            &state.contract,
+            model_of(self.options, self.provider),
+            self.provider.max_tokens(),
+            self.offered_tools(),
+            state.observations.clone(),
+            self.transcript.clone(),
+        );
+        if let Some(over) = self.over_token_budget(state, &turn) {
+            return Err(over);
+        }
+        let reply = tokio::select! {
+            _ = self.options.cancel.cancelled() => return Err(RunOutcome::Cancelled),
+            _ = tokio::time::sleep_until(deadline.into()) => {
+                return Err(RunOutcome::BudgetExhausted { budget: BudgetKind::Time })
+            }
+            r = self.provider.complete(&turn, self.emitter) => r,
+        };
+        match reply {
+            Ok(r) => Ok((attempt, r)),
+            Err(e) => Err(RunOutcome::Error {
+                message: with_block(e.to_string(), &turn),
+            }),
+        }
+    }
+
     /// A transcript re-sends every step: before sending, the request's size (its
     /// JSON at 4 bytes a token) counts against the token budget, so a growing
     /// transcript stops the run rather than silently outgrowing it.
@@ -174,74 +184,6 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
         } else {
             Some(verify(&state.contract))
         }
-    }
-
-    /// Tell one reply's accounting, server-tool calls and citations to the
-    /// observer (the step's commit records them); return the observations the
-    /// model must read about failed server tools.
-    pub(super) fn absorb(&mut self, step: u32, reply: &Reply) -> Vec<String> {
-        let c: &Completion = &reply.completion;
-        self.answer = c.text.clone();
-        if let Some(u) = c.usage {
-            self.usage.add(&u);
-            if u.clamped() {
-                tracing::warn!(
-                    "run {} step {step}: {} reported a count larger than {} (input {}, output {}, server-tool requests {}); it was recorded as {} and counts against the token budget as such",
-                    self.run_id,
-                    reply.provider,
-                    Usage::MAX_COUNT,
-                    u.input_tokens,
-                    u.output_tokens,
-                    u.server_tool_requests,
-                    Usage::MAX_COUNT
-                );
-            }
-        }
-        let recorded = Recorded::of(
-            c.server_tools
-                .iter()
-                .map(|s| (s.tool.as_str(), s.succeeded())),
-        );
-        let cost = self
-            .options
-            .prices
-            .cost(&reply.model, c.usage.as_ref(), recorded);
-        match cost.total_micro_usd {
-            Some(m) => self.spent_micro_usd = self.spent_micro_usd.saturating_add(m),
-            None => self.unpriced = self.unpriced.take().or(cost.unpriced.clone()),
-        }
-        self.emitter.emit(EventKind::ProviderCalled {
-            provider: reply.provider.clone(),
-            model: reply.model.clone(),
-            usage: c.usage,
-            stop_reason: c.stop.as_str().to_string(),
-            latency_ms: reply.latency_ms,
-            cost,
-            text: c.text.clone(),
-        });
-        let mut observations = Vec::new();
-        for call in &c.server_tools {
-            self.emitter.emit(EventKind::ServerToolUsed {
-                provider: call.provider.clone(),
-                tool: call.tool.clone(),
-                ok: call.succeeded(),
-                error: call.error.clone(),
-                input: call.input.clone(),
-            });
-            if let Some(code) = &call.error {
-                observations.push(format!(
-                    "[step {step}] provider web tool: {} failed ({code})",
-                    call.tool
-                ));
-            }
-        }
-        let mut seen = HashSet::new();
-        for citation in c.citations.iter().filter(|x| seen.insert(x.url.clone())) {
-            self.emitter.emit(EventKind::CitationRecorded {
-                citation: citation.clone(),
-            });
-        }
-        observations
     }
 }
 

@@ -1,0 +1,82 @@
+//! What a step takes in from an answer before acting on it: the run's usage and
+//! spend, the `ProviderCalled`, `ServerToolUsed` and `CitationRecorded` events,
+//! and an observation for each provider-executed tool that failed.
+
+use std::collections::HashSet;
+
+use crate::approve::Approver;
+use crate::core::completion::{Completion, Usage};
+use crate::core::event::EventKind;
+use crate::core::price::Recorded;
+use crate::provider::{Provider, Reply};
+use crate::run::engine::Loop;
+
+impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
+    /// Tell one reply's accounting, server-tool calls and citations to the
+    /// observer (the step's commit records them); return the observations the
+    /// model must read about failed server tools.
+    pub(super) fn absorb(&mut self, step: u32, reply: &Reply) -> Vec<String> {
+        let c: &Completion = &reply.completion;
+        self.answer = c.text.clone();
+        if let Some(u) = c.usage {
+            self.usage.add(&u);
+            if u.clamped() {
+                tracing::warn!(
+                    "run {} step {step}: {} reported a count larger than {} (input {}, output {}, server-tool requests {}); it was recorded as {} and counts against the token budget as such",
+                    self.run_id,
+                    reply.provider,
+                    Usage::MAX_COUNT,
+                    u.input_tokens,
+                    u.output_tokens,
+                    u.server_tool_requests,
+                    Usage::MAX_COUNT
+                );
+            }
+        }
+        let recorded = Recorded::of(
+            c.server_tools
+                .iter()
+                .map(|s| (s.tool.as_str(), s.succeeded())),
+        );
+        let cost = self
+            .options
+            .prices
+            .cost(&reply.model, c.usage.as_ref(), recorded);
+        match cost.total_micro_usd {
+            Some(m) => self.spent_micro_usd = self.spent_micro_usd.saturating_add(m),
+            None => self.unpriced = self.unpriced.take().or(cost.unpriced.clone()),
+        }
+        self.emitter.emit(EventKind::ProviderCalled {
+            provider: reply.provider.clone(),
+            model: reply.model.clone(),
+            usage: c.usage,
+            stop_reason: c.stop.as_str().to_string(),
+            latency_ms: reply.latency_ms,
+            cost,
+            text: c.text.clone(),
+        });
+        let mut observations = Vec::new();
+        for call in &c.server_tools {
+            self.emitter.emit(EventKind::ServerToolUsed {
+                provider: call.provider.clone(),
+                tool: call.tool.clone(),
+                ok: call.succeeded(),
+                error: call.error.clone(),
+                input: call.input.clone(),
+            });
+            if let Some(code) = &call.error {
+                observations.push(format!(
+                    "[step {step}] provider web tool: {} failed ({code})",
+                    call.tool
+                ));
+            }
+        }
+        let mut seen = HashSet::new();
+        for citation in c.citations.iter().filter(|x| seen.insert(x.url.clone())) {
+            self.emitter.emit(EventKind::CitationRecorded {
+                citation: citation.clone(),
+            });
+        }
+        observations
+    }
+}
