@@ -21,6 +21,7 @@ pub mod mcp;
 pub mod provider;
 pub mod run;
 pub mod store;
+pub mod telemetry;
 #[cfg(feature = "stub")]
 pub mod stub;
 

@@ -767,6 +767,8 @@ fn the_total_row_stays_on_screen_however_many_requests() {
                 latency_ms: 1,
                 cost: io_harness::Cost::default(),
                 text: String::new(),
+                response_id: None,
+                tool_calls: Vec::new(),
             },
         };
         update(&mut s, Msg::Run(Box::new(e)));

@@ -49,6 +49,8 @@ fn called(step: u32, text: &str, stop: &str) -> Msg {
             latency_ms: 1,
             cost: Cost::default(),
             text: text.into(),
+            response_id: None,
+            tool_calls: Vec::new(),
         },
     )
 }

@@ -124,6 +124,8 @@ fn a_search_shows_with_its_query_and_a_timer_then_its_verdict() {
             text:
                 "I'll look up the current release first. The cap was reached; the answer is 0.22.0."
                     .into(),
+            response_id: None,
+            tool_calls: Vec::new(),
         },
     );
     at(

@@ -3,6 +3,7 @@
 //! Exit codes: 0 success (for `run`: the verification passed), 1 a run that ended
 //! without passing, 2 a configuration error or refusal before any request.
 
+mod export;
 mod out;
 mod preview;
 mod records;
@@ -108,6 +109,9 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Send stored runs elsewhere: `export otlp [RUN_ID ...] [--since DATE]`.
+    #[command(subcommand)]
+    Export(export::ExportArgs),
     /// Serve the three vendors' endpoints on loopback from a script.
     StubVendor {
         /// Address to listen on, e.g. 127.0.0.1:8089.
@@ -154,6 +158,7 @@ pub async fn main(cli: Cli) -> ExitCode {
             records::check_sources(cli.config, cli.store, run_id, json).await
         }
         Some(Command::Config { json }) => settings::show(cli.config, json),
+        Some(Command::Export(args)) => export::export(cli.config, cli.store, args).await,
         Some(Command::StubVendor { listen, script }) => stub(listen, script).await,
     };
     match result {

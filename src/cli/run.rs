@@ -125,8 +125,17 @@ async fn go(
         })?);
     }
     let prices = config.price_table();
+    let printer: Arc<dyn Observer> = Arc::new(Printer { json: args.json });
+    let telemetry = io_harness::telemetry::Telemetry::start(
+        &io_harness::telemetry::resolved(config)?,
+        io_harness::telemetry::vendor_secrets(config),
+    )?;
+    let observer = match &telemetry {
+        Some(t) => t.observer(&provider.endpoint().base_url, printer),
+        None => printer,
+    };
     let options = RunOptions {
-        observer: Arc::new(Printer { json: args.json }),
+        observer,
         prices: prices.clone(),
         cancel,
         resume: args.resume.map(RunId),
@@ -145,7 +154,14 @@ async fn go(
         }
     }
     let policy = config.policy();
-    let result = run_with_options(&contract, &provider, &store, &policy, approver, options).await?;
+    let result = run_with_options(&contract, &provider, &store, &policy, approver, options).await;
+    // Said once, after the run: what the collector did not take.
+    if let Some(t) = telemetry {
+        if let Ok(Some(line)) = tokio::task::spawn_blocking(move || t.finish()).await {
+            eprintln!("{line}");
+        }
+    }
+    let result = result?;
     if let Some(stub) = stub {
         stub.shutdown();
     }

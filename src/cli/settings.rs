@@ -11,7 +11,9 @@ use io_harness::{Config, Error, Result};
 /// Print the listing.
 pub fn show(config_path: Option<PathBuf>, json: bool) -> Result<()> {
     let loaded = Config::discover(config_path.as_deref())?;
-    let listing = loaded.config.listing();
+    let mut listing = loaded.config.listing();
+    let telemetry = io_harness::telemetry::resolved(&loaded.config)?;
+    listing.extend(io_harness::telemetry::settings::in_effect(&telemetry));
     let mut out = std::io::stdout().lock();
     let io = |e: std::io::Error| Error::io("stdout", e);
     if json {

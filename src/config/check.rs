@@ -183,6 +183,12 @@ pub(crate) fn check(config: &Config) -> Vec<Problem> {
         }
     }
     prices(&mut c, config);
+    if let Some(t) = &config.telemetry {
+        for (path, message) in crate::telemetry::settings::problems(t) {
+            let path: Vec<Seg> = path.iter().map(|k| Seg::from(k.as_str())).collect();
+            c.say(&path, message);
+        }
+    }
     if let Some(task) = &config.task {
         c.text(
             &p(&[k("task"), k("goal")]),

@@ -69,6 +69,9 @@ pub struct Config {
     pub mcp: Vec<McpDef>,
     /// `[run]`: how steps reach the vendor (conversation mode, prompt caching).
     pub run: Option<RunConfig>,
+    /// `[telemetry]`: OTLP trace export (off unless an endpoint is set here or in
+    /// `OTEL_EXPORTER_OTLP_ENDPOINT`).
+    pub telemetry: Option<crate::telemetry::TelemetryTable>,
     /// `[policy]` as written (one file's; the layers are in `rules`).
     pub policy: Option<PolicyTable>,
     /// The operator's rules, every file's, layer by layer (`user`, `project`).

@@ -160,6 +160,10 @@ fn value(v: &Value, path: &str, text: &str, origin: &str, out: &mut Vec<Setting>
     }
     let mut bare = v.clone();
     bare.decor_mut().clear();
+    // A collector's header is usually its API key: never printed.
+    if path.starts_with("telemetry.headers.") {
+        bare = Value::from(crate::provider::scrub::REDACTED);
+    }
     let line = v.span().map_or(0, |s| line_of(text, s.start));
     out.push(Setting {
         key: path.to_string(),

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::core::completion::{Citation, Usage};
+use crate::core::completion::{Citation, ToolCall, Usage};
 use crate::core::policy::Act;
 
 /// A run's id in the store.
@@ -242,6 +242,13 @@ pub enum EventKind {
         /// The completion's text (the answer, or what the model said before its tool calls).
         #[serde(default)]
         text: String,
+        /// The body's own id, where the vendor gave one (`gen_ai.response.id`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        response_id: Option<String>,
+        /// The local tools it asked for, in order: the `ToolCalled` events that
+        /// follow answer them in this order (their ids are what traces carry).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        tool_calls: Vec<ToolCall>,
     },
     /// A provider-executed tool ran or failed.
     ServerToolUsed {

@@ -54,6 +54,8 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
             latency_ms: reply.latency_ms,
             cost,
             text: c.text.clone(),
+            response_id: c.response_id.clone(),
+            tool_calls: c.tool_calls.clone(),
         });
         let mut observations = Vec::new();
         for call in &c.server_tools {

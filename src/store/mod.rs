@@ -13,6 +13,7 @@ mod read;
 mod runner;
 pub mod search;
 mod step;
+mod trace;
 pub mod types;
 mod write;
 

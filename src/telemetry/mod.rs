@@ -1,0 +1,224 @@
+//! Runs as OpenTelemetry traces in the GenAI semantic conventions, for teams that
+//! look at everything in one OTLP backend (Jaeger, Tempo, Honeycomb, Phoenix…).
+//!
+//! `settings` reads `[telemetry]` and the `OTEL_*` variables; `spans` turns what
+//! a run did into spans; `live` is the `Observer` that does it as a run goes;
+//! `backfill` does it for stored runs, with their original timestamps; `queue`
+//! is the only way out, bounded and off the run's thread. Off unless an
+//! endpoint is configured; it never blocks, slows or fails a run.
+
+pub mod backfill;
+pub mod live;
+pub mod queue;
+pub mod settings;
+pub mod spans;
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use opentelemetry::trace::TracerProvider as _;
+use opentelemetry::{InstrumentationScope, KeyValue};
+use opentelemetry_otlp::{WithExportConfig, WithHttpConfig};
+use opentelemetry_sdk::Resource;
+use opentelemetry_sdk::trace::SdkTracerProvider;
+
+pub use live::TraceObserver;
+pub use queue::{QUEUE_SPANS, Scrub};
+pub use settings::{Resolved, TelemetryTable};
+
+use crate::error::{Error, Result};
+use crate::provider::scrub::{Secrets, display_url};
+use crate::run::Observer;
+use queue::{BoundedQueue, Counters};
+
+/// How long one export may take before it counts as failed.
+pub const EXPORT_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// How long the end of a command waits for the last spans to go out.
+pub const FINISH_GRACE: Duration = Duration::from_millis(3500);
+
+/// The telemetry settings io.toml and this process's `OTEL_*` variables put in
+/// effect; a malformed variable is a config error naming it.
+pub fn resolved(config: &crate::config::Config) -> Result<Resolved> {
+    settings::resolve(config.telemetry.as_ref(), &|k| std::env::var(k).ok())
+        .map_err(|e| Error::config(format!("{e}. Nothing was sent.")))
+}
+
+/// The secrets of every vendor io.toml configures (keys from their variables,
+/// `base_url` credentials): what no exported attribute may carry.
+pub fn vendor_secrets(config: &crate::config::Config) -> Vec<Secrets> {
+    use crate::core::wire::Vendor;
+    [Vendor::Anthropic, Vendor::OpenAi, Vendor::OpenRouter]
+        .into_iter()
+        .map(|v| {
+            let e = config.endpoint(v);
+            let key = std::env::var(&e.api_key_env).ok();
+            Secrets::new(key.as_deref(), &e.base_url)
+        })
+        .collect()
+}
+
+/// A running exporter: the tracer provider and its queue's counters.
+pub struct Telemetry {
+    provider: SdkTracerProvider,
+    queue: Arc<BoundedQueue>,
+    counters: Arc<Counters>,
+    endpoint: String,
+    capture_content: bool,
+}
+
+impl Telemetry {
+    /// Start exporting to the endpoint `settings` resolved, scrubbing `secrets`
+    /// (and the collector's header values) from every span; `Ok(None)` when no
+    /// endpoint is in effect.
+    pub fn start(settings: &Resolved, secrets: Vec<Secrets>) -> Result<Option<Telemetry>> {
+        Telemetry::start_with_queue(settings, secrets, QUEUE_SPANS)
+    }
+
+    /// As `start`, with a queue of `capacity` spans.
+    pub fn start_with_queue(
+        settings: &Resolved,
+        mut secrets: Vec<Secrets>,
+        capacity: usize,
+    ) -> Result<Option<Telemetry>> {
+        let Some((endpoint, _)) = &settings.endpoint else {
+            return Ok(None);
+        };
+        let headers = settings
+            .headers
+            .iter()
+            .map(|(k, v, _)| (k.clone(), v.clone()))
+            .collect::<std::collections::HashMap<_, _>>();
+        for v in headers.values() {
+            secrets.push(Secrets::new(Some(v), ""));
+        }
+        secrets.push(Secrets::new(None, endpoint));
+        let exporter = opentelemetry_otlp::SpanExporter::builder()
+            .with_http()
+            .with_protocol(opentelemetry_otlp::Protocol::HttpBinary)
+            .with_endpoint(endpoint.clone())
+            .with_timeout(EXPORT_TIMEOUT)
+            .with_headers(headers)
+            .build()
+            .map_err(|e| {
+                Error::config(format!(
+                    "the OTLP exporter for {} could not be built: {e}",
+                    display_url(endpoint)
+                ))
+            })?;
+        let (queue, counters) = BoundedQueue::start(exporter, Scrub(secrets), capacity)
+            .map_err(|e| Error::config(format!("the OTLP export thread did not start: {e}")))?;
+        let queue = Arc::new(queue);
+        let resource = Resource::builder()
+            .with_service_name(settings.service_name.0.clone())
+            .with_attribute(KeyValue::new("service.version", env!("CARGO_PKG_VERSION")))
+            .build();
+        let provider = SdkTracerProvider::builder()
+            .with_span_processor(Shared(queue.clone()))
+            .with_resource(resource)
+            .build();
+        Ok(Some(Telemetry {
+            provider,
+            queue,
+            counters,
+            endpoint: display_url(endpoint),
+            capture_content: settings.capture_content,
+        }))
+    }
+
+    /// What span builders need, for a vendor at `base_url`.
+    pub fn shape(&self, base_url: &str) -> spans::Shape {
+        let scope = InstrumentationScope::builder("io-harness")
+            .with_version(env!("CARGO_PKG_VERSION"))
+            .with_schema_url(format!(
+                "https://opentelemetry.io/schemas/{}",
+                spans::SEMCONV_VERSION
+            ))
+            .build();
+        spans::Shape {
+            tracer: self.provider.tracer_with_scope(scope),
+            capture_content: self.capture_content,
+            server: server_of(base_url),
+        }
+    }
+
+    /// An observer that traces a run (and its children) and passes every event
+    /// on to `inner`.
+    pub fn observer(&self, base_url: &str, inner: Arc<dyn Observer>) -> Arc<TraceObserver> {
+        Arc::new(TraceObserver::new(self.shape(base_url), inner))
+    }
+
+    /// Send what is held (waiting at most `FINISH_GRACE`) and say, in one line,
+    /// what did not go out: spans dropped, a collector that could not be reached.
+    /// `None` when everything was delivered.
+    pub fn finish(self) -> Option<String> {
+        let finished = self.queue.finish(FINISH_GRACE);
+        let c = &self.counters;
+        let dropped = c.dropped.load(Ordering::Relaxed);
+        let failed = c.failed.load(Ordering::Relaxed);
+        let sent = c.sent.load(Ordering::Relaxed);
+        let first = c.first_error.lock().ok().and_then(|e| e.clone());
+        let mut parts = Vec::new();
+        if let Some(e) = first {
+            parts.push(format!(
+                "the OTLP collector at {} could not take the spans ({e}); {failed} span{} not delivered",
+                self.endpoint,
+                plural(failed)
+            ));
+        }
+        if dropped > 0 {
+            parts.push(format!(
+                "{dropped} span{} dropped (the export queue of {QUEUE_SPANS} was full)",
+                plural(dropped)
+            ));
+        }
+        if !finished {
+            parts.push(format!(
+                "the collector at {} did not answer within {:.1} s; spans still queued were not sent",
+                self.endpoint,
+                FINISH_GRACE.as_secs_f64()
+            ));
+        }
+        let _ = sent;
+        (!parts.is_empty()).then(|| format!("telemetry: {}", parts.join("; ")))
+    }
+
+    /// Spans delivered so far.
+    pub fn sent(&self) -> u64 {
+        self.counters.sent.load(Ordering::Relaxed)
+    }
+}
+
+fn plural(n: u64) -> &'static str {
+    if n == 1 { " was" } else { "s were" }
+}
+
+/// The vendor's host and port, for `server.address` / `server.port`.
+fn server_of(base_url: &str) -> Option<(String, u16)> {
+    let u = url::Url::parse(base_url).ok()?;
+    Some((u.host_str()?.to_string(), u.port_or_known_default()?))
+}
+
+/// The queue shared between the provider (which owns its processors) and the
+/// `Telemetry` that finishes it.
+#[derive(Debug)]
+struct Shared(Arc<BoundedQueue>);
+
+impl opentelemetry_sdk::trace::SpanProcessor for Shared {
+    fn on_start(&self, span: &mut opentelemetry_sdk::trace::Span, cx: &opentelemetry::Context) {
+        self.0.on_start(span, cx);
+    }
+
+    fn on_end(&self, span: opentelemetry_sdk::trace::SpanData) {
+        self.0.on_end(span);
+    }
+
+    fn force_flush(&self) -> opentelemetry_sdk::error::OTelSdkResult {
+        Ok(())
+    }
+
+    fn shutdown_with_timeout(&self, timeout: Duration) -> opentelemetry_sdk::error::OTelSdkResult {
+        self.0.shutdown_with_timeout(timeout)
+    }
+}

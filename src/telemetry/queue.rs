@@ -1,0 +1,228 @@
+//! The way out: a span processor with a bounded queue (`try_send`: a full queue
+//! drops the span and counts it, never waits) drained by one thread of its own
+//! that scrubs every secret from the spans, batches them and hands them to the
+//! OTLP/HTTP exporter. Nothing here can block or fail a run: the run's thread
+//! only ever enqueues, an export that fails is counted (its first error kept to
+//! name the collector once, at the end), and `finish` waits a bounded time.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TrySendError, sync_channel};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use opentelemetry::{Array, KeyValue, StringValue, Value};
+use opentelemetry_sdk::error::OTelSdkResult;
+use opentelemetry_sdk::trace::{Span, SpanData, SpanExporter, SpanProcessor};
+
+use crate::provider::scrub::Secrets;
+
+/// Spans held before new ones are dropped.
+pub const QUEUE_SPANS: usize = 2048;
+/// Spans sent in one export.
+const BATCH: usize = 256;
+/// How long a span may wait for its batch to fill.
+const DELAY: Duration = Duration::from_millis(200);
+
+enum Msg {
+    Span(Box<SpanData>),
+    /// Send what is held, then answer and stop.
+    Finish(SyncSender<()>),
+}
+
+/// What happened to the spans, for the one line printed at the end.
+#[derive(Debug, Default)]
+pub struct Counters {
+    /// Delivered.
+    pub sent: AtomicU64,
+    /// Dropped because the queue was full.
+    pub dropped: AtomicU64,
+    /// Lost because their export failed.
+    pub failed: AtomicU64,
+    /// The first export error.
+    pub first_error: Mutex<Option<String>>,
+}
+
+/// The secrets no exported attribute may carry: the providers' keys and
+/// `base_url` credentials, and the collector's own header values.
+#[derive(Debug, Clone, Default)]
+pub struct Scrub(pub Vec<Secrets>);
+
+impl Scrub {
+    fn text(&self, s: &str) -> String {
+        self.0.iter().fold(s.to_string(), |t, secrets| secrets.text(&t))
+    }
+
+    fn value(&self, v: &Value) -> Value {
+        match v {
+            Value::String(s) => Value::String(StringValue::from(self.text(s.as_str()))),
+            Value::Array(Array::String(items)) => Value::Array(Array::String(
+                items
+                    .iter()
+                    .map(|s| StringValue::from(self.text(s.as_str())))
+                    .collect(),
+            )),
+            other => other.clone(),
+        }
+    }
+
+    /// A span with every string it carries scrubbed.
+    pub fn span(&self, mut s: SpanData) -> SpanData {
+        if self.0.is_empty() {
+            return s;
+        }
+        s.name = self.text(&s.name).into();
+        s.attributes = s
+            .attributes
+            .iter()
+            .map(|kv| KeyValue::new(kv.key.clone(), self.value(&kv.value)))
+            .collect();
+        if let opentelemetry::trace::Status::Error { description } = &s.status {
+            s.status = opentelemetry::trace::Status::error(self.text(description));
+        }
+        s
+    }
+}
+
+/// The span processor the tracer provider is built with.
+#[derive(Debug)]
+pub struct BoundedQueue {
+    tx: Mutex<Option<SyncSender<Msg>>>,
+    counters: Arc<Counters>,
+}
+
+impl BoundedQueue {
+    /// A queue of `capacity` spans and the thread that drains it into `exporter`.
+    pub fn start<E: SpanExporter + 'static>(
+        exporter: E,
+        scrub: Scrub,
+        capacity: usize,
+    ) -> std::io::Result<(BoundedQueue, Arc<Counters>)> {
+        let (tx, rx) = sync_channel(capacity);
+        let counters = Arc::new(Counters::default());
+        let worker = Worker {
+            exporter,
+            scrub,
+            counters: counters.clone(),
+        };
+        std::thread::Builder::new()
+            .name("io-harness-otlp".into())
+            .spawn(move || worker.run(rx))?;
+        let queue = BoundedQueue {
+            tx: Mutex::new(Some(tx)),
+            counters: counters.clone(),
+        };
+        Ok((queue, counters))
+    }
+
+    /// Send what is held and stop, waiting at most `grace`; false when the
+    /// exporter did not finish in time (it is left to the process's end).
+    pub fn finish(&self, grace: Duration) -> bool {
+        let tx = self.tx.lock().map(|mut t| t.take()).unwrap_or(None);
+        let Some(tx) = tx else {
+            return true;
+        };
+        let (done_tx, done_rx) = sync_channel(1);
+        // A full queue still takes the message within the grace period.
+        let deadline = Instant::now() + grace;
+        let mut msg = Msg::Finish(done_tx);
+        loop {
+            match tx.try_send(msg) {
+                Ok(()) => break,
+                Err(TrySendError::Disconnected(_)) => return true,
+                Err(TrySendError::Full(m)) if Instant::now() < deadline => {
+                    msg = m;
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                Err(TrySendError::Full(_)) => return false,
+            }
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        done_rx.recv_timeout(left).is_ok()
+    }
+}
+
+impl SpanProcessor for BoundedQueue {
+    fn on_start(&self, _span: &mut Span, _cx: &opentelemetry::Context) {}
+
+    fn on_end(&self, span: SpanData) {
+        let sent = match self.tx.lock() {
+            Ok(tx) => match tx.as_ref() {
+                Some(tx) => tx.try_send(Msg::Span(Box::new(span))).is_ok(),
+                None => false,
+            },
+            Err(_) => false,
+        };
+        if !sent {
+            self.counters.dropped.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    fn force_flush(&self) -> OTelSdkResult {
+        Ok(())
+    }
+
+    fn shutdown_with_timeout(&self, timeout: Duration) -> OTelSdkResult {
+        self.finish(timeout);
+        Ok(())
+    }
+}
+
+struct Worker<E> {
+    exporter: E,
+    scrub: Scrub,
+    counters: Arc<Counters>,
+}
+
+impl<E: SpanExporter> Worker<E> {
+    fn run(mut self, rx: Receiver<Msg>) {
+        let mut batch: Vec<SpanData> = Vec::new();
+        let mut since = Instant::now();
+        loop {
+            let wait = DELAY.saturating_sub(since.elapsed());
+            match rx.recv_timeout(wait) {
+                Ok(Msg::Span(s)) => {
+                    if batch.is_empty() {
+                        since = Instant::now();
+                    }
+                    batch.push(self.scrub.span(*s));
+                    if batch.len() >= BATCH {
+                        self.export(&mut batch);
+                    }
+                }
+                Ok(Msg::Finish(done)) => {
+                    self.export(&mut batch);
+                    let _ = self.exporter.shutdown();
+                    let _ = done.send(());
+                    return;
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    self.export(&mut batch);
+                    since = Instant::now();
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    self.export(&mut batch);
+                    return;
+                }
+            }
+        }
+    }
+
+    fn export(&mut self, batch: &mut Vec<SpanData>) {
+        if batch.is_empty() {
+            return;
+        }
+        let spans = std::mem::take(batch);
+        let n = spans.len() as u64;
+        match futures_executor::block_on(self.exporter.export(spans)) {
+            Ok(()) => {
+                self.counters.sent.fetch_add(n, Ordering::Relaxed);
+            }
+            Err(e) => {
+                self.counters.failed.fetch_add(n, Ordering::Relaxed);
+                if let Ok(mut first) = self.counters.first_error.lock() {
+                    first.get_or_insert_with(|| self.scrub.text(&e.to_string()));
+                }
+            }
+        }
+    }
+}
