@@ -107,13 +107,13 @@ impl Telemetry {
                     display_url(endpoint)
                 ))
             })?;
-        let (queue, counters) = BoundedQueue::start(exporter, Scrub(secrets), capacity)
-            .map_err(|e| Error::config(format!("the OTLP export thread did not start: {e}")))?;
-        let queue = Arc::new(queue);
         let resource = Resource::builder()
             .with_service_name(settings.service_name.0.clone())
             .with_attribute(KeyValue::new("service.version", env!("CARGO_PKG_VERSION")))
             .build();
+        let (queue, counters) = BoundedQueue::start(exporter, &resource, Scrub(secrets), capacity)
+            .map_err(|e| Error::config(format!("the OTLP export thread did not start: {e}")))?;
+        let queue = Arc::new(queue);
         let provider = SdkTracerProvider::builder()
             .with_span_processor(Shared(queue.clone()))
             .with_resource(resource)

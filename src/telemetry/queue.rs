@@ -91,12 +91,16 @@ pub struct BoundedQueue {
 }
 
 impl BoundedQueue {
-    /// A queue of `capacity` spans and the thread that drains it into `exporter`.
+    /// A queue of `capacity` spans and the thread that drains it into `exporter`,
+    /// which sends them as `resource`'s.
     pub fn start<E: SpanExporter + 'static>(
-        exporter: E,
+        mut exporter: E,
+        resource: &opentelemetry_sdk::Resource,
         scrub: Scrub,
         capacity: usize,
     ) -> std::io::Result<(BoundedQueue, Arc<Counters>)> {
+        // The exporter lives on its own thread: it learns the resource here.
+        exporter.set_resource(resource);
         let (tx, rx) = sync_channel(capacity);
         let counters = Arc::new(Counters::default());
         let worker = Worker {

@@ -6,6 +6,7 @@
 pub mod cli;
 pub mod console;
 pub mod cost;
+pub mod otlp;
 pub mod stream;
 
 use std::sync::{Arc, Mutex};

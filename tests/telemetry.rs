@@ -1,0 +1,409 @@
+//! Runs as OTLP traces, checked at a real OTLP/HTTP receiver this test starts on
+//! loopback (bodies decoded with the official proto definitions): span names and
+//! parentage in the GenAI conventions, the attributes, what `capture_content`
+//! keeps home, secrets never exported, a collector that fails or hangs never
+//! changing a run, `[telemetry]` errors naming file, line and key, and stored
+//! runs sent after the fact with their original timestamps.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use common::otlp::{Mode, Receiver, attr, strings};
+use common::*;
+use io_harness::config::AgentDef;
+use io_harness::provider::scrub::Secrets;
+use io_harness::run::{RunOptions, RunResult, run_with_options};
+use io_harness::telemetry::settings::{TelemetryTable, resolve};
+use io_harness::telemetry::{Telemetry, backfill};
+use io_harness::{ApproveAll, Config, Policy, TaskContract};
+use opentelemetry_proto::tonic::trace::v1::Span;
+use pretty_assertions::assert_eq;
+
+fn telemetry(url: &str, capture: bool, secrets: Vec<Secrets>) -> Telemetry {
+    let table = TelemetryTable {
+        otlp_endpoint: Some(url.to_string()),
+        capture_content: Some(capture),
+        headers: [("x-team-key".to_string(), "hdr-secret-77".to_string())].into(),
+        ..TelemetryTable::default()
+    };
+    let settings = resolve(Some(&table), &|_| None).unwrap();
+    Telemetry::start(&settings, secrets).unwrap().unwrap()
+}
+
+async fn traced(h: &Harness, t: &Telemetry, c: TaskContract, options: RunOptions) -> RunResult {
+    let mut c = c;
+    c.workspace = h.workspace.path().to_path_buf();
+    let observer = t.observer(&h.provider.endpoint().base_url, h.events.clone());
+    run_with_options(
+        &c,
+        &h.provider,
+        &h.store,
+        &Policy::workspace_default(),
+        &ApproveAll,
+        RunOptions {
+            observer,
+            ..options
+        },
+    )
+    .await
+    .unwrap()
+}
+
+async fn finish(t: Telemetry) -> Option<String> {
+    tokio::task::spawn_blocking(move || t.finish()).await.unwrap()
+}
+
+fn named<'a>(spans: &'a [Span], name: &str) -> Vec<&'a Span> {
+    spans.iter().filter(|s| s.name == name).collect()
+}
+
+fn one<'a>(spans: &'a [Span], name: &str) -> &'a Span {
+    let found = named(spans, name);
+    assert_eq!(found.len(), 1, "one {name} among {:?}", names(spans));
+    found[0]
+}
+
+fn names(spans: &[Span]) -> Vec<String> {
+    spans.iter().map(|s| s.name.clone()).collect()
+}
+
+/// A search that failed and a local tool, then a search that ran with citations.
+fn searches() -> Vec<io_harness::stub::ScriptedResponse> {
+    vec![ok(SEARCH_FAILED_THEN_TOOL), ok(SEARCH_OK_DUPLICATES)]
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_is_one_trace_in_the_genai_conventions() {
+    let rx = Receiver::start(Mode::Ok).await;
+    let h = Harness::new(searches()).await;
+    let t = telemetry(&rx.base_url, false, vec![]);
+    let r = traced(&h, &t, contract("find it"), RunOptions::default()).await;
+    assert!(r.outcome.passed());
+    assert_eq!(finish(t).await, None);
+    let spans = rx.spans();
+    let mut got = names(&spans);
+    got.sort();
+    assert_eq!(
+        got,
+        ["chat m", "chat m", "execute_tool list_dir", "invoke_agent io-harness"]
+    );
+    let agent = one(&spans, "invoke_agent io-harness");
+    assert!(agent.parent_span_id.is_empty(), "the run is the root");
+    for s in &spans {
+        assert_eq!(s.trace_id, agent.trace_id, "{} in the run's trace", s.name);
+        if s.name != agent.name {
+            assert_eq!(s.parent_span_id, agent.span_id, "{} under the run", s.name);
+        }
+    }
+    assert_eq!(attr(agent, "gen_ai.operation.name").as_deref(), Some("invoke_agent"));
+    assert_eq!(attr(agent, "io_harness.outcome").as_deref(), Some("passed"));
+    let chats = named(&spans, "chat m");
+    let (first, second) = (chats[0], chats[1]);
+    // CLIENT is 3 in the proto's SpanKind.
+    assert_eq!(first.kind, 3);
+    let want = [
+        ("gen_ai.operation.name", "chat"),
+        ("gen_ai.provider.name", "anthropic"),
+        ("gen_ai.request.model", "m"),
+        ("gen_ai.response.model", "m"),
+        ("gen_ai.response.finish_reasons", "[tool_use]"),
+        ("gen_ai.usage.input_tokens", "50"),
+        ("gen_ai.usage.output_tokens", "5"),
+        ("gen_ai.usage.cache_read.input_tokens", "0"),
+        ("gen_ai.usage.cache_creation.input_tokens", "0"),
+        ("io_harness.attempt", "1"),
+        ("io_harness.server_tool.searches", "1"),
+        ("io_harness.server_tool.failed", "1"),
+        ("server.address", "127.0.0.1"),
+    ];
+    for (k, v) in want {
+        assert_eq!(attr(first, k).as_deref(), Some(v), "{k}");
+    }
+    assert_eq!(attr(second, "io_harness.citations").as_deref(), Some("2"));
+    assert_eq!(attr(second, "io_harness.server_tool.failed").as_deref(), Some("0"));
+    assert_eq!(attr(second, "io_harness.cost.source").as_deref(), Some("price_table"));
+    let tool = one(&spans, "execute_tool list_dir");
+    assert_eq!(attr(tool, "gen_ai.tool.name").as_deref(), Some("list_dir"));
+    assert_eq!(attr(tool, "gen_ai.tool.call.id").as_deref(), Some("toolu_1"));
+    assert_eq!(attr(tool, "gen_ai.tool.type").as_deref(), Some("function"));
+    // The tool ran between the two requests.
+    assert!(tool.start_time_unix_nano >= first.end_time_unix_nano);
+    assert!(tool.end_time_unix_nano <= second.start_time_unix_nano);
+    assert_eq!(rx.service_names()[0], "io-harness");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_capture_content_no_text_query_or_source_leaves() {
+    let rx = Receiver::start(Mode::Ok).await;
+    let h = Harness::new(searches()).await;
+    let t = telemetry(&rx.base_url, false, vec![]);
+    traced(&h, &t, contract("the goal text"), RunOptions::default()).await;
+    finish(t).await;
+    let spans = rx.spans();
+    assert_eq!(spans.len(), 4);
+    for s in &spans {
+        for key in [
+            "gen_ai.input.messages",
+            "gen_ai.output.messages",
+            "gen_ai.tool.call.arguments",
+            "gen_ai.tool.call.result",
+        ] {
+            assert_eq!(attr(s, key), None, "{key} on {}", s.name);
+        }
+        for text in strings(s) {
+            for content in ["the goal text", "docs.rs", "\"q\"", "one", "two", "a again"] {
+                assert!(!text.contains(content), "{content:?} in {text:?} on {}", s.name);
+            }
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_capture_content_searches_are_server_tool_call_parts() {
+    let rx = Receiver::start(Mode::Ok).await;
+    let h = Harness::new(searches()).await;
+    let t = telemetry(&rx.base_url, true, vec![]);
+    traced(&h, &t, contract("the goal text"), RunOptions::default()).await;
+    finish(t).await;
+    let spans = rx.spans();
+    let agent = one(&spans, "invoke_agent io-harness");
+    assert!(attr(agent, "gen_ai.input.messages").unwrap().contains("the goal text"));
+    let chats = named(&spans, "chat m");
+    let out: serde_json::Value =
+        serde_json::from_str(&attr(chats[1], "gen_ai.output.messages").unwrap()).unwrap();
+    let parts = out[0]["parts"].as_array().unwrap();
+    let kinds: Vec<&str> = parts.iter().map(|p| p["type"].as_str().unwrap()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "server_tool_call",
+            "server_tool_call_response",
+            "io_harness.citations",
+            "text"
+        ]
+    );
+    assert_eq!(parts[0]["name"], "web_search");
+    assert_eq!(parts[0]["server_tool_call"]["query"], "q");
+    assert_eq!(parts[2]["content"][0]["url"], "https://docs.rs/a");
+    let first: serde_json::Value =
+        serde_json::from_str(&attr(chats[0], "gen_ai.output.messages").unwrap()).unwrap();
+    let failed = &first[0]["parts"][1]["server_tool_call_response"];
+    assert_eq!(failed["error"], "max_uses_exceeded");
+    let tool = one(&spans, "execute_tool list_dir");
+    assert!(attr(tool, "gen_ai.tool.call.arguments").unwrap().contains("\"path\""));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_retry_is_a_request_span_of_its_own() {
+    let rx = Receiver::start(Mode::Ok).await;
+    let h = Harness::new(vec![status(500, r#"{"type":"error"}"#, &[]), ok(ANSWER)]).await;
+    let t = telemetry(&rx.base_url, false, vec![]);
+    let r = traced(&h, &t, contract("g"), RunOptions::default()).await;
+    assert!(r.outcome.passed());
+    finish(t).await;
+    let spans = rx.spans();
+    let chats = named(&spans, "chat m");
+    assert_eq!(chats.len(), 2);
+    assert_eq!(attr(chats[0], "io_harness.attempt").as_deref(), Some("1"));
+    assert_eq!(attr(chats[0], "error.type").as_deref(), Some("500"));
+    assert_eq!(chats[0].status.as_ref().map(|s| s.code), Some(2));
+    assert_eq!(attr(chats[1], "io_harness.attempt").as_deref(), Some("2"));
+    assert_eq!(attr(chats[1], "http.request.resend_count").as_deref(), Some("1"));
+    assert_eq!(attr(chats[1], "error.type"), None);
+    assert_eq!(attr(chats[1], "gen_ai.response.finish_reasons").as_deref(), Some("[end_turn]"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sub_agent_nests_under_its_parents_tool_call() {
+    let rx = Receiver::start(Mode::Ok).await;
+    let spawn = tool_use("spawn_agent", r#"{"agent":"researcher","task":"look"}"#);
+    let h = Harness::new(vec![ok(&spawn), ok(ANSWER), ok(ANSWER)]).await;
+    let t = telemetry(&rx.base_url, false, vec![]);
+    let options = RunOptions {
+        agents: vec![AgentDef {
+            name: "researcher".into(),
+            description: "finds things".into(),
+            ..AgentDef::default()
+        }],
+        ..RunOptions::default()
+    };
+    let r = traced(&h, &t, contract("g"), options).await;
+    assert!(r.outcome.passed());
+    finish(t).await;
+    let spans = rx.spans();
+    let root = one(&spans, "invoke_agent io-harness");
+    let call = one(&spans, "execute_tool spawn_agent");
+    let child = one(&spans, "invoke_agent researcher");
+    assert_eq!(call.parent_span_id, root.span_id);
+    assert_eq!(child.parent_span_id, call.span_id);
+    assert_eq!(attr(call, "gen_ai.tool.call.id").as_deref(), Some("toolu_x"));
+    let child_chats: Vec<_> = spans
+        .iter()
+        .filter(|s| s.name == "chat m" && s.parent_span_id == child.span_id)
+        .collect();
+    assert_eq!(child_chats.len(), 1);
+    assert_eq!(named(&spans, "chat m").len(), 3);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn secrets_never_reach_an_exported_attribute() {
+    let rx = Receiver::start(Mode::Ok).await;
+    let h = Harness::new(searches()).await;
+    // The scrubbing tests' cases: a key, a base_url password (also percent-
+    // decoded), a lone user token; and the collector's own header value.
+    let secrets = vec![
+        Secrets::new(Some("sk-abc-123"), "https://me:p%40ss-word@h.test/api"),
+        Secrets::new(None, "https://tok-0123456@h.test"),
+    ];
+    let t = telemetry(&rx.base_url, true, secrets);
+    let goal = "use sk-abc-123 and p@ss-word and p%40ss-word and tok-0123456 and hdr-secret-77";
+    traced(&h, &t, contract(goal), RunOptions::default()).await;
+    finish(t).await;
+    let spans = rx.spans();
+    let agent = one(&spans, "invoke_agent io-harness");
+    assert!(attr(agent, "gen_ai.input.messages").unwrap().contains("[redacted]"));
+    for s in &spans {
+        for text in strings(s) {
+            for secret in ["sk-abc-123", "p@ss-word", "p%40ss-word", "tok-0123456", "hdr-secret-77"] {
+                assert!(!text.contains(secret), "{secret} in {text:?} on {}", s.name);
+            }
+        }
+    }
+}
+
+/// A run traced to a collector in `mode`: its outcome and store rows match the
+/// same run with telemetry off, and the trouble is one line naming the collector.
+async fn unchanged_under(mode: Mode) -> Option<String> {
+    let plain = Harness::new(searches()).await;
+    let want = plain.run(contract("g")).await;
+    let rx = Receiver::start(mode).await;
+    let h = Harness::new(searches()).await;
+    let t = telemetry(&rx.base_url, true, vec![]);
+    let started = std::time::Instant::now();
+    let got = traced(&h, &t, contract("g"), RunOptions::default()).await;
+    assert!(started.elapsed() < std::time::Duration::from_secs(3), "the run was not held up");
+    assert_eq!(got.outcome, want.outcome);
+    assert_eq!(got.steps, want.steps);
+    assert_eq!(h.recorded(got.run_id), plain.recorded(want.run_id));
+    let said = finish(t).await;
+    assert!(*rx.hits.lock().unwrap() >= 1, "the collector was tried");
+    said
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_collector_answering_500_changes_nothing_and_is_named_once() {
+    let said = unchanged_under(Mode::Fail).await.unwrap();
+    assert!(said.starts_with("telemetry: the OTLP collector at http://127.0.0.1:"), "{said}");
+    assert_eq!(said.matches("could not take").count(), 1, "{said}");
+    assert!(said.contains("4 spans were not delivered"), "{said}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_collector_that_resets_changes_nothing() {
+    let said = unchanged_under(Mode::Reset).await.unwrap();
+    assert!(said.contains("could not take the spans"), "{said}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hanging_collector_changes_nothing_and_the_wait_is_bounded() {
+    let started = std::time::Instant::now();
+    let said = unchanged_under(Mode::Hang).await.unwrap();
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    assert!(said.contains("127.0.0.1"), "{said}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_queue_drops_and_counts_without_waiting() {
+    let rx = Receiver::start(Mode::Hang).await;
+    let h = Harness::new(searches()).await;
+    let settings = resolve(
+        Some(&TelemetryTable {
+            otlp_endpoint: Some(rx.base_url.clone()),
+            ..TelemetryTable::default()
+        }),
+        &|_| None,
+    )
+    .unwrap();
+    let t = Telemetry::start_with_queue(&settings, vec![], 1).unwrap().unwrap();
+    let r = traced(&h, &t, contract("g"), RunOptions::default()).await;
+    assert!(r.outcome.passed());
+    // The first run's batch is now stuck in an export to the hanging collector:
+    // the second run's spans find the queue (of one) full.
+    tokio::time::sleep(std::time::Duration::from_millis(400)).await;
+    let h2 = Harness::new(searches()).await;
+    let started = std::time::Instant::now();
+    let r = traced(&h2, &t, contract("g"), RunOptions::default()).await;
+    assert!(r.outcome.passed());
+    assert!(started.elapsed() < std::time::Duration::from_secs(2), "nothing waited");
+    let said = finish(t).await.unwrap();
+    assert!(said.contains("dropped (the export queue"), "{said}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stored_run_is_sent_with_its_original_timestamps() {
+    let h = Harness::new(searches()).await;
+    let r = h.run(contract("g")).await;
+    let rx = Receiver::start(Mode::Ok).await;
+    let t = telemetry(&rx.base_url, false, vec![]);
+    let runs = backfill::choose(&h.store, &[r.run_id], None).unwrap();
+    let shape = t.shape(&h.provider.endpoint().base_url);
+    let prices = io_harness::PriceTable::builtin();
+    let root = opentelemetry::Context::new();
+    let n = backfill::send_run(&shape, &h.store, &prices, &runs[0], "io-harness", &root).unwrap();
+    assert_eq!(finish(t).await, None);
+    let spans = rx.spans();
+    assert_eq!(n, spans.len());
+    let mut got = names(&spans);
+    got.sort();
+    assert_eq!(
+        got,
+        ["chat m", "chat m", "execute_tool list_dir", "invoke_agent io-harness"]
+    );
+    let agent = one(&spans, "invoke_agent io-harness");
+    let row = h.store.run(r.run_id).unwrap().unwrap();
+    let started = backfill::parse_time(&row.started_at).unwrap();
+    let nanos = started.duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64;
+    assert_eq!(agent.start_time_unix_nano, nanos);
+    let calls = h.store.timed_calls(r.run_id).unwrap();
+    let last = backfill::parse_time(&calls[1].1).unwrap();
+    let chat_ends: Vec<u64> = named(&spans, "chat m").iter().map(|s| s.end_time_unix_nano).collect();
+    let last_nanos = last.duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64;
+    assert!(chat_ends.contains(&last_nanos));
+    for s in &spans {
+        if s.name != agent.name {
+            assert_eq!(s.parent_span_id, agent.span_id);
+        }
+    }
+}
+
+fn config_error(text: &str) -> String {
+    Config::parse(text, "io.toml").unwrap_err().to_string()
+}
+
+#[test]
+fn telemetry_mistakes_name_file_line_and_key() {
+    let e = config_error("provider = \"anthropic\"\n[telemetry]\notlp_endpoint = \"localhost:4318\"\n");
+    assert!(e.starts_with("io.toml:3: `otlp_endpoint` in [telemetry]"), "{e}");
+    assert!(e.contains("expected an http:// or https:// URL"), "{e}");
+    let e = config_error("[telemetry]\nprotocol = \"grpc\"\n");
+    assert!(e.starts_with("io.toml:2: `protocol` in [telemetry]"), "{e}");
+    assert!(e.contains("not built into io-harness"), "{e}");
+    let e = config_error("[telemetry]\n[telemetry.headers]\n\"bad header\" = \"v\"\n");
+    assert!(e.starts_with("io.toml:3: "), "{e}");
+    assert!(e.contains("is not an HTTP header name"), "{e}");
+    let e = config_error("[telemetry]\nheaders = { x-key = \"a\\nb\" }\n");
+    assert!(e.starts_with("io.toml:2: "), "{e}");
+    assert!(!e.contains("a\\nb"), "a header value is not repeated: {e}");
+    let e = config_error("[telemetry]\notlp_endpiont = \"http://h:4318\"\n");
+    assert!(e.starts_with("io.toml:2"), "{e}");
+    assert!(e.contains("otlp_endpiont"), "{e}");
+    let ok = Config::from_scopes(vec![io_harness::config::Scope {
+        layer: "project".into(),
+        path: "io.toml".into(),
+        text: "[telemetry]\notlp_endpoint = \"http://localhost:4318\"\nprotocol = \"http/protobuf\"\ncapture_content = true\nservice_name = \"agents\"\nheaders = { x-api-key = \"k\" }\n".into(),
+    }])
+    .unwrap();
+    let listing: Vec<String> = ok.listing().iter().map(ToString::to_string).collect();
+    assert!(listing.contains(&"telemetry.headers.x-api-key = \"[redacted]\"  io.toml:6".to_string()), "{listing:#?}");
+}
