@@ -21,9 +21,9 @@ pub mod mcp;
 pub mod provider;
 pub mod run;
 pub mod store;
-pub mod telemetry;
 #[cfg(feature = "stub")]
 pub mod stub;
+pub mod telemetry;
 
 pub use crate::approve::{
     Answer, ApprovalRequest, ApproveAll, Approver, ChannelApprover, DenyAll, NobodyToAsk,

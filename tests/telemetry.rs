@@ -51,7 +51,9 @@ async fn traced(h: &Harness, t: &Telemetry, c: TaskContract, options: RunOptions
 }
 
 async fn finish(t: Telemetry) -> Option<String> {
-    tokio::task::spawn_blocking(move || t.finish()).await.unwrap()
+    tokio::task::spawn_blocking(move || t.finish())
+        .await
+        .unwrap()
 }
 
 fn named<'a>(spans: &'a [Span], name: &str) -> Vec<&'a Span> {
@@ -86,7 +88,12 @@ async fn a_run_is_one_trace_in_the_genai_conventions() {
     got.sort();
     assert_eq!(
         got,
-        ["chat m", "chat m", "execute_tool list_dir", "invoke_agent io-harness"]
+        [
+            "chat m",
+            "chat m",
+            "execute_tool list_dir",
+            "invoke_agent io-harness"
+        ]
     );
     let agent = one(&spans, "invoke_agent io-harness");
     assert!(agent.parent_span_id.is_empty(), "the run is the root");
@@ -96,7 +103,10 @@ async fn a_run_is_one_trace_in_the_genai_conventions() {
             assert_eq!(s.parent_span_id, agent.span_id, "{} under the run", s.name);
         }
     }
-    assert_eq!(attr(agent, "gen_ai.operation.name").as_deref(), Some("invoke_agent"));
+    assert_eq!(
+        attr(agent, "gen_ai.operation.name").as_deref(),
+        Some("invoke_agent")
+    );
     assert_eq!(attr(agent, "io_harness.outcome").as_deref(), Some("passed"));
     let chats = named(&spans, "chat m");
     let (first, second) = (chats[0], chats[1]);
@@ -121,11 +131,20 @@ async fn a_run_is_one_trace_in_the_genai_conventions() {
         assert_eq!(attr(first, k).as_deref(), Some(v), "{k}");
     }
     assert_eq!(attr(second, "io_harness.citations").as_deref(), Some("2"));
-    assert_eq!(attr(second, "io_harness.server_tool.failed").as_deref(), Some("0"));
-    assert_eq!(attr(second, "io_harness.cost.source").as_deref(), Some("price_table"));
+    assert_eq!(
+        attr(second, "io_harness.server_tool.failed").as_deref(),
+        Some("0")
+    );
+    assert_eq!(
+        attr(second, "io_harness.cost.source").as_deref(),
+        Some("price_table")
+    );
     let tool = one(&spans, "execute_tool list_dir");
     assert_eq!(attr(tool, "gen_ai.tool.name").as_deref(), Some("list_dir"));
-    assert_eq!(attr(tool, "gen_ai.tool.call.id").as_deref(), Some("toolu_1"));
+    assert_eq!(
+        attr(tool, "gen_ai.tool.call.id").as_deref(),
+        Some("toolu_1")
+    );
     assert_eq!(attr(tool, "gen_ai.tool.type").as_deref(), Some("function"));
     // The tool ran between the two requests.
     assert!(tool.start_time_unix_nano >= first.end_time_unix_nano);
@@ -153,7 +172,11 @@ async fn without_capture_content_no_text_query_or_source_leaves() {
         }
         for text in strings(s) {
             for content in ["the goal text", "docs.rs", "\"q\"", "one", "two", "a again"] {
-                assert!(!text.contains(content), "{content:?} in {text:?} on {}", s.name);
+                assert!(
+                    !text.contains(content),
+                    "{content:?} in {text:?} on {}",
+                    s.name
+                );
             }
         }
     }
@@ -168,7 +191,11 @@ async fn with_capture_content_searches_are_server_tool_call_parts() {
     finish(t).await;
     let spans = rx.spans();
     let agent = one(&spans, "invoke_agent io-harness");
-    assert!(attr(agent, "gen_ai.input.messages").unwrap().contains("the goal text"));
+    assert!(
+        attr(agent, "gen_ai.input.messages")
+            .unwrap()
+            .contains("the goal text")
+    );
     let chats = named(&spans, "chat m");
     let out: serde_json::Value =
         serde_json::from_str(&attr(chats[1], "gen_ai.output.messages").unwrap()).unwrap();
@@ -191,7 +218,11 @@ async fn with_capture_content_searches_are_server_tool_call_parts() {
     let failed = &first[0]["parts"][1]["server_tool_call_response"];
     assert_eq!(failed["error"], "max_uses_exceeded");
     let tool = one(&spans, "execute_tool list_dir");
-    assert!(attr(tool, "gen_ai.tool.call.arguments").unwrap().contains("\"path\""));
+    assert!(
+        attr(tool, "gen_ai.tool.call.arguments")
+            .unwrap()
+            .contains("\"path\"")
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -209,9 +240,15 @@ async fn a_retry_is_a_request_span_of_its_own() {
     assert_eq!(attr(chats[0], "error.type").as_deref(), Some("500"));
     assert_eq!(chats[0].status.as_ref().map(|s| s.code), Some(2));
     assert_eq!(attr(chats[1], "io_harness.attempt").as_deref(), Some("2"));
-    assert_eq!(attr(chats[1], "http.request.resend_count").as_deref(), Some("1"));
+    assert_eq!(
+        attr(chats[1], "http.request.resend_count").as_deref(),
+        Some("1")
+    );
     assert_eq!(attr(chats[1], "error.type"), None);
-    assert_eq!(attr(chats[1], "gen_ai.response.finish_reasons").as_deref(), Some("[end_turn]"));
+    assert_eq!(
+        attr(chats[1], "gen_ai.response.finish_reasons").as_deref(),
+        Some("[end_turn]")
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -237,7 +274,10 @@ async fn a_sub_agent_nests_under_its_parents_tool_call() {
     let child = one(&spans, "invoke_agent researcher");
     assert_eq!(call.parent_span_id, root.span_id);
     assert_eq!(child.parent_span_id, call.span_id);
-    assert_eq!(attr(call, "gen_ai.tool.call.id").as_deref(), Some("toolu_x"));
+    assert_eq!(
+        attr(call, "gen_ai.tool.call.id").as_deref(),
+        Some("toolu_x")
+    );
     let child_chats: Vec<_> = spans
         .iter()
         .filter(|s| s.name == "chat m" && s.parent_span_id == child.span_id)
@@ -262,10 +302,20 @@ async fn secrets_never_reach_an_exported_attribute() {
     finish(t).await;
     let spans = rx.spans();
     let agent = one(&spans, "invoke_agent io-harness");
-    assert!(attr(agent, "gen_ai.input.messages").unwrap().contains("[redacted]"));
+    assert!(
+        attr(agent, "gen_ai.input.messages")
+            .unwrap()
+            .contains("[redacted]")
+    );
     for s in &spans {
         for text in strings(s) {
-            for secret in ["sk-abc-123", "p@ss-word", "p%40ss-word", "tok-0123456", "hdr-secret-77"] {
+            for secret in [
+                "sk-abc-123",
+                "p@ss-word",
+                "p%40ss-word",
+                "tok-0123456",
+                "hdr-secret-77",
+            ] {
                 assert!(!text.contains(secret), "{secret} in {text:?} on {}", s.name);
             }
         }
@@ -282,7 +332,10 @@ async fn unchanged_under(mode: Mode) -> Option<String> {
     let t = telemetry(&rx.base_url, true, vec![]);
     let started = std::time::Instant::now();
     let got = traced(&h, &t, contract("g"), RunOptions::default()).await;
-    assert!(started.elapsed() < std::time::Duration::from_secs(3), "the run was not held up");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(3),
+        "the run was not held up"
+    );
     assert_eq!(got.outcome, want.outcome);
     assert_eq!(got.steps, want.steps);
     assert_eq!(h.recorded(got.run_id), plain.recorded(want.run_id));
@@ -294,7 +347,10 @@ async fn unchanged_under(mode: Mode) -> Option<String> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_collector_answering_500_changes_nothing_and_is_named_once() {
     let said = unchanged_under(Mode::Fail).await.unwrap();
-    assert!(said.starts_with("telemetry: the OTLP collector at http://127.0.0.1:"), "{said}");
+    assert!(
+        said.starts_with("telemetry: the OTLP collector at http://127.0.0.1:"),
+        "{said}"
+    );
     assert_eq!(said.matches("could not take").count(), 1, "{said}");
     assert!(said.contains("4 spans were not delivered"), "{said}");
 }
@@ -325,7 +381,9 @@ async fn a_full_queue_drops_and_counts_without_waiting() {
         &|_| None,
     )
     .unwrap();
-    let t = Telemetry::start_with_queue(&settings, vec![], 1).unwrap().unwrap();
+    let t = Telemetry::start_with_queue(&settings, vec![], 1)
+        .unwrap()
+        .unwrap();
     let r = traced(&h, &t, contract("g"), RunOptions::default()).await;
     assert!(r.outcome.passed());
     // The first run's batch is now stuck in an export to the hanging collector:
@@ -335,7 +393,10 @@ async fn a_full_queue_drops_and_counts_without_waiting() {
     let started = std::time::Instant::now();
     let r = traced(&h2, &t, contract("g"), RunOptions::default()).await;
     assert!(r.outcome.passed());
-    assert!(started.elapsed() < std::time::Duration::from_secs(2), "nothing waited");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(2),
+        "nothing waited"
+    );
     let said = finish(t).await.unwrap();
     assert!(said.contains("dropped (the export queue"), "{said}");
 }
@@ -358,17 +419,31 @@ async fn a_stored_run_is_sent_with_its_original_timestamps() {
     got.sort();
     assert_eq!(
         got,
-        ["chat m", "chat m", "execute_tool list_dir", "invoke_agent io-harness"]
+        [
+            "chat m",
+            "chat m",
+            "execute_tool list_dir",
+            "invoke_agent io-harness"
+        ]
     );
     let agent = one(&spans, "invoke_agent io-harness");
     let row = h.store.run(r.run_id).unwrap().unwrap();
     let started = backfill::parse_time(&row.started_at).unwrap();
-    let nanos = started.duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64;
+    let nanos = started
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64;
     assert_eq!(agent.start_time_unix_nano, nanos);
     let calls = h.store.timed_calls(r.run_id).unwrap();
     let last = backfill::parse_time(&calls[1].1).unwrap();
-    let chat_ends: Vec<u64> = named(&spans, "chat m").iter().map(|s| s.end_time_unix_nano).collect();
-    let last_nanos = last.duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64;
+    let chat_ends: Vec<u64> = named(&spans, "chat m")
+        .iter()
+        .map(|s| s.end_time_unix_nano)
+        .collect();
+    let last_nanos = last
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64;
     assert!(chat_ends.contains(&last_nanos));
     for s in &spans {
         if s.name != agent.name {
@@ -383,8 +458,12 @@ fn config_error(text: &str) -> String {
 
 #[test]
 fn telemetry_mistakes_name_file_line_and_key() {
-    let e = config_error("provider = \"anthropic\"\n[telemetry]\notlp_endpoint = \"localhost:4318\"\n");
-    assert!(e.starts_with("io.toml:3: `otlp_endpoint` in [telemetry]"), "{e}");
+    let e =
+        config_error("provider = \"anthropic\"\n[telemetry]\notlp_endpoint = \"localhost:4318\"\n");
+    assert!(
+        e.starts_with("io.toml:3: `otlp_endpoint` in [telemetry]"),
+        "{e}"
+    );
     assert!(e.contains("expected an http:// or https:// URL"), "{e}");
     let e = config_error("[telemetry]\nprotocol = \"grpc\"\n");
     assert!(e.starts_with("io.toml:2: `protocol` in [telemetry]"), "{e}");
@@ -405,5 +484,8 @@ fn telemetry_mistakes_name_file_line_and_key() {
     }])
     .unwrap();
     let listing: Vec<String> = ok.listing().iter().map(ToString::to_string).collect();
-    assert!(listing.contains(&"telemetry.headers.x-api-key = \"[redacted]\"  io.toml:6".to_string()), "{listing:#?}");
+    assert!(
+        listing.contains(&"telemetry.headers.x-api-key = \"[redacted]\"  io.toml:6".to_string()),
+        "{listing:#?}"
+    );
 }

@@ -81,8 +81,13 @@ pub async fn export(
 /// (UTC, milliseconds).
 fn since_key(s: &str) -> Result<String> {
     let date = s.len() == 10
-        && s.char_indices()
-            .all(|(i, c)| if i == 4 || i == 7 { c == '-' } else { c.is_ascii_digit() });
+        && s.char_indices().all(|(i, c)| {
+            if i == 4 || i == 7 {
+                c == '-'
+            } else {
+                c.is_ascii_digit()
+            }
+        });
     if date {
         return Ok(s.to_string());
     }

@@ -139,6 +139,9 @@ pub struct Event {
 }
 
 /// What happened.
+// `ProviderCalled` is the large one (a completion's summary); an event is made once
+// a request, so boxing it would cost every reader a pattern change for nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum EventKind {

@@ -139,9 +139,7 @@ pub fn send_run(
         // The step's tools fill the time up to the next request (or the run's end).
         let until = calls
             .get(i + 1)
-            .and_then(|(c, at)| {
-                parse_time(at)?.checked_sub(Duration::from_millis(c.latency_ms))
-            })
+            .and_then(|(c, at)| parse_time(at)?.checked_sub(Duration::from_millis(c.latency_ms)))
             .unwrap_or(finished)
             .max(end);
         let tools = step.map(|s| tools_of(&s.observations)).unwrap_or_default();

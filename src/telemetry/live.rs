@@ -281,10 +281,9 @@ impl RunTrace {
 impl Observer for TraceObserver {
     fn event(&self, event: &Event) {
         let now = SystemTime::now();
-        match self.fold.lock() {
-            Ok(mut fold) => self.apply(&mut fold, event, now),
-            // A panic elsewhere left the fold half-done: tracing stops, the run does not.
-            Err(_) => {}
+        // A panic elsewhere left the fold poisoned: tracing stops, the run does not.
+        if let Ok(mut fold) = self.fold.lock() {
+            self.apply(&mut fold, event, now);
         }
         self.inner.event(event);
     }

@@ -94,25 +94,27 @@ impl Telemetry {
             secrets.push(Secrets::new(Some(v), ""));
         }
         secrets.push(Secrets::new(None, endpoint));
-        let exporter = opentelemetry_otlp::SpanExporter::builder()
-            .with_http()
-            .with_protocol(opentelemetry_otlp::Protocol::HttpBinary)
-            .with_endpoint(endpoint.clone())
-            .with_timeout(EXPORT_TIMEOUT)
-            .with_headers(headers)
-            .build()
-            .map_err(|e| {
-                Error::config(format!(
-                    "the OTLP exporter for {} could not be built: {e}",
-                    display_url(endpoint)
-                ))
-            })?;
         let resource = Resource::builder()
             .with_service_name(settings.service_name.0.clone())
             .with_attribute(KeyValue::new("service.version", env!("CARGO_PKG_VERSION")))
             .build();
-        let (queue, counters) = BoundedQueue::start(exporter, &resource, Scrub(secrets), capacity)
-            .map_err(|e| Error::config(format!("the OTLP export thread did not start: {e}")))?;
+        let url = endpoint.clone();
+        let build = move || {
+            opentelemetry_otlp::SpanExporter::builder()
+                .with_http()
+                .with_protocol(opentelemetry_otlp::Protocol::HttpBinary)
+                .with_endpoint(url)
+                .with_timeout(EXPORT_TIMEOUT)
+                .with_headers(headers)
+                // No retries: a collector that is down costs one refused connection
+                // per batch, and the end of a command never waits on backoff.
+                .with_retry_policy(opentelemetry_otlp::RetryPolicy::disabled())
+                .build()
+                .map_err(|e| format!("the OTLP exporter could not be built: {e}"))
+        };
+        let (queue, counters) =
+            BoundedQueue::start(build, resource.clone(), Scrub(secrets), capacity)
+                .map_err(|e| Error::config(format!("the OTLP export thread did not start: {e}")))?;
         let queue = Arc::new(queue);
         let provider = SdkTracerProvider::builder()
             .with_span_processor(Shared(queue.clone()))

@@ -49,7 +49,9 @@ pub struct Scrub(pub Vec<Secrets>);
 
 impl Scrub {
     fn text(&self, s: &str) -> String {
-        self.0.iter().fold(s.to_string(), |t, secrets| secrets.text(&t))
+        self.0
+            .iter()
+            .fold(s.to_string(), |t, secrets| secrets.text(&t))
     }
 
     fn value(&self, v: &Value) -> Value {
@@ -91,26 +93,37 @@ pub struct BoundedQueue {
 }
 
 impl BoundedQueue {
-    /// A queue of `capacity` spans and the thread that drains it into `exporter`,
-    /// which sends them as `resource`'s.
-    pub fn start<E: SpanExporter + 'static>(
-        mut exporter: E,
-        resource: &opentelemetry_sdk::Resource,
+    /// A queue of `capacity` spans and the thread that drains it into the
+    /// exporter `build` makes there (off the caller's path: building an HTTP
+    /// client takes milliseconds), which sends them as `resource`'s. An exporter
+    /// that cannot be built is reported like a collector that cannot be reached.
+    pub fn start<E, B>(
+        build: B,
+        resource: opentelemetry_sdk::Resource,
         scrub: Scrub,
         capacity: usize,
-    ) -> std::io::Result<(BoundedQueue, Arc<Counters>)> {
-        // The exporter lives on its own thread: it learns the resource here.
-        exporter.set_resource(resource);
+    ) -> std::io::Result<(BoundedQueue, Arc<Counters>)>
+    where
+        E: SpanExporter + 'static,
+        B: FnOnce() -> Result<E, String> + Send + 'static,
+    {
         let (tx, rx) = sync_channel(capacity);
         let counters = Arc::new(Counters::default());
-        let worker = Worker {
-            exporter,
-            scrub,
-            counters: counters.clone(),
-        };
+        let shared = counters.clone();
         std::thread::Builder::new()
             .name("io-harness-otlp".into())
-            .spawn(move || worker.run(rx))?;
+            .spawn(move || match build() {
+                Ok(mut exporter) => {
+                    exporter.set_resource(&resource);
+                    let worker = Worker {
+                        exporter,
+                        scrub,
+                        counters: shared,
+                    };
+                    worker.run(rx);
+                }
+                Err(why) => unbuilt(&rx, &shared, why),
+            })?;
         let queue = BoundedQueue {
             tx: Mutex::new(Some(tx)),
             counters: counters.clone(),
@@ -168,6 +181,24 @@ impl SpanProcessor for BoundedQueue {
     fn shutdown_with_timeout(&self, timeout: Duration) -> OTelSdkResult {
         self.finish(timeout);
         Ok(())
+    }
+}
+
+/// No exporter: every span counts as not delivered, for the reason given.
+fn unbuilt(rx: &Receiver<Msg>, counters: &Counters, why: String) {
+    if let Ok(mut first) = counters.first_error.lock() {
+        first.get_or_insert(why);
+    }
+    for msg in rx.iter() {
+        match msg {
+            Msg::Span(_) => {
+                counters.failed.fetch_add(1, Ordering::Relaxed);
+            }
+            Msg::Finish(done) => {
+                let _ = done.send(());
+                return;
+            }
+        }
     }
 }
 

@@ -206,7 +206,10 @@ pub fn resolve(
         },
     };
     let mut headers: BTreeMap<String, (String, Source)> = BTreeMap::new();
-    for name in ["OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_HEADERS"] {
+    for name in [
+        "OTEL_EXPORTER_OTLP_HEADERS",
+        "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
+    ] {
         if let Some(list) = var(name) {
             for (k, v) in parse_header_list(&list).map_err(|why| format!("{name}: {why}"))? {
                 headers.insert(k.to_ascii_lowercase(), (v, Source::Env(name)));
@@ -223,10 +226,7 @@ pub fn resolve(
     };
     Ok(Resolved {
         endpoint,
-        headers: headers
-            .into_iter()
-            .map(|(k, (v, s))| (k, v, s))
-            .collect(),
+        headers: headers.into_iter().map(|(k, (v, s))| (k, v, s)).collect(),
         capture_content: t.capture_content.unwrap_or(false),
         service_name,
     })
@@ -364,8 +364,11 @@ mod tests {
 
     #[test]
     fn malformed_variables_are_named() {
-        let e = resolve(None, &env_of(&[("OTEL_EXPORTER_OTLP_ENDPOINT", "localhost")]))
-            .expect_err("refused");
+        let e = resolve(
+            None,
+            &env_of(&[("OTEL_EXPORTER_OTLP_ENDPOINT", "localhost")]),
+        )
+        .expect_err("refused");
         assert!(e.starts_with("OTEL_EXPORTER_OTLP_ENDPOINT: "), "{e}");
         let e = resolve(None, &env_of(&[("OTEL_EXPORTER_OTLP_HEADERS", "novalue")]))
             .expect_err("refused");
@@ -387,6 +390,9 @@ mod tests {
     #[test]
     fn traces_url_appends_once() {
         assert_eq!(traces_url("http://h:4318/"), "http://h:4318/v1/traces");
-        assert_eq!(traces_url("http://h:4318/v1/traces"), "http://h:4318/v1/traces");
+        assert_eq!(
+            traces_url("http://h:4318/v1/traces"),
+            "http://h:4318/v1/traces"
+        );
     }
 }

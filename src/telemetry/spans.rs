@@ -175,10 +175,7 @@ pub fn request(shape: &Shape, parent: &Context, r: &Request) {
         kv("io_harness.attempt", int(r.attempt.into())),
     ];
     if r.attempt > 1 {
-        attrs.push(kv(
-            "http.request.resend_count",
-            int((r.attempt - 1).into()),
-        ));
+        attrs.push(kv("http.request.resend_count", int((r.attempt - 1).into())));
     }
     if let Some((host, port)) = &shape.server {
         attrs.push(kv("server.address", text(host.clone())));
@@ -248,7 +245,10 @@ fn server_counts(r: &Request) -> Vec<KeyValue> {
     let fetches = count(&|c| c.tool.contains("fetch"));
     let failed = count(&|c| c.error.is_some());
     vec![
-        kv("io_harness.server_tool.calls", int(r.server_calls.len() as u64)),
+        kv(
+            "io_harness.server_tool.calls",
+            int(r.server_calls.len() as u64),
+        ),
         kv("io_harness.server_tool.searches", int(searches as u64)),
         kv("io_harness.server_tool.fetches", int(fetches as u64)),
         kv("io_harness.server_tool.failed", int(failed as u64)),
@@ -295,7 +295,11 @@ fn output_messages(r: &Request) -> String {
     let mut parts = Vec::new();
     for (i, c) in r.server_calls.iter().enumerate() {
         let id = format!("server-{}-{i}", r.step);
-        let key = if c.tool.contains("fetch") { "url" } else { "query" };
+        let key = if c.tool.contains("fetch") {
+            "url"
+        } else {
+            "query"
+        };
         parts.push(json!({
             "type": "server_tool_call", "id": id, "name": c.tool,
             "server_tool_call": {"type": c.tool, key: c.input},

@@ -105,7 +105,10 @@ type Shared = (
     Arc<Mutex<u32>>,
 );
 
-async fn receive(State((mode, requests, hits)): State<Shared>, body: Bytes) -> (StatusCode, Vec<u8>) {
+async fn receive(
+    State((mode, requests, hits)): State<Shared>,
+    body: Bytes,
+) -> (StatusCode, Vec<u8>) {
     *hits.lock().unwrap() += 1;
     match mode {
         Mode::Fail => return (StatusCode::INTERNAL_SERVER_ERROR, b"down".to_vec()),
