@@ -1,10 +1,12 @@
 //! Where a run is assembled — the one composition seam `run`, `preview` and the
-//! console share: the provider for a vendor (its endpoint, model and output cap
-//! from io.toml, the transport limits io.toml sets, and the key: read from its
-//! variable for a live vendor, or the stub's own for the demo). The first request
-//! of a contract is `Turn::for_step`; the demo's goal, declaration and stub live
-//! with the stub (`stub::demo`).
+//! console share: where a request to a vendor goes (`endpoint`, or `target` from
+//! the console's per-vendor tables), and the provider for a vendor (its endpoint,
+//! model and output cap from io.toml, the transport limits io.toml sets, and the
+//! key: read from its variable for a live vendor, or the stub's own for the demo).
+//! The first request of a contract is `Turn::for_step`; the demo's goal,
+//! declaration, stub and key live with the stub (`stub::demo`).
 
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use crate::config::Config;
@@ -49,6 +51,31 @@ impl Default for Limits {
     }
 }
 
+/// Where a request to `vendor` goes as io.toml configures it, at `base_url` when
+/// given (the demo stub's; `preview --demo` names a placeholder port).
+pub fn endpoint(config: &Config, vendor: Vendor, base_url: Option<String>) -> Endpoint {
+    let mut endpoint = config.endpoint(vendor);
+    if let Some(url) = base_url {
+        endpoint.base_url = url;
+    }
+    endpoint
+}
+
+/// Where a request to `vendor` goes and its output cap, from per-vendor tables
+/// (the console's, seeded from io.toml): the table's endpoint, else the vendor's
+/// public one; the table's cap, else 4096 tokens (io.toml's default).
+pub fn target(
+    endpoints: &BTreeMap<Vendor, Endpoint>,
+    max_tokens: &BTreeMap<Vendor, u32>,
+    vendor: Vendor,
+) -> (Endpoint, u32) {
+    let endpoint = endpoints
+        .get(&vendor)
+        .cloned()
+        .unwrap_or_else(|| Endpoint::public(vendor));
+    (endpoint, max_tokens.get(&vendor).copied().unwrap_or(4096))
+}
+
 /// The provider a run talks to: `endpoint` (the stub's address in the demo),
 /// `model` and `max_tokens`, the key, and the transport limits.
 pub fn provider(
@@ -76,12 +103,8 @@ pub fn configured(
     base_url: Option<String>,
     key: &Key,
 ) -> Result<HttpProvider> {
-    let mut endpoint = config.endpoint(vendor);
-    if let Some(url) = base_url {
-        endpoint.base_url = url;
-    }
     provider(
-        endpoint,
+        endpoint(config, vendor, base_url),
         config.model(vendor),
         config.max_tokens(vendor),
         key,

@@ -6,6 +6,12 @@
 //! Rings: `core` is pure (declarations, vendor wire, decoding, events); the I/O
 //! modules (`provider`, `store`, `config` loading, `run`) do the effects; the binary's
 //! console and subcommands wire the two.
+//!
+//! The seam where they meet is `launch`: the one place a run is assembled (where a
+//! request to a vendor goes, and its provider with its key and transport limits),
+//! for `run`, `preview` and the console alike. The first request of a contract is
+//! `Turn::for_step` (so a previewed body is the sent body), and the offline demo's
+//! set-up lives with the stub (`stub::demo`).
 
 #![warn(missing_docs)]
 

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use io_harness::core::tools::offered_tools;
 use io_harness::core::wire;
 use io_harness::core::wire::transcript::same_family;
+use io_harness::launch;
 use io_harness::run::next_step;
 use io_harness::stub::demo;
 use io_harness::{Config, Error, HeaderValue, Result, RunId, Store, Turn, Wire};
@@ -103,12 +104,10 @@ pub async fn preview(
             (vendor, turn)
         }
     };
-    let mut endpoint = config.endpoint(vendor);
-    if demo {
-        // `run --demo` starts the stub on a free port; none is listening now, so
-        // none is named.
-        endpoint.base_url = io_harness::stub::base_url("127.0.0.1:<port>", vendor);
-    }
+    // `run --demo` starts the stub on a free port; none is listening now, so none
+    // is named.
+    let stub_url = demo.then(|| io_harness::stub::base_url("127.0.0.1:<port>", vendor));
+    let endpoint = launch::endpoint(config, vendor, stub_url);
     resumed_notes.extend(foreign_steps(&turn, endpoint.wire));
     // A refusal first (it is about the declaration, whatever the goal), then
     // the same refusal of an empty goal that `run` gives.

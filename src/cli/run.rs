@@ -96,7 +96,7 @@ async fn go(
             config,
             vendor,
             Some(s.base_url(vendor)),
-            &Key::Stub("demo".into()),
+            &Key::Stub(demo::RUN_KEY.into()),
         )?,
         None => launch::configured(config, vendor, None, &Key::FromEnv)?,
     };

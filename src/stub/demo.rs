@@ -1,6 +1,7 @@
 //! The offline demo's set-up: its goal and declaration where io.toml gives none,
-//! and the built-in stub vendor with the demo script on a free loopback port. The
-//! console's `--demo`, `run --demo` and `preview --demo` all start from here.
+//! the built-in stub vendor with the demo script on a free loopback port, and the
+//! key a one-run demo sends it. The console's `--demo`, `run --demo` and
+//! `preview --demo` all start from here.
 
 use std::net::{Ipv4Addr, SocketAddr};
 
@@ -14,6 +15,11 @@ use crate::error::Result;
 /// The goal the offline demo starts with when io.toml gives none.
 pub const DEMO_GOAL: &str =
     "Find the current io-harness release on crates.io and say which version it is.";
+
+/// The key a demo run sends to a stub started for it alone (`run --demo`): not
+/// a secret, the stub checks none. The console's runs share one stub and each
+/// takes its key from `Rewinder::rewind`.
+pub const RUN_KEY: &str = "demo";
 
 /// The demo's goal and declaration where io.toml gives none (the console's
 /// `--demo`, `run --demo`, `preview --demo`); and, where io.toml has no `[run]`,

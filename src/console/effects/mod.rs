@@ -257,15 +257,7 @@ impl Executor {
     /// endpoint (the stub's, offline) or the vendor's public one, and 4096 tokens
     /// unless the config says otherwise.
     fn target(&self, vendor: Vendor) -> (Endpoint, u32) {
-        let endpoint = self
-            .endpoints
-            .get(&vendor)
-            .cloned()
-            .unwrap_or_else(|| Endpoint::public(vendor));
-        (
-            endpoint,
-            self.max_tokens.get(&vendor).copied().unwrap_or(4096),
-        )
+        launch::target(&self.endpoints, &self.max_tokens, vendor)
     }
 
     fn start(&mut self, contract: TaskContract, vendor: Vendor, model: String) {

@@ -378,17 +378,14 @@ impl Form {
         Vendor::ALL
             .iter()
             .map(|&v| {
-                let endpoint = self
-                    .endpoints
-                    .get(&v)
-                    .cloned()
-                    .unwrap_or_else(|| Endpoint::public(v));
+                let (endpoint, max_tokens) =
+                    crate::launch::target(&self.endpoints, &self.max_tokens, v);
                 let mut contract = self.contract();
                 contract.web = Some(web.clone());
                 let turn = Turn::for_step(
                     &contract,
                     self.model_for(v),
-                    self.max_tokens.get(&v).copied().unwrap_or(4096),
+                    max_tokens,
                     offered_tools(&self.agent_names(), &self.extra_tools),
                     Vec::new(),
                     Vec::new(),
