@@ -50,7 +50,7 @@ fn unknown_keys_name_key_line_and_table() {
     );
     assert_eq!(
         err("providr = \"anthropic\"\n"),
-        "io.toml:1: unknown key `providr` in the top level; expected one of: provider, providers, task, budget, web, prices, store, console, agent, mcp, run, policy"
+        "io.toml:1: unknown key `providr` in the top level; expected one of: provider, providers, task, budget, web, prices, store, console, agent, mcp, run, telemetry, policy"
     );
     assert_eq!(
         err("[providers.anthropic]\nmodel = \"m\"\napi_key = \"sk-...\"\n"),
