@@ -18,7 +18,7 @@ use crate::core::event::RunId;
 use crate::core::price::{PriceTable, Recorded};
 use crate::error::{Error, Result};
 use crate::store::Store;
-use crate::store::types::RunRow;
+use crate::store::types::{CitationRow, ProviderCallRow, RunRow, ServerToolCallRow};
 
 /// An RFC 3339 time as the store writes it.
 pub fn parse_time(text: &str) -> Option<SystemTime> {
@@ -94,45 +94,13 @@ pub fn send_run(
         let start = end
             .checked_sub(Duration::from_millis(call.latency_ms))
             .unwrap_or(end);
-        let server_calls: Vec<ServerCall> = servers
-            .iter()
-            .filter(|s| s.step == call.step)
-            .map(|s| ServerCall {
-                tool: s.tool.clone(),
-                error: s.error.clone(),
-                input: s.input.clone(),
-            })
-            .collect();
-        let recorded = Recorded::of(
-            server_calls
-                .iter()
-                .map(|s| (s.tool.as_str(), s.error.is_none())),
-        );
         let step = steps.iter().find(|s| s.step == call.step);
         let request = Request {
-            step: call.step,
-            attempt: 1,
-            provider: call.provider.clone(),
             request_model: run.model.clone(),
-            response_model: Some(call.model.clone()),
             start: Some(start),
             end: Some(end),
-            response_id: call.request_id.clone(),
-            finish_reason: Some(call.stop_reason.clone()),
-            usage: call.usage,
-            cost: Some(prices.cost(&call.model, call.usage.as_ref(), recorded)),
-            server_calls,
-            citations: citations
-                .iter()
-                .filter(|c| c.step == call.step)
-                .map(|c| crate::core::completion::Citation {
-                    url: c.url.clone(),
-                    title: c.title.clone(),
-                    cited_text: c.cited_text.clone(),
-                })
-                .collect(),
             text: step.map(|s| s.text.clone()).unwrap_or_default(),
-            ..Request::default()
+            ..request_of(call, &servers, &citations, prices)
         };
         spans::request(shape, &cx, &request);
         count += 1;
@@ -169,6 +137,51 @@ pub fn send_run(
     let outcome = run.outcome.as_deref().unwrap_or("unfinished");
     spans::end_agent(&cx, outcome, error.as_deref(), finished);
     Ok(count)
+}
+
+/// A stored request's record (its times and model asked for filled in by the
+/// caller): its counts, cost, searches and sources.
+fn request_of(
+    call: &ProviderCallRow,
+    servers: &[ServerToolCallRow],
+    citations: &[CitationRow],
+    prices: &PriceTable,
+) -> Request {
+    let server_calls: Vec<ServerCall> = servers
+        .iter()
+        .filter(|s| s.step == call.step)
+        .map(|s| ServerCall {
+            tool: s.tool.clone(),
+            error: s.error.clone(),
+            input: s.input.clone(),
+        })
+        .collect();
+    let recorded = Recorded::of(
+        server_calls
+            .iter()
+            .map(|s| (s.tool.as_str(), s.error.is_none())),
+    );
+    Request {
+        step: call.step,
+        attempt: 1,
+        provider: call.provider.clone(),
+        response_model: Some(call.model.clone()),
+        response_id: call.request_id.clone(),
+        finish_reason: Some(call.stop_reason.clone()),
+        usage: call.usage,
+        cost: Some(prices.cost(&call.model, call.usage.as_ref(), recorded)),
+        server_calls,
+        citations: citations
+            .iter()
+            .filter(|c| c.step == call.step)
+            .map(|c| crate::core::completion::Citation {
+                url: c.url.clone(),
+                title: c.title.clone(),
+                cited_text: c.cited_text.clone(),
+            })
+            .collect(),
+        ..Request::default()
+    }
 }
 
 /// A `spawn_agent` call spanning its child run, the child's trace inside it.

@@ -90,40 +90,9 @@ impl TraceObserver {
                 let failed = run.failed(e.step, *attempt, now, kind, reason.clone());
                 spans::request(shape, &run.cx, &failed);
             }
-            EventKind::ProviderCalled {
-                provider,
-                model,
-                usage,
-                stop_reason,
-                latency_ms,
-                cost,
-                text,
-                response_id,
-                tool_calls,
-            } => {
+            EventKind::ProviderCalled { .. } => {
                 run.flush(shape);
-                let (attempt, start) = run.sent.take().unwrap_or((
-                    1,
-                    now.checked_sub(Duration::from_millis(*latency_ms))
-                        .unwrap_or(now),
-                ));
-                run.calls = tool_calls.iter().cloned().collect();
-                run.answered = Some(Request {
-                    step: e.step,
-                    attempt,
-                    provider: provider.clone(),
-                    request_model: run.model.clone(),
-                    response_model: Some(model.clone()),
-                    start: Some(start),
-                    end: Some(now),
-                    response_id: response_id.clone(),
-                    finish_reason: Some(stop_reason.clone()),
-                    usage: *usage,
-                    cost: Some(cost.clone()),
-                    text: text.clone(),
-                    tool_calls: tool_calls.clone(),
-                    ..Request::default()
-                });
+                run.answered(e, now);
             }
             EventKind::ServerToolUsed {
                 tool, error, input, ..
@@ -248,6 +217,45 @@ impl TraceObserver {
 }
 
 impl RunTrace {
+    /// A completion came back: its request waits for its searches and citations.
+    fn answered(&mut self, e: &Event, now: SystemTime) {
+        let EventKind::ProviderCalled {
+            provider,
+            model,
+            usage,
+            stop_reason,
+            latency_ms,
+            cost,
+            text,
+            response_id,
+            tool_calls,
+        } = &e.kind
+        else {
+            return;
+        };
+        let sent_at = now
+            .checked_sub(Duration::from_millis(*latency_ms))
+            .unwrap_or(now);
+        let (attempt, start) = self.sent.take().unwrap_or((1, sent_at));
+        self.calls = tool_calls.iter().cloned().collect();
+        self.answered = Some(Request {
+            step: e.step,
+            attempt,
+            provider: provider.clone(),
+            request_model: self.model.clone(),
+            response_model: Some(model.clone()),
+            start: Some(start),
+            end: Some(now),
+            response_id: response_id.clone(),
+            finish_reason: Some(stop_reason.clone()),
+            usage: *usage,
+            cost: Some(cost.clone()),
+            text: text.clone(),
+            tool_calls: tool_calls.clone(),
+            ..Request::default()
+        });
+    }
+
     /// Send the answered request, its searches and citations now in.
     fn flush(&mut self, shape: &Shape) {
         if let Some(r) = self.answered.take() {
