@@ -45,6 +45,8 @@ impl Default for Limits {
 #[derive(Debug, Clone)]
 enum Page {
     Text(String),
+    /// Reached, but not text a quote could be looked for in (a PDF, an image).
+    NotText(String),
     Unreachable(String),
     NotAllowed(String),
 }
@@ -74,8 +76,11 @@ pub async fn check_run(
         .buffer_unordered(limits.parallel.max(1))
         .collect()
         .await;
-    let rows: Vec<CheckRow> = citations.iter().map(|c| verdict(c, &pages)).collect();
-    store.record_checks(run_id, &rows)?;
+    let mut rows: Vec<CheckRow> = citations.iter().map(|c| verdict(c, &pages)).collect();
+    let at = store.record_checks(run_id, &rows)?;
+    for r in &mut rows {
+        r.checked_at.clone_from(&at);
+    }
     Ok(rows)
 }
 
@@ -84,7 +89,21 @@ fn verdict(c: &CitationRow, pages: &HashMap<String, Page>) -> CheckRow {
         Some(Page::NotAllowed(why)) => ("not_allowed", Some(why.clone())),
         Some(Page::Unreachable(why)) => ("unreachable", Some(why.clone())),
         None => ("unreachable", Some("not fetched".to_string())),
-        Some(Page::Text(text)) => match c.cited_text.as_deref().filter(|q| !q.trim().is_empty()) {
+        Some(Page::NotText(what)) => match quote(c) {
+            None => (
+                "no_quote",
+                Some(format!(
+                    "the vendor quoted nothing; the page was reachable ({what})"
+                )),
+            ),
+            Some(_) => (
+                "unreachable",
+                Some(format!(
+                    "reached, but {what}: the quote could not be looked for"
+                )),
+            ),
+        },
+        Some(Page::Text(text)) => match quote(c) {
             None => (
                 "no_quote",
                 Some("the vendor quoted nothing; the page was reachable".to_string()),
@@ -103,6 +122,11 @@ fn verdict(c: &CitationRow, pages: &HashMap<String, Page>) -> CheckRow {
         detail,
         checked_at: String::new(),
     }
+}
+
+/// The citation's quoted text, unless it is blank.
+fn quote(c: &CitationRow) -> Option<&str> {
+    c.cited_text.as_deref().filter(|q| !q.trim().is_empty())
 }
 
 /// Lower case, every run of white space one space.
@@ -202,11 +226,15 @@ async fn read(client: &reqwest::Client, mut url: url::Url, host: &str, max: usiz
         if !status.is_success() {
             return Page::Unreachable(format!("HTTP {}", status.as_u16()));
         }
-        let html = response
+        let kind = response
             .headers()
             .get("content-type")
             .and_then(|v| v.to_str().ok())
-            .is_none_or(|t| t.contains("html"));
+            .map(|t| t.to_ascii_lowercase());
+        let html = kind.as_deref().is_none_or(|t| t.contains("html"));
+        if let Some(t) = kind.as_deref().filter(|t| !html && !textual(t)) {
+            return Page::NotText(format!("the page is {t}, not text or HTML"));
+        }
         let mut body = Vec::new();
         let mut response = response;
         loop {
@@ -223,6 +251,9 @@ async fn read(client: &reqwest::Client, mut url: url::Url, host: &str, max: usiz
                 Err(e) => return Page::Unreachable(format!("the page was cut off: {e}")),
             }
         }
+        if body.contains(&0) {
+            return Page::NotText("the page's bytes are not text (NUL bytes in them)".into());
+        }
         let text = String::from_utf8_lossy(&body);
         return Page::Text(if html {
             html_text(&text)
@@ -231,6 +262,13 @@ async fn read(client: &reqwest::Client, mut url: url::Url, host: &str, max: usiz
         });
     }
     Page::Unreachable("more than three redirects".to_string())
+}
+
+/// A content type whose body is text as it stands: `text/*`, XML, JSON.
+fn textual(content_type: &str) -> bool {
+    content_type.starts_with("text/")
+        || content_type.contains("xml")
+        || content_type.contains("json")
 }
 
 /// The text of an HTML document, read by a real parser (scripts and styles left

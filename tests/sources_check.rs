@@ -1,8 +1,9 @@
 //! Checking a run's sources against pages a local server serves on loopback: a
 //! quote found (HTML read as text), a quote not on the page, no quote, a 404, a
 //! redirect to another host, a slow page, a huge page, a URL that is not http(s),
-//! and the loopback address refused unless a `[policy]` rule names it. The verdicts
-//! are recorded; the run's outcome is untouched.
+//! a page that is not text, at most four at once, and the loopback address refused
+//! unless a `[policy]` rule names it. The verdicts are recorded; the run is
+//! untouched.
 
 #![allow(clippy::unwrap_used)]
 
@@ -46,6 +47,18 @@ async fn pages() -> SocketAddr {
         .route(
             "/huge",
             get(|| async { "x".repeat(300_000).into_response() }),
+        )
+        .route(
+            "/pdf",
+            get(|| async { ([("content-type", "application/pdf")], "%PDF-1.7 0.22.0").into_response() }),
+        )
+        .route(
+            "/binary",
+            get(|| async { ([("content-type", "text/html")], b"0.22.0\0\x01\x02".to_vec()).into_response() }),
+        )
+        .route(
+            "/json",
+            get(|| async { ([("content-type", "application/json")], "{\"release\": \"0.22.0\"}").into_response() }),
         );
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
     addr
@@ -99,8 +112,13 @@ async fn each_citation_gets_one_verdict_and_it_is_recorded() {
             cite(format!("{base}/slow"), Some("x")),
             cite(format!("{base}/huge"), Some("x")),
             cite("ftp://example.com/file".into(), Some("x")),
+            cite(format!("{base}/pdf"), Some("0.22.0")),
+            cite(format!("{base}/pdf?no-quote"), None),
+            cite(format!("{base}/binary"), Some("0.22.0")),
+            cite(format!("{base}/json"), Some("\"release\": \"0.22.0\"")),
         ],
     );
+    let before = store.run(run).unwrap();
     let policy = Policy::workspace_default()
         .layer("project")
         .allow(Act::Net, addr.to_string());
@@ -133,12 +151,66 @@ async fn each_citation_gets_one_verdict_and_it_is_recorded() {
     let (v, d) = by_path("/file");
     assert_eq!(v, "unreachable");
     assert!(d.starts_with("not an http(s) URL (ftp)"), "{d}");
-    // Recorded with the time checked; a second check replaces them.
+    // Reached but not text: no verdict on the quote, and said why.
+    assert_eq!(
+        by_path("/pdf"),
+        (
+            "unreachable".into(),
+            "reached, but the page is application/pdf, not text or HTML: the quote could not be looked for".into()
+        )
+    );
+    assert_eq!(by_path("/pdf?no-quote").0, "no_quote");
+    let (v, d) = by_path("/binary");
+    assert_eq!(v, "unreachable");
+    assert!(d.contains("NUL bytes"), "{d}");
+    assert_eq!(by_path("/json").0, "found");
+    // Recorded with the time checked, the rows returned carrying it too; a
+    // second check replaces them.
+    assert!(rows.iter().all(|c| c.checked_at.len() == 24), "{rows:?}");
     let stored = store.checks(run).unwrap();
-    assert_eq!(stored.len(), 8);
-    assert!(stored.iter().all(|c| !c.checked_at.is_empty()));
+    assert_eq!(stored.len(), 12);
+    assert!(stored.iter().all(|c| c.checked_at == rows[0].checked_at));
     check_run(&store, run, &policy, limits()).await.unwrap();
-    assert_eq!(store.checks(run).unwrap().len(), 8);
+    assert_eq!(store.checks(run).unwrap().len(), 12);
+    // Nothing else in the store moved: the run, its citations.
+    assert_eq!(store.run(run).unwrap(), before);
+    assert_eq!(store.citations(run).unwrap().len(), 12);
+}
+
+/// At most `parallel` pages are fetched at once (the server counts them).
+#[tokio::test]
+async fn at_most_four_pages_are_fetched_at_once() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let (now, most) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let (n, m) = (now.clone(), most.clone());
+    let app = Router::new().route(
+        "/{page}",
+        get(move || {
+            let (n, m) = (n.clone(), m.clone());
+            async move {
+                let at = n.fetch_add(1, Ordering::SeqCst) + 1;
+                m.fetch_max(at, Ordering::SeqCst);
+                tokio::time::sleep(Duration::from_millis(150)).await;
+                n.fetch_sub(1, Ordering::SeqCst);
+                Html("page")
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let (_dir, store, run) = one_run();
+    let cites: Vec<Citation> = (0..10)
+        .map(|i| cite(format!("http://{addr}/p{i}"), Some("page")))
+        .collect();
+    store.record_citations(run, 1, &cites);
+    let policy = Policy::workspace_default()
+        .layer("project")
+        .allow(Act::Net, addr.to_string());
+    let rows = check_run(&store, run, &policy, limits()).await.unwrap();
+    assert!(rows.iter().all(|r| r.verdict == "found"), "{rows:?}");
+    assert_eq!(most.load(Ordering::SeqCst), 4);
 }
 
 #[tokio::test]

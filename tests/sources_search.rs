@@ -97,6 +97,21 @@ async fn the_command_line_refuses_what_it_cannot_search() {
         err.trim(),
         "there is no run 9 in this store; `io-harness runs` lists them"
     );
+    let (code, _, err) = search(&["crate", "--limit", "0"]);
+    assert_eq!(code, 2);
+    assert!(err.starts_with("--limit 0 would show no hits"), "{err}");
+    // `goal:x` reads as a column to FTS5: said in words, with the quoting.
+    let (code, _, err) = search(&["goal:crate"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("FTS5 reads \"goal:\" as the name of a column")
+            && err.contains("'\"goal:crate\"'"),
+        "{err}"
+    );
+    // A single quote in the query: the advice is still one shell word.
+    let (code, _, err) = search(&["it's \"odd"]);
+    assert_eq!(code, 2);
+    assert!(err.trim_end().ends_with("'\"it'\\''s \"\"odd\"'"), "{err}");
     let (code, out, _) = search(&["\"docs.rs/b\""]);
     assert_eq!(code, 0);
     assert!(
@@ -123,4 +138,42 @@ fn an_older_store_is_indexed_by_the_migration() {
     assert_eq!(store.schema_version().unwrap(), 8);
     let hits = store.search(&q("lighthouses")).unwrap();
     assert_eq!(hits.len(), 1, "{hits:?}");
+}
+
+/// Rows written through the store's piecewise writers are indexed with them,
+/// once: a citation recorded twice, a server-side fetch (its URL on the hit) and
+/// a step's text, replaced when the step is recorded again.
+#[test]
+fn every_writer_indexes_what_it_writes_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = io_harness::Store::open(dir.path().join("runs.db")).unwrap();
+    let run = store
+        .begin_run(&io_harness::store::NewRun {
+            goal: "g".into(),
+            provider: "anthropic".into(),
+            model: "m".into(),
+            ..Default::default()
+        })
+        .unwrap();
+    let cite = io_harness::Citation {
+        url: "https://lighthouse.test/a".into(),
+        title: Some("Lighthouses".into()),
+        cited_text: None,
+    };
+    store.record_citations(run, 1, &[cite.clone(), cite.clone()]);
+    store.record_citations(run, 1, &[cite]);
+    assert_eq!(store.search(&q("lighthouses")).unwrap().len(), 1);
+    let mut fetch = io_harness::ServerToolCall::ok("anthropic", "web_fetch");
+    fetch.input = Some("https://keepers.test/log".into());
+    store.record_server_tool_calls(run, 1, &[fetch]);
+    let hits = store.search(&q("keepers")).unwrap();
+    assert_eq!(hits.len(), 1, "{hits:?}");
+    assert_eq!(
+        (hits[0].kind.as_str(), hits[0].url.as_deref()),
+        ("query", Some("https://keepers.test/log"))
+    );
+    store.record_step(run, 2, "the lamp was lit", &[]).unwrap();
+    store.record_step(run, 2, "the fog came in", &[]).unwrap();
+    assert!(store.search(&q("lamp")).unwrap().is_empty());
+    assert_eq!(store.search(&q("fog")).unwrap().len(), 1);
 }

@@ -25,8 +25,9 @@ pub struct CheckRow {
 }
 
 impl Store {
-    /// Record a run's verdicts, replacing earlier ones for the same citations.
-    pub fn record_checks(&self, run_id: RunId, checks: &[CheckRow]) -> Result<()> {
+    /// Record a run's verdicts, replacing earlier ones for the same citations;
+    /// returns the time they were recorded with.
+    pub fn record_checks(&self, run_id: RunId, checks: &[CheckRow]) -> Result<String> {
         let mut conn = self.lock()?;
         let tx = conn
             .transaction()
@@ -42,7 +43,8 @@ impl Store {
             )
             .map_err(db_err("recording a check"))?;
         }
-        tx.commit().map_err(db_err("committing checks"))
+        tx.commit().map_err(db_err("committing checks"))?;
+        Ok(at)
     }
 
     /// A run's recorded verdicts, by step and URL.

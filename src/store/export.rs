@@ -111,8 +111,8 @@ fn markdown(run: RunId, entries: &[Entry<'_>]) -> String {
         out.push_str(&format!(
             "{}. [{}](<{}>) — step {}",
             e.n,
-            one_line(title),
-            e.url,
+            link_text(title),
+            destination(e.url),
             e.step
         ));
         if let Some(day) = day {
@@ -124,6 +124,34 @@ fn markdown(run: RunId, entries: &[Entry<'_>]) -> String {
         }
     }
     out
+}
+
+/// A title as a link's text: on one line, a bracket or backslash escaped (an
+/// unbalanced `]` would end the link early).
+fn link_text(title: &str) -> String {
+    let mut out = String::new();
+    for ch in one_line(title).chars() {
+        if matches!(ch, '[' | ']' | '\\') {
+            out.push('\\');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+/// A URL as a `<…>` link destination, which may hold no `<`, `>`, space or line
+/// break: those percent-encoded.
+fn destination(url: &str) -> String {
+    url.chars()
+        .map(|ch| match ch {
+            '<' => "%3C".to_string(),
+            '>' => "%3E".to_string(),
+            ' ' => "%20".to_string(),
+            '\n' => "%0A".to_string(),
+            '\r' => "%0D".to_string(),
+            ch => ch.to_string(),
+        })
+        .collect()
 }
 
 fn one_line(text: &str) -> String {
@@ -180,6 +208,18 @@ mod tests {
         assert_eq!(
             text,
             "# Sources of run 7\n\n1. [A, \"quoted\"](<https://docs.rs/a>) — step 1, recorded 2026-12-04\n   > line one line two\n2. [https://crates.io/b](<https://crates.io/b>) — step 2\n"
+        );
+    }
+
+    #[test]
+    fn a_title_or_url_cannot_break_the_markdown_link() {
+        let (mut c, at) = rows().remove(0);
+        c.title = Some("[PDF] a ] b \\ c".into());
+        c.url = "https://x.test/a b<c>".into();
+        let text = export(RunId(7), &[(c, at)], Format::Markdown).unwrap();
+        assert!(
+            text.contains("1. [\\[PDF\\] a \\] b \\\\ c](<https://x.test/a%20b%3Cc%3E>) — step 1"),
+            "{text}"
         );
     }
 

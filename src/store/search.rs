@@ -20,7 +20,7 @@ pub struct Hit {
     pub step: u32,
     /// What matched: `goal`, `text`, `query` or `citation`.
     pub kind: String,
-    /// The URL, for a citation.
+    /// The URL: a citation's, or the page a server-side fetch was asked for.
     pub url: Option<String>,
     /// The matching passage, the match in `[` `]`.
     pub snippet: String,
@@ -57,13 +57,6 @@ pub(super) fn index_step(
     server_tools: &[ServerToolCall],
     citations: &[Citation],
 ) -> Result<()> {
-    let insert = |kind: &str, url: Option<&str>, body: &str| {
-        tx.execute(
-            "INSERT INTO search_index (kind, run_id, step, url, body) VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![kind, run.0, step, url, body],
-        )
-        .map_err(db_err("indexing a step"))
-    };
     // A re-sent step replaces what its earlier recording indexed (a scan of the
     // index, so only then: a first recording has nothing to replace).
     if resent {
@@ -74,38 +67,89 @@ pub(super) fn index_step(
         .map_err(db_err("indexing a step"))?;
     }
     index_citations(tx, run, step, citations)?;
-    if !text.trim().is_empty() {
-        insert("text", None, text)?;
+    index_text(tx, run, step, text)?;
+    index_queries(tx, run, step, server_tools)
+}
+
+fn insert(
+    tx: &Connection,
+    kind: &str,
+    run: RunId,
+    step: u32,
+    url: Option<&str>,
+    body: &str,
+) -> Result<()> {
+    tx.prepare_cached(
+        "INSERT INTO search_index (kind, run_id, step, url, body) VALUES (?1, ?2, ?3, ?4, ?5)",
+    )
+    .and_then(|mut stmt| stmt.execute(params![kind, run.0, step, url, body]))
+    .map_err(db_err("indexing a step"))?;
+    Ok(())
+}
+
+/// The model's text of a step, as a `text` row (none for an empty one).
+pub(super) fn index_text(tx: &Connection, run: RunId, step: u32, text: &str) -> Result<()> {
+    if text.trim().is_empty() {
+        return Ok(());
     }
-    for s in server_tools {
-        if let Some(input) = &s.input {
-            insert("query", None, input)?;
-        }
+    insert(tx, "text", run, step, None, text)
+}
+
+/// What each server-side tool call was asked (a query, or a URL to fetch), as
+/// `query` rows.
+pub(super) fn index_queries(
+    tx: &Connection,
+    run: RunId,
+    step: u32,
+    server_tools: &[ServerToolCall],
+) -> Result<()> {
+    for input in server_tools.iter().filter_map(|s| s.input.as_deref()) {
+        insert(tx, "query", run, step, None, input)?;
     }
     Ok(())
 }
 
-/// A step's citations, as `citation` rows.
+/// A step's citations, as `citation` rows: every quote the vendor gave is
+/// searchable (the `citations` table keeps the first of a URL's quotes in a
+/// step), a citation given twice word for word indexed once.
 pub(super) fn index_citations(
     tx: &Connection,
     run: RunId,
     step: u32,
     citations: &[Citation],
 ) -> Result<()> {
-    for c in citations {
+    let mut seen = std::collections::HashSet::new();
+    for c in citations
+        .iter()
+        .filter(|c| seen.insert((c.url.as_str(), c.title.as_deref(), c.cited_text.as_deref())))
+    {
         let body = format!(
             "{} {} {}",
             c.url,
             c.title.as_deref().unwrap_or_default(),
             c.cited_text.as_deref().unwrap_or_default()
         );
-        tx.execute(
-            "INSERT INTO search_index (kind, run_id, step, url, body) VALUES ('citation', ?1, ?2, ?3, ?4)",
-            params![run.0, step, c.url, body],
-        )
-        .map_err(db_err("indexing a citation"))?;
+        insert(tx, "citation", run, step, Some(&c.url), &body)?;
     }
     Ok(())
+}
+
+/// FTS5's reason, in words: `a:b` reads as column `a`, and the index's only
+/// searchable column is the text itself.
+fn fts_reason(why: &str) -> String {
+    match why.strip_prefix("no such column: ") {
+        Some(col) => format!(
+            "FTS5 reads \"{col}:\" as the name of a column, and the index has none called {col:?}"
+        ),
+        None => why.to_string(),
+    }
+}
+
+/// `text` as one FTS5 phrase (a `"` doubled inside it), written for a POSIX shell:
+/// in single quotes, each `'` closed, escaped and reopened.
+fn quoted(text: &str) -> String {
+    let phrase = format!("\"{}\"", text.replace('"', "\"\""));
+    format!("'{}'", phrase.replace('\'', "'\\''"))
 }
 
 impl Store {
@@ -116,11 +160,20 @@ impl Store {
                 "nothing to search for: give a word or a phrase (`io-harness search QUERY`)",
             ));
         }
+        if q.limit == 0 {
+            return Err(Error::config(
+                "--limit 0 would show no hits; give 1 or more (default 20)",
+            ));
+        }
         // Rows are indexed in the order they are recorded, so the newest come
         // last: FTS5 walks its rowids backwards without sorting every match.
         let order = if q.rank { "rank" } else { "rowid DESC" };
         let sql = format!(
-            "SELECT run_id, step, kind, url, snippet(search_index, 4, '[', ']', '…', 12)
+            "SELECT run_id, step, kind,
+                    CASE WHEN url IS NULL AND kind = 'query'
+                          AND (body LIKE 'http://%' OR body LIKE 'https://%')
+                         THEN body ELSE url END,
+                    snippet(search_index, 4, '[', ']', '…', 12)
              FROM search_index WHERE search_index MATCH ?1 AND (?2 IS NULL OR run_id = ?2)
              ORDER BY {order} LIMIT ?3"
         );
@@ -136,9 +189,10 @@ impl Store {
             );
             if generic {
                 Error::config(format!(
-                    "cannot search for {:?}: {why}. To search for the words as written, put them in double quotes: '\"{}\"'",
+                    "cannot search for {:?}: {}. To search for the words as written, put them in double quotes: {}",
                     q.text,
-                    q.text.replace('"', "\"\"")
+                    fts_reason(&why),
+                    quoted(&q.text)
                 ))
             } else {
                 Error::Store(format!("searching: {why}"))
@@ -157,5 +211,22 @@ impl Store {
             })
             .map_err(unparsable)?;
         rows.collect::<rusqlite::Result<_>>().map_err(unparsable)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_advice_quotes_for_fts5_and_for_the_shell() {
+        assert_eq!(quoted("docs.rs/b"), "'\"docs.rs/b\"'");
+        assert_eq!(quoted("\"unclosed"), "'\"\"\"unclosed\"'");
+        // A single quote: closed, escaped, reopened ('"it'\''s"').
+        assert_eq!(quoted("it's"), "'\"it'\\''s\"'");
+        assert_eq!(
+            fts_reason("no such column: goal"),
+            "FTS5 reads \"goal:\" as the name of a column, and the index has none called \"goal\""
+        );
     }
 }

@@ -57,14 +57,32 @@ impl Store {
         observations: &[String],
     ) -> Result<()> {
         let obs = serde_json::to_string(observations).map_err(|e| Error::Store(e.to_string()))?;
-        self.lock()?
+        let mut conn = self.lock()?;
+        let tx = conn
+            .transaction()
+            .map_err(db_err("starting a step's write"))?;
+        let replaced = tx
             .execute(
-                "INSERT INTO steps (run_id, step, text, observations_json) VALUES (?1, ?2, ?3, ?4)
-                 ON CONFLICT (run_id, step) DO UPDATE SET text = excluded.text, observations_json = excluded.observations_json",
+                "UPDATE steps SET text = ?3, observations_json = ?4 WHERE run_id = ?1 AND step = ?2",
                 params![run_id.0, step, text, obs],
             )
             .map_err(db_err("recording a step"))?;
-        Ok(())
+        if replaced > 0 {
+            // The step's earlier text leaves the index with it.
+            tx.execute(
+                "DELETE FROM search_index WHERE run_id = ?1 AND step = ?2 AND kind = 'text'",
+                params![run_id.0, step],
+            )
+            .map_err(db_err("indexing a step"))?;
+        } else {
+            tx.execute(
+                "INSERT INTO steps (run_id, step, text, observations_json) VALUES (?1, ?2, ?3, ?4)",
+                params![run_id.0, step, text, obs],
+            )
+            .map_err(db_err("recording a step"))?;
+        }
+        super::search::index_text(&tx, run_id, step, text)?;
+        tx.commit().map_err(db_err("committing a step"))
     }
 
     /// Record one completion's accounting. Logged and swallowed on failure.
@@ -95,20 +113,31 @@ impl Store {
     pub fn record_citations(&self, run_id: RunId, step: u32, citations: &[Citation]) -> usize {
         let result = self.lock().and_then(|mut conn| {
             let tx = conn.transaction().map_err(db_err("starting a citation write"))?;
-            let mut added = 0;
+            // Only a URL new to this step is indexed (with each quote given for
+            // it): one already recorded is already in the index.
+            let mut added = std::collections::HashSet::new();
             {
                 let mut stmt = tx
                     .prepare_cached("INSERT OR IGNORE INTO citations (run_id, step, url, title, cited_text) VALUES (?1, ?2, ?3, ?4, ?5)")
                     .map_err(db_err("preparing a citation write"))?;
                 for c in citations {
-                    added += stmt
+                    if stmt
                         .execute(params![run_id.0, step, c.url, c.title, c.cited_text])
-                        .map_err(db_err("recording a citation"))?;
+                        .map_err(db_err("recording a citation"))?
+                        > 0
+                    {
+                        added.insert(c.url.as_str());
+                    }
                 }
             }
-            super::search::index_citations(&tx, run_id, step, citations)?;
+            let new: Vec<Citation> = citations
+                .iter()
+                .filter(|c| added.contains(&c.url.as_str()))
+                .cloned()
+                .collect();
+            super::search::index_citations(&tx, run_id, step, &new)?;
             tx.commit().map_err(db_err("committing citations"))?;
-            Ok(added)
+            Ok(added.len())
         });
         result.unwrap_or_else(|e| {
             tracing::warn!("run {run_id} step {step}: citations not written: {e}");
@@ -127,6 +156,7 @@ impl Store {
                 )
                 .map_err(db_err("recording a server-tool call"))?;
             }
+            super::search::index_queries(&tx, run_id, step, calls)?;
             tx.commit().map_err(db_err("committing server-tool calls"))
         });
         if let Err(e) = result {
