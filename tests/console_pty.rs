@@ -6,6 +6,8 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
 use std::io::{Read, Write};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -131,6 +133,64 @@ fn the_console_runs_the_demo_in_a_real_terminal_and_leaves_it_sane() {
         p.screen().mouse_protocol_mode(),
         vt100::MouseProtocolMode::None
     );
+}
+
+#[test]
+fn a_console_run_is_traced_when_telemetry_names_a_collector() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let receiver = rt.block_on(common::otlp::Receiver::start(common::otlp::Mode::Ok));
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("io.toml"),
+        format!(
+            "[telemetry]\notlp_endpoint = \"{}\"\nservice_name = \"console-test\"\n",
+            receiver.base_url
+        ),
+    )
+    .unwrap();
+    let (screen, mut child, mut writer, reading) = spawn(
+        dir.path(),
+        &format!(
+            "{:?} --config io.toml --store runs.db; echo \"exit=$?\"",
+            env!("CARGO_BIN_EXE_io-harness")
+        ),
+    );
+    let mut press = |bytes: &[u8]| {
+        writer.write_all(bytes).unwrap();
+        writer.flush().unwrap();
+    };
+    screen.wait_for(&["offline demo: built-in stub vendor"]);
+    press(b"\x12");
+    screen.wait_for(&["finished: passed"]);
+    press(b"\x11");
+    assert!(child.wait().unwrap().success());
+    drop(writer);
+    reading.join().unwrap();
+    let out = screen.raw_text();
+    assert!(out.contains("exit=0"), "{out}");
+    // Everything went out before the console returned: no line about the collector.
+    assert!(!out.contains("telemetry:"), "{out}");
+    let spans = receiver.spans();
+    let names: Vec<&str> = spans.iter().map(|s| s.name.as_str()).collect();
+    let agent = spans
+        .iter()
+        .find(|s| s.name.starts_with("invoke_agent"))
+        .unwrap_or_else(|| panic!("no invoke_agent span in {names:?}"));
+    let chats: Vec<_> = spans
+        .iter()
+        .filter(|s| s.name.starts_with("chat "))
+        .collect();
+    assert!(chats.len() >= 2, "{names:?}");
+    for chat in &chats {
+        assert_eq!(chat.trace_id, agent.trace_id, "{names:?}");
+        assert_eq!(
+            common::otlp::attr(chat, "gen_ai.provider.name").as_deref(),
+            Some("anthropic")
+        );
+    }
+    let services = receiver.service_names();
+    assert!(!services.is_empty(), "{services:?}");
+    assert!(services.iter().all(|s| s == "console-test"), "{services:?}");
 }
 
 type Spawned = (

@@ -57,6 +57,11 @@ pub async fn open(config: Option<PathBuf>, store: Option<PathBuf>, demo: bool) -
         .map(|&v| (v, crate::launch::Limits::of(&loaded.config, v)))
         .collect();
     executor.policy = loaded.config.policy();
+    // A malformed [telemetry] is named before the terminal is taken.
+    executor.telemetry = crate::telemetry::Telemetry::start(
+        &crate::telemetry::resolved(&loaded.config)?,
+        crate::telemetry::vendor_secrets(&loaded.config),
+    )?;
     if !loaded.config.mcp.is_empty() {
         // Started before the terminal is taken, so progress and a failure print plainly.
         let names: Vec<&str> = loaded.config.mcp.iter().map(|m| m.name.as_str()).collect();
@@ -70,8 +75,12 @@ pub async fn open(config: Option<PathBuf>, store: Option<PathBuf>, demo: bool) -
     }
     let mut guard = terminal::enter()
         .map_err(|e| Error::config(format!("cannot take over the terminal: {e}")))?;
-    let result = run_loop(&mut guard, state, executor, rx, approvals).await;
+    let result = run_loop(&mut guard, state, &mut executor, rx, approvals).await;
     drop(guard);
+    // Said once, on the restored terminal: what the collector did not take.
+    if let Some(line) = executor.finish_telemetry().await {
+        eprintln!("{line}");
+    }
     if let Some(stub) = connection.stub {
         stub.shutdown();
     }
@@ -81,7 +90,7 @@ pub async fn open(config: Option<PathBuf>, store: Option<PathBuf>, demo: bool) -
 async fn run_loop(
     guard: &mut terminal::Guard,
     mut state: State,
-    mut executor: Executor,
+    executor: &mut Executor,
     mut rx: mpsc::UnboundedReceiver<Msg>,
     mut approvals: mpsc::Receiver<crate::approve::PendingApproval>,
 ) -> Result<()> {

@@ -58,6 +58,8 @@ pub struct Executor {
     pub approver: ChannelApprover,
     /// The answer slot of the question on screen.
     pub pending: Option<oneshot::Sender<crate::approve::Answer>>,
+    /// Where runs are traced when `[telemetry]` names a collector.
+    pub telemetry: Option<crate::telemetry::Telemetry>,
     cancel: Option<CancellationToken>,
     task: Option<JoinHandle<()>>,
     started: Option<Instant>,
@@ -98,6 +100,7 @@ impl Executor {
             tx,
             approver,
             pending: None,
+            telemetry: None,
             cancel: None,
             task: None,
             started: None,
@@ -262,6 +265,11 @@ impl Executor {
 
     fn start(&mut self, contract: TaskContract, vendor: Vendor, model: String) {
         let (endpoint, max_tokens) = self.target(vendor);
+        let forward: Arc<dyn Observer> = Arc::new(Forward(self.tx.clone()));
+        let observer: Arc<dyn Observer> = match &self.telemetry {
+            Some(t) => t.observer(&endpoint.base_url, forward),
+            None => forward,
+        };
         let key = match &self.demo {
             // A cancelled demo run left the script part-way; this one sees it all,
             // and its key (not a secret) tells the stub which requests are this run's.
@@ -280,7 +288,7 @@ impl Executor {
         self.approver.forget();
         let cancel = CancellationToken::new();
         let options = RunOptions {
-            observer: Arc::new(Forward(self.tx.clone())),
+            observer,
             prices: self.prices.clone(),
             cancel: cancel.clone(),
             agents: self.agents.clone(),
@@ -329,6 +337,16 @@ impl Executor {
         if let Some(task) = self.task.take() {
             let _ = tokio::time::timeout(std::time::Duration::from_secs(5), task).await;
         }
+    }
+
+    /// Send the spans still held (briefly) and say what the collector did not
+    /// take, in one line; `None` when nothing is traced or all went out.
+    pub async fn finish_telemetry(&mut self) -> Option<String> {
+        let t = self.telemetry.take()?;
+        tokio::task::spawn_blocking(move || t.finish())
+            .await
+            .ok()
+            .flatten()
     }
 }
 
