@@ -3,7 +3,9 @@
 //! Exit codes: 0 success (for `run`: the verification passed), 1 a run that ended
 //! without passing, 2 a configuration error or refusal before any request.
 
+mod compare;
 mod export;
+mod group;
 mod out;
 mod preview;
 mod records;
@@ -56,6 +58,16 @@ pub enum Command {
         /// At most this many.
         #[arg(long, default_value_t = 50)]
         limit: u32,
+    },
+    /// A run group side by side (`run --providers`, `run --replay`): outcome,
+    /// steps, tokens, cost, wall time, searches, citations, and the overlap of
+    /// cited domains and URLs between each pair.
+    Compare {
+        /// The group (`io-harness runs` shows each run's).
+        group_id: i64,
+        /// JSON instead of a table.
+        #[arg(long)]
+        json: bool,
     },
     /// The price table: built-in rows (dated, sourced) with io.toml's [prices] applied.
     Prices {
@@ -133,6 +145,9 @@ pub async fn main(cli: Cli) -> ExitCode {
         Some(Command::Preview(args)) => preview::preview(cli.config, cli.store, args).await,
         Some(Command::Run(args)) => return run::run(cli.config, cli.store, args).await,
         Some(Command::Runs { json, limit }) => records::runs(cli.config, cli.store, json, limit),
+        Some(Command::Compare { group_id, json }) => {
+            compare::compare(cli.config, cli.store, group_id, json)
+        }
         Some(Command::Prices { json }) => records::prices(cli.config, json),
         Some(Command::Citations {
             run_id,

@@ -27,15 +27,16 @@ pub fn runs(config: Option<PathBuf>, store: Option<PathBuf>, json: bool, limit: 
         return out::line("no runs recorded yet; `io-harness run --goal TEXT` starts one");
     }
     let mut text = format!(
-        "{:>5}  {:<20}  {:<10}  {:<16}  {:>7}  {:>9}  {:>10}  {:>10}  goal\n",
-        "run", "started", "provider", "outcome", "sources", "tokens", "fees", "cost"
+        "{:>5}  {:>5}  {:<20}  {:<10}  {:<16}  {:>7}  {:>9}  {:>10}  {:>10}  goal\n",
+        "run", "group", "started", "provider", "outcome", "sources", "tokens", "fees", "cost"
     );
     for r in runs {
         let cost = r.cost.clone().unwrap_or_default();
         let _ = writeln!(
             text,
-            "{:>5}  {:<20}  {:<10}  {:<16}  {:>7}  {:>9}  {:>10}  {:>10}  {}",
+            "{:>5}  {:>5}  {:<20}  {:<10}  {:<16}  {:>7}  {:>9}  {:>10}  {:>10}  {}",
             r.run_id,
+            r.group_id.map_or("—".to_string(), |g| g.to_string()),
             r.started_at.chars().take(19).collect::<String>(),
             r.provider,
             r.outcome.as_deref().unwrap_or("running"),

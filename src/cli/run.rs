@@ -50,10 +50,21 @@ pub struct RunArgs {
     /// key, nothing leaves this machine.
     #[arg(long)]
     pub demo: bool,
+    /// Run the same task on several vendors at once, each in its own copy of the
+    /// workspace, as one run group: e.g. anthropic,openai,openrouter.
+    #[arg(long, value_delimiter = ',', conflicts_with_all = ["provider", "resume", "replay"])]
+    pub providers: Vec<String>,
+    /// Run a stored run's goal, declaration and verification on --provider, as a
+    /// new run in the original's group.
+    #[arg(long, requires = "provider", conflicts_with_all = ["resume", "goal", "workspace", "verify_file"])]
+    pub replay: Option<i64>,
 }
 
 /// Run and pick the exit code from the outcome.
 pub async fn run(config: Option<PathBuf>, store: Option<PathBuf>, args: RunArgs) -> ExitCode {
+    if !args.providers.is_empty() || args.replay.is_some() {
+        return super::group::run(config, store, args).await;
+    }
     match go(config, store, args).await {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
@@ -69,19 +80,7 @@ async fn go(
     let loaded = Config::discover(config_path.as_deref())?;
     let config = &loaded.config;
     let vendor = super::vendor(args.provider.as_deref(), config)?;
-    let mut contract = config.task_contract();
-    if let Some(goal) = args.goal {
-        contract.goal = goal;
-    }
-    if let Some(ws) = args.workspace {
-        contract.workspace = ws;
-    }
-    if let (Some(file), Some(needle)) = (args.verify_file, args.verify_contains) {
-        contract.verification = Verification::WorkspaceFileContains { file, needle };
-    }
-    if args.demo {
-        demo::demo_defaults(config, &mut contract);
-    }
+    let mut contract = task(&args, config);
     if contract.goal.trim().is_empty() && args.resume.is_none() {
         return Err(io_harness::Error::config(super::NO_GOAL));
     }
@@ -100,32 +99,17 @@ async fn go(
         )?,
         None => launch::configured(config, vendor, None, &Key::FromEnv)?,
     };
-    let path = store_path.unwrap_or_else(|| config.store_path(loaded.path.as_deref()));
-    let store = Store::open(&path).map_err(|e| io_harness::Error::store_unusable(&path, &e))?;
-    let cancel = CancellationToken::new();
-    let on_ctrl_c = cancel.clone();
-    tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            on_ctrl_c.cancel();
-        }
-    });
-    let mcp = if config.mcp.is_empty() {
-        None
-    } else {
-        Some(Arc::new(
-            io_harness::mcp::McpServers::start(&config.mcp, io_harness::mcp::DEFAULT_TIMEOUT)
-                .await?,
-        ))
-    };
-    if let Some(usd) = args.max_usd {
-        contract.budget.usd_micro = Some(io_harness::config::usd_micro(usd).ok_or_else(|| {
-            io_harness::Error::config(format!(
-                "--max-usd {usd} is not a positive number of US dollars"
-            ))
-        })?);
+    let (store, _) = open_store(&loaded, store_path)?;
+    let cancel = cancel_on_ctrl_c();
+    let mcp = mcp_servers(config).await?;
+    if let Some(cap) = max_usd(args.max_usd)? {
+        contract.budget.usd_micro = Some(cap);
     }
     let prices = config.price_table();
-    let printer: Arc<dyn Observer> = Arc::new(Printer { json: args.json });
+    let printer: Arc<dyn Observer> = Arc::new(Printer {
+        json: args.json,
+        label: None,
+    });
     let telemetry = io_harness::telemetry::Telemetry::start(
         &io_harness::telemetry::resolved(config)?,
         io_harness::telemetry::vendor_secrets(config),
@@ -179,8 +163,79 @@ async fn go(
     Ok(result.outcome.passed())
 }
 
+/// The contract the flags and io.toml describe (the demo's where `--demo`).
+pub(super) fn task(args: &RunArgs, config: &Config) -> io_harness::TaskContract {
+    let mut contract = config.task_contract();
+    if let Some(goal) = &args.goal {
+        contract.goal = goal.clone();
+    }
+    if let Some(ws) = &args.workspace {
+        contract.workspace = ws.clone();
+    }
+    if let (Some(file), Some(needle)) = (&args.verify_file, &args.verify_contains) {
+        contract.verification = Verification::WorkspaceFileContains {
+            file: file.clone(),
+            needle: needle.clone(),
+        };
+    }
+    if args.demo {
+        demo::demo_defaults(config, &mut contract);
+    }
+    contract
+}
+
+/// The store the flag or io.toml names, opened, and where it is.
+pub(super) fn open_store(
+    loaded: &io_harness::config::Loaded,
+    flag: Option<PathBuf>,
+) -> Result<(Store, PathBuf)> {
+    let path = flag.unwrap_or_else(|| loaded.config.store_path(loaded.path.as_deref()));
+    let store = Store::open(&path).map_err(|e| io_harness::Error::store_unusable(&path, &e))?;
+    Ok((store, path))
+}
+
+/// A cancellation Ctrl-C sets: the run (or every run of a group) ends as cancelled.
+pub(super) fn cancel_on_ctrl_c() -> CancellationToken {
+    let cancel = CancellationToken::new();
+    let on_ctrl_c = cancel.clone();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            on_ctrl_c.cancel();
+        }
+    });
+    cancel
+}
+
+/// io.toml's `[[mcp]]` servers, started.
+pub(super) async fn mcp_servers(
+    config: &Config,
+) -> Result<Option<Arc<io_harness::mcp::McpServers>>> {
+    if config.mcp.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(Arc::new(
+        io_harness::mcp::McpServers::start(&config.mcp, io_harness::mcp::DEFAULT_TIMEOUT).await?,
+    )))
+}
+
+/// `--max-usd` in millionths of a dollar.
+pub(super) fn max_usd(flag: Option<f64>) -> Result<Option<u64>> {
+    flag.map(|usd| {
+        io_harness::config::usd_micro(usd).ok_or_else(|| {
+            io_harness::Error::config(format!(
+                "--max-usd {usd} is not a positive number of US dollars"
+            ))
+        })
+    })
+    .transpose()
+}
+
 /// The run's total from its ledger: the sum of the per-request lines printed.
-fn spent(store: &Store, result: &io_harness::RunResult, prices: &io_harness::PriceTable) -> String {
+pub(super) fn spent(
+    store: &Store,
+    result: &io_harness::RunResult,
+    prices: &io_harness::PriceTable,
+) -> String {
     match store.ledger(result.run_id, prices) {
         Ok(l) => match l.total_micro_usd() {
             Some(t) => format!("total {}", io_harness::price::usd(t)),
@@ -193,22 +248,41 @@ fn spent(store: &Store, result: &io_harness::RunResult, prices: &io_harness::Pri
     }
 }
 
-struct Printer {
-    json: bool,
+/// Prints a run's events: a readable line each on stderr, or one JSON object a
+/// line on stdout; in a group, each names its vendor (`label`).
+pub(super) struct Printer {
+    pub json: bool,
+    pub label: Option<String>,
 }
 
 impl Observer for Printer {
     fn event(&self, event: &Event) {
         if self.json {
+            let line = match &self.label {
+                // In a group: the event's own fields, then the vendor's name.
+                Some(label) => serde_json::to_string(event).map(|l| match l.strip_suffix('}') {
+                    Some(open) => format!(
+                        "{open},\"vendor\":{}}}",
+                        serde_json::Value::from(label.as_str())
+                    ),
+                    None => l,
+                }),
+                None => serde_json::to_string(event),
+            };
             // A closed stdout does not stop a paid run: it is recorded all the same.
-            if let Ok(line) = serde_json::to_string(event) {
+            if let Ok(line) = line {
                 let _ = super::out::line(&line);
             }
             return;
         }
         if let Some(line) = describe(&event.kind) {
+            let who = self
+                .label
+                .as_deref()
+                .map(|l| format!("{l:<10} "))
+                .unwrap_or_default();
             eprintln!(
-                "[{:>6.1}s step {}] {line}",
+                "[{who}{:>6.1}s step {}] {line}",
                 event.elapsed_ms as f64 / 1000.0,
                 event.step
             );
@@ -317,7 +391,7 @@ fn describe(kind: &EventKind) -> Option<String> {
 }
 
 /// Why a run ended without passing, in the vendor's or the verification's words.
-fn why(outcome: &RunOutcome) -> Option<String> {
+pub(super) fn why(outcome: &RunOutcome) -> Option<String> {
     Some(match outcome {
         RunOutcome::Passed | RunOutcome::Cancelled => return None,
         RunOutcome::Failed { reason } => reason.clone(),

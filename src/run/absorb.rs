@@ -43,7 +43,7 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
             .prices
             .cost(&reply.model, c.usage.as_ref(), recorded);
         match cost.total_micro_usd {
-            Some(m) => self.spent_micro_usd = self.spent_micro_usd.saturating_add(m),
+            Some(m) => self.charge(m),
             None => self.unpriced = self.unpriced.take().or(cost.unpriced.clone()),
         }
         self.emitter.emit(EventKind::ProviderCalled {

@@ -50,7 +50,7 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
             };
             // A child's requests and tokens count toward this run's budget and totals.
             self.child_steps = self.child_steps.saturating_add(child.steps);
-            self.spent_micro_usd = self.spent_micro_usd.saturating_add(child.micro_usd);
+            self.charge(child.micro_usd);
             state.tokens_used = state.tokens_used.saturating_add(child.usage.total_tokens());
             self.usage.add(&child.usage);
             let input = shorten(call.input.to_string(), 200);

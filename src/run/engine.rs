@@ -166,6 +166,7 @@ fn start<P: Provider + ?Sized>(
             mcp_declared_json: options.mcp.as_ref().map(|m| m.declared_net().to_string()),
             parent_run_id: options.parent_run_id,
             session_id: options.session_id,
+            group_id: options.group_id,
         },
         &fresh,
     )?;
@@ -220,6 +221,15 @@ pub(super) struct Loop<'a, P: ?Sized, A: ?Sized> {
 }
 
 impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
+    /// Count dollars spent (a request's, or a child's total): this run's, and its
+    /// comparison's when it shares a cap.
+    pub(super) fn charge(&mut self, micro_usd: u64) {
+        self.spent_micro_usd = self.spent_micro_usd.saturating_add(micro_usd);
+        if let Some(g) = &self.options.group_budget {
+            g.add(micro_usd);
+        }
+    }
+
     /// Steps until one ends the run; before each, the budgets and cancellation.
     async fn steps(&mut self, state: &mut Checkpoint) -> RunOutcome {
         let budget = state.contract.budget;
@@ -251,6 +261,17 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
                         budget: BudgetKind::Usd,
                     };
                 }
+            }
+            // A comparison's cap: the total of every run in it.
+            if self
+                .options
+                .group_budget
+                .as_ref()
+                .is_some_and(|g| g.exhausted())
+            {
+                return RunOutcome::BudgetExhausted {
+                    budget: BudgetKind::Usd,
+                };
             }
             if tokio::time::Instant::now() >= deadline.into() {
                 return RunOutcome::BudgetExhausted {

@@ -2,7 +2,9 @@
 
 mod absorb;
 mod act;
+pub mod copy;
 pub mod engine;
+pub mod group;
 pub mod net;
 pub mod observe;
 mod options;
@@ -15,6 +17,8 @@ pub mod workspace;
 
 pub use engine::{run_with, run_with_options};
 pub use observe::{Emitter, NoObserver, Observer};
-pub use options::{DEFAULT_MAX_CONTINUATIONS, DEFAULT_MAX_DEPTH, RunOptions, RunResult};
+pub use options::{
+    DEFAULT_MAX_CONTINUATIONS, DEFAULT_MAX_DEPTH, GroupBudget, RunOptions, RunResult,
+};
 pub use resume::{NextStep, next_step};
 pub use session::Session;

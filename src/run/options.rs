@@ -2,6 +2,7 @@
 //! when it ends (`RunResult`), with their defaults.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
@@ -67,6 +68,47 @@ pub struct RunOptions {
     pub model: Option<String>,
     /// Started stdio MCP servers whose tools are offered as `mcp__<server>__<tool>`.
     pub mcp: Option<Arc<McpServers>>,
+    /// The comparison (run group) this run is one column of.
+    pub group_id: Option<i64>,
+    /// A dollar cap the runs of a comparison share: each adds what it spends,
+    /// and each stops (`budget_exhausted: usd`) once their total is over it.
+    pub group_budget: Option<Arc<GroupBudget>>,
+}
+
+/// A dollar cap shared by concurrent runs, in millionths of a dollar.
+#[derive(Debug, Default)]
+pub struct GroupBudget {
+    limit_micro_usd: u64,
+    spent: AtomicU64,
+}
+
+impl GroupBudget {
+    /// A cap of `limit_micro_usd`, nothing spent yet.
+    pub fn new(limit_micro_usd: u64) -> GroupBudget {
+        GroupBudget {
+            limit_micro_usd,
+            spent: AtomicU64::new(0),
+        }
+    }
+
+    /// Add what one run spent.
+    pub fn add(&self, micro_usd: u64) {
+        let _ = self
+            .spent
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |s| {
+                Some(s.saturating_add(micro_usd))
+            });
+    }
+
+    /// Spent so far by every run sharing it.
+    pub fn spent(&self) -> u64 {
+        self.spent.load(Ordering::Relaxed)
+    }
+
+    /// True once the total is over the cap.
+    pub fn exhausted(&self) -> bool {
+        self.spent() > self.limit_micro_usd
+    }
 }
 
 impl Default for RunOptions {
@@ -85,6 +127,8 @@ impl Default for RunOptions {
             tools: None,
             model: None,
             mcp: None,
+            group_id: None,
+            group_budget: None,
         }
     }
 }

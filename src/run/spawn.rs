@@ -114,6 +114,10 @@ where
         depth: o.depth + 1,
         tools: (!def.tools.is_empty()).then(|| def.tools.clone()),
         model: def.model.clone(),
+        // A child belongs to its parent's run; the parent charges the group
+        // what the child spent.
+        group_id: None,
+        group_budget: None,
         ..o.clone()
     };
     let run = run_with_options(

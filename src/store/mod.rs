@@ -7,7 +7,9 @@
 //! a real answer for an entry. No secret ever reaches this module.
 
 pub mod checks;
+mod compare;
 pub mod export;
+mod group;
 mod ledger;
 mod read;
 mod runner;
@@ -24,13 +26,14 @@ use std::time::Duration;
 use rusqlite::{Connection, TransactionBehavior};
 
 use crate::error::{Error, Result};
+pub use group::{GroupRow, NewGroup};
 pub use ledger::{Ledger, LedgerLine, fees_sum as ledger_fees, sum as ledger_sum};
 pub use read::INTERRUPTED;
 pub use step::StepRecord;
 pub use types::*;
 
 /// Ordered migrations; index + 1 is the `user_version` after applying it.
-pub(crate) const MIGRATIONS: [&str; 8] = [
+pub(crate) const MIGRATIONS: [&str; 9] = [
     include_str!("migrations/0001_init.sql"),
     include_str!("migrations/0002_web.sql"),
     include_str!("migrations/0003_mcp.sql"),
@@ -39,6 +42,7 @@ pub(crate) const MIGRATIONS: [&str; 8] = [
     include_str!("migrations/0006_conversation.sql"),
     include_str!("migrations/0007_search.sql"),
     include_str!("migrations/0008_checks.sql"),
+    include_str!("migrations/0009_groups.sql"),
 ];
 
 /// The migration that builds the full-text index for the rows a store holds.
@@ -254,6 +258,6 @@ mod tests {
         assert_eq!(parts.len(), 2, "{parts:?}");
         assert!(parts[0].contains("'a;b'"));
         let counts: Vec<usize> = MIGRATIONS.iter().map(|m| statements(m).len()).collect();
-        assert_eq!(counts, vec![7, 4, 1, 5, 4, 2, 2, 2]);
+        assert_eq!(counts, vec![7, 4, 1, 5, 4, 2, 2, 2, 4]);
     }
 }

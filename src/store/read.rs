@@ -18,7 +18,7 @@ const RUN_COLUMNS: &str =
     "r.run_id, r.started_at, r.finished_at, r.goal, r.provider, r.model, r.outcome,
     r.outcome_detail, r.parent_run_id, r.session_id,
     (SELECT COUNT(*) FROM citations c WHERE c.run_id = r.run_id),
-    r.runner_pid, r.runner_host, r.runner_token";
+    r.runner_pid, r.runner_host, r.runner_token, r.group_id";
 
 /// A stored count: negative only when an older release wrapped a huge one, which
 /// reads as saturated.
@@ -47,6 +47,7 @@ fn run_row(r: &Row<'_>) -> rusqlite::Result<(RunRow, Option<Runner>)> {
         outcome_detail: r.get(7)?,
         parent_run_id: r.get::<_, Option<i64>>(8)?.map(RunId),
         session_id: r.get(9)?,
+        group_id: r.get(14)?,
         citation_count: count(r.get(10)?),
         ..RunRow::default()
     };

@@ -28,6 +28,8 @@ pub struct NewRun {
     pub parent_run_id: Option<RunId>,
     /// The session this run is a turn of.
     pub session_id: Option<i64>,
+    /// The comparison (run group) this run is one column of.
+    pub group_id: Option<i64>,
 }
 
 /// One row of `runs`.
@@ -53,6 +55,9 @@ pub struct RunRow {
     pub parent_run_id: Option<RunId>,
     /// Session, for a session turn.
     pub session_id: Option<i64>,
+    /// The comparison (run group) it is one column of.
+    #[serde(default)]
+    pub group_id: Option<i64>,
     /// Citations recorded for this run.
     pub citation_count: u64,
     /// Sum of input tokens over its provider calls.

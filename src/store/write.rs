@@ -232,11 +232,11 @@ fn insert_run(conn: &rusqlite::Connection, run: &NewRun) -> Result<RunId> {
     let me = runner::current();
     conn.execute(
         "INSERT INTO runs (started_at, goal, provider, model, web_json, parent_run_id, session_id, mcp_declared_json,
-           runner_pid, runner_host, runner_token)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+           runner_pid, runner_host, runner_token, group_id)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
         params![now(), run.goal, run.provider, run.model, run.web_json,
                 run.parent_run_id.map(|r| r.0), run.session_id, run.mcp_declared_json,
-                me.pid, me.host, me.token],
+                me.pid, me.host, me.token, run.group_id],
     )
     .map_err(db_err("recording a new run"))?;
     Ok(RunId(conn.last_insert_rowid()))

@@ -1,0 +1,213 @@
+//! A comparison of the runs of one group, side by side: per run what it did and
+//! cost, and between each pair how much their sources overlap (Jaccard: shared
+//! over all, of cited domains and of cited URLs). Pure: built from rows the store
+//! read; `compare` prints it, the console's Compare screen draws it.
+
+use std::collections::BTreeSet;
+
+use serde::{Deserialize, Serialize};
+
+/// One run of a group, as compared.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Column {
+    /// The run's id.
+    pub run_id: i64,
+    /// The vendor.
+    pub vendor: String,
+    /// The model.
+    pub model: String,
+    /// `passed`, `failed`, … or `running`.
+    pub outcome: String,
+    /// Why, where the outcome says more (which budget, the failure).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outcome_detail: Option<String>,
+    /// Requests answered.
+    pub steps: u64,
+    /// Input tokens, cached included.
+    pub input_tokens: u64,
+    /// Output tokens.
+    pub output_tokens: u64,
+    /// Input tokens read from the vendor's cache.
+    pub cache_read_tokens: u64,
+    /// Input tokens written to the vendor's cache.
+    pub cache_write_tokens: u64,
+    /// Dollars, in millionths, children included; `None` when a request was not priced.
+    pub cost_micro_usd: Option<u64>,
+    /// True when the figure is the vendor's own.
+    pub cost_vendor_reported: bool,
+    /// Started to finished, in milliseconds; `None` while it runs.
+    pub wall_ms: Option<u64>,
+    /// Server-side searches.
+    pub searches: u64,
+    /// Of them, those the vendor reported failed.
+    pub failed_searches: u64,
+    /// Server-side fetches.
+    pub fetches: u64,
+    /// Citations recorded (its spawned children's included).
+    pub citations: u64,
+    /// Distinct cited domains.
+    pub domains: u64,
+    /// The final answer's first lines.
+    pub answer: Vec<String>,
+    /// Where its workspace copy is, when it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub workspace: Option<String>,
+    /// Its cited URLs, for the overlaps (not printed).
+    #[serde(skip)]
+    pub urls: BTreeSet<String>,
+}
+
+/// The overlap of two runs' sources.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Overlap {
+    /// One run.
+    pub a: i64,
+    /// The other.
+    pub b: i64,
+    /// Jaccard of their cited domains, 0 to 1; `None` when neither cited any.
+    pub domains: Option<f64>,
+    /// Jaccard of their cited URLs.
+    pub urls: Option<f64>,
+}
+
+/// A group compared.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Comparison {
+    /// The group.
+    pub group_id: i64,
+    /// Its goal.
+    pub goal: String,
+    /// Its dollar cap, in millionths, when one was set.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_usd_micro: Option<u64>,
+    /// Its runs, oldest first.
+    pub runs: Vec<Column>,
+    /// Vendors that did not run: the refusal of one that cannot carry the
+    /// declaration, or why it could not start (a key not set).
+    pub not_run: Vec<NotRun>,
+    /// Every pair of runs, in order.
+    pub overlaps: Vec<Overlap>,
+}
+
+/// A vendor of the group that did not run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NotRun {
+    /// The vendor.
+    pub vendor: String,
+    /// Why, as said.
+    pub message: String,
+}
+
+impl Comparison {
+    /// The comparison of `runs` (their `urls` filled), with the overlaps computed.
+    pub fn new(group_id: i64, goal: String, runs: Vec<Column>, not_run: Vec<NotRun>) -> Self {
+        let mut overlaps = Vec::new();
+        for (i, a) in runs.iter().enumerate() {
+            for b in &runs[i + 1..] {
+                overlaps.push(Overlap {
+                    a: a.run_id,
+                    b: b.run_id,
+                    domains: jaccard(&domains(&a.urls), &domains(&b.urls)),
+                    urls: jaccard(&a.urls, &b.urls),
+                });
+            }
+        }
+        Comparison {
+            group_id,
+            goal,
+            max_usd_micro: None,
+            runs,
+            not_run,
+            overlaps,
+        }
+    }
+}
+
+/// Shared over all: `None` when both sets are empty (nothing to overlap).
+pub fn jaccard(a: &BTreeSet<String>, b: &BTreeSet<String>) -> Option<f64> {
+    let union = a.union(b).count();
+    (union > 0).then(|| a.intersection(b).count() as f64 / union as f64)
+}
+
+/// A cited URL as compared: its fragment dropped, scheme and host lowercased
+/// (by the URL parser); as recorded when it does not parse.
+pub fn normal_url(url: &str) -> String {
+    match url::Url::parse(url.trim()) {
+        Ok(mut u) => {
+            u.set_fragment(None);
+            u.to_string()
+        }
+        Err(_) => url.trim().to_string(),
+    }
+}
+
+/// A URL's domain: its host, lowercased, without a leading `www.`.
+pub fn domain(url: &str) -> Option<String> {
+    let u = url::Url::parse(url.trim()).ok()?;
+    let host = u.host_str()?.to_ascii_lowercase();
+    Some(
+        host.strip_prefix("www.")
+            .map(str::to_string)
+            .unwrap_or(host),
+    )
+}
+
+/// The distinct domains of `urls`.
+pub fn domains(urls: &BTreeSet<String>) -> BTreeSet<String> {
+    urls.iter().filter_map(|u| domain(u)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn set(items: &[&str]) -> BTreeSet<String> {
+        items.iter().map(|s| normal_url(s)).collect()
+    }
+
+    #[test]
+    fn jaccard_is_shared_over_all_and_none_for_two_empty_sets() {
+        let a = set(&["https://a.com/1", "https://b.com/x"]);
+        let b = set(&["https://a.com/1", "https://c.org/"]);
+        assert_eq!(jaccard(&a, &b), Some(1.0 / 3.0));
+        assert_eq!(jaccard(&a, &a), Some(1.0));
+        assert_eq!(jaccard(&a, &BTreeSet::new()), Some(0.0));
+        assert_eq!(jaccard(&BTreeSet::new(), &BTreeSet::new()), None);
+    }
+
+    #[test]
+    fn urls_and_domains_are_compared_as_people_read_them() {
+        assert_eq!(normal_url("HTTPS://Docs.RS/x#frag"), "https://docs.rs/x");
+        assert_eq!(
+            domain("https://WWW.Example.com/a").as_deref(),
+            Some("example.com")
+        );
+        assert_eq!(domain("not a url"), None);
+        let a = set(&["https://www.a.com/1", "https://a.com/2"]);
+        assert_eq!(domains(&a).len(), 1);
+    }
+
+    #[test]
+    fn every_pair_is_compared_once_in_order() {
+        let col = |id, urls: &[&str]| Column {
+            run_id: id,
+            urls: set(urls),
+            ..Column::default()
+        };
+        let c = Comparison::new(
+            1,
+            "g".into(),
+            vec![
+                col(1, &["https://a.com/1"]),
+                col(2, &["https://a.com/2"]),
+                col(3, &[]),
+            ],
+            vec![],
+        );
+        let pairs: Vec<(i64, i64)> = c.overlaps.iter().map(|o| (o.a, o.b)).collect();
+        assert_eq!(pairs, vec![(1, 2), (1, 3), (2, 3)]);
+        assert_eq!(c.overlaps[0].domains, Some(1.0));
+        assert_eq!(c.overlaps[0].urls, Some(0.0));
+        assert_eq!(c.overlaps[2].urls, Some(0.0));
+    }
+}

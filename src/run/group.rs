@@ -1,0 +1,271 @@
+//! One goal on several vendors at once: a run group. Each vendor that can carry
+//! the declaration gets its own copy of the operator's workspace and its own run,
+//! all concurrent in one task, sharing one cancellation and (when set) one dollar
+//! cap; a vendor that cannot carry it is recorded with its refusal and the others
+//! run. Every run is an ordinary run of the store, resumable on its own.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::approve::Approver;
+use crate::core::contract::TaskContract;
+use crate::core::event::RunId;
+use crate::core::policy::Policy;
+use crate::error::{Error, Result};
+use crate::provider::Provider;
+use crate::run::copy::copy_workspace;
+use crate::run::observe::Observer;
+use crate::run::options::{GroupBudget, RunOptions, RunResult};
+use crate::store::{NewGroup, Store};
+
+/// One vendor of a comparison: its name and its provider, or why none could be
+/// built (a key not set).
+pub struct Entrant<P> {
+    /// The vendor's name (`anthropic`, `openai`, `openrouter`).
+    pub vendor: String,
+    /// Its provider, or why there is none.
+    pub provider: Result<P>,
+    /// Who sees its events.
+    pub observer: Arc<dyn Observer>,
+}
+
+/// How one vendor's column of a comparison ended.
+#[derive(Debug)]
+pub enum Column {
+    /// It ran (to any outcome, cancelled included).
+    Ran(RunResult),
+    /// It could not carry the declaration: the spec's refusal, as said.
+    Refused(String),
+    /// It did not start: no key, an unpriced dollar cap, a store error. Recorded
+    /// beside the refusals, so a comparison names every vendor asked.
+    NotStarted(String),
+}
+
+/// What a comparison did, per vendor in the order given.
+#[derive(Debug)]
+pub struct GroupResult {
+    /// The group's id in the store.
+    pub group_id: i64,
+    /// Per vendor: its name, its workspace copy (none when it did not run), how it ended.
+    pub columns: Vec<(String, Option<PathBuf>, Column)>,
+}
+
+/// Where a comparison's workspace copies go: under the store's data directory
+/// (the folder its file is in), one folder per group and vendor.
+#[derive(Debug, Clone)]
+pub struct Copies {
+    /// The store's data directory.
+    pub data_dir: PathBuf,
+    /// The store's file, never copied (nor its `-wal`, `-shm`, `-journal`).
+    pub store_file: Option<PathBuf>,
+}
+
+impl Copies {
+    /// The copies beside the store file at `store_file`.
+    pub fn beside(store_file: &Path) -> Copies {
+        let data_dir = match store_file.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        Copies {
+            data_dir,
+            store_file: Some(store_file.to_path_buf()),
+        }
+    }
+
+    /// The folder of group `group_id`'s copies.
+    pub fn group_dir(&self, group_id: i64) -> PathBuf {
+        self.data_dir.join("groups").join(group_id.to_string())
+    }
+
+    /// What a copy leaves out: the copies' own folder and the store's files.
+    fn skip(&self) -> Vec<PathBuf> {
+        let mut skip = vec![self.data_dir.join("groups")];
+        if let Some(f) = &self.store_file {
+            skip.push(f.clone());
+            for suffix in ["-wal", "-shm", "-journal"] {
+                let mut name = f.as_os_str().to_owned();
+                name.push(suffix);
+                skip.push(PathBuf::from(name));
+            }
+        }
+        skip
+    }
+}
+
+/// Run `contract` on every entrant at once, as a new group recorded in `store`,
+/// each in a copy of `contract.workspace` made where `copies` says (the store's
+/// files and the copies' own folder are never copied). `options` is what every run is
+/// given (its cancellation cancels them all); `cap` is the group's dollar cap.
+#[allow(clippy::too_many_arguments)]
+pub async fn run_group<P, A>(
+    contract: &TaskContract,
+    entrants: Vec<Entrant<P>>,
+    store: &Store,
+    copies: &Copies,
+    policy: &Policy,
+    approver: &A,
+    options: RunOptions,
+    cap: Option<u64>,
+) -> Result<GroupResult>
+where
+    P: Provider,
+    A: Approver + ?Sized,
+{
+    let group_id = store.create_group(&NewGroup {
+        goal: contract.goal.clone(),
+        workspace: contract.workspace.display().to_string(),
+        max_usd_micro: cap,
+    })?;
+    run_in_group(
+        contract, entrants, store, copies, policy, approver, options, cap, group_id,
+    )
+    .await
+}
+
+/// `run_group` in a group that already exists (a replay's).
+#[allow(clippy::too_many_arguments)]
+pub async fn run_in_group<P, A>(
+    contract: &TaskContract,
+    entrants: Vec<Entrant<P>>,
+    store: &Store,
+    copies: &Copies,
+    policy: &Policy,
+    approver: &A,
+    options: RunOptions,
+    cap: Option<u64>,
+    group_id: i64,
+) -> Result<GroupResult>
+where
+    P: Provider,
+    A: Approver + ?Sized,
+{
+    let budget = cap.map(|c| Arc::new(GroupBudget::new(c)));
+    let dir = copies.group_dir(group_id);
+    let skip = copies.skip();
+    let mut columns = Vec::new();
+    let mut ready = Vec::new();
+    for (i, entrant) in entrants.into_iter().enumerate() {
+        let provider = match entrant.provider {
+            Ok(p) => p,
+            Err(e) => {
+                let said = e.to_string();
+                store.record_refusal(group_id, &entrant.vendor, &said)?;
+                columns.push((i, entrant.vendor, None, Column::NotStarted(said)));
+                continue;
+            }
+        };
+        if let Err(e) = provider.check(contract.web.as_ref()) {
+            let said = e.to_string();
+            store.record_refusal(group_id, &entrant.vendor, &said)?;
+            columns.push((i, entrant.vendor, None, Column::Refused(said)));
+            continue;
+        }
+        let copy = unused(&dir, &entrant.vendor);
+        copy_workspace(&contract.workspace, &copy, &skip).map_err(|e| {
+            Error::config(format!(
+                "the workspace {} could not be copied for {}: {e}",
+                contract.workspace.display(),
+                entrant.vendor
+            ))
+        })?;
+        let mut own = contract.clone();
+        own.workspace = copy.clone();
+        let options = RunOptions {
+            observer: entrant.observer,
+            group_id: Some(group_id),
+            group_budget: budget.clone(),
+            ..options.clone()
+        };
+        ready.push((i, entrant.vendor, copy, own, provider, options));
+    }
+    let runs = ready
+        .iter()
+        .map(|(_, _, _, own, provider, options)| {
+            crate::run::run_with_options(own, provider, store, policy, approver, options.clone())
+        })
+        .collect::<Vec<_>>();
+    let results = futures_util::future::join_all(runs).await;
+    for ((i, vendor, copy, ..), result) in ready.into_iter().zip(results) {
+        let column = match result {
+            Ok(r) => Column::Ran(r),
+            Err(e) => {
+                let said = e.to_string();
+                store.record_refusal(group_id, &vendor, &said)?;
+                Column::NotStarted(said)
+            }
+        };
+        columns.push((i, vendor, Some(copy), column));
+    }
+    columns.sort_by_key(|c| c.0);
+    Ok(GroupResult {
+        group_id,
+        columns: columns.into_iter().map(|(_, v, p, c)| (v, p, c)).collect(),
+    })
+}
+
+/// The copy's folder: `<group>/<vendor>`, or `<vendor>-2`, … when a replay on
+/// the same vendor already has one.
+fn unused(dir: &Path, vendor: &str) -> PathBuf {
+    let first = dir.join(vendor);
+    (2..)
+        .map(|n| dir.join(format!("{vendor}-{n}")))
+        .take(10_000)
+        .find(|p| !p.exists())
+        .filter(|_| first.exists())
+        .unwrap_or(first)
+}
+
+/// What a replay starts from: a stored run's goal, declaration, verification and
+/// budgets, to be run in a fresh copy of the workspace it started from — never its
+/// transcript, so nothing one vendor sent (its encrypted blocks included) reaches
+/// another.
+#[derive(Debug, Clone)]
+pub struct Replay {
+    /// The task, its workspace the operator's (a grouped run's own is a copy).
+    pub contract: TaskContract,
+    /// The original's group, when it has one.
+    pub group_id: Option<i64>,
+    /// The run replayed.
+    pub original: RunId,
+}
+
+impl Replay {
+    /// The task of stored run `id`; a config error when there is none.
+    pub fn of(store: &Store, id: RunId) -> Result<Replay> {
+        let Some(run) = store.run(id)? else {
+            return Err(Error::config(format!(
+                "there is no run {id} in the store; `io-harness runs` lists them"
+            )));
+        };
+        let Some(checkpoint) = store.load_checkpoint(id)? else {
+            return Err(Error::config(format!(
+                "run {id} has no recorded task to replay"
+            )));
+        };
+        let mut contract = checkpoint.contract;
+        if let Some(group) = run.group_id.map(|g| store.group(g)).transpose()?.flatten() {
+            contract.workspace = PathBuf::from(group.workspace);
+        }
+        Ok(Replay {
+            contract,
+            group_id: run.group_id,
+            original: id,
+        })
+    }
+
+    /// The group the replay joins: the original's, else a new one with the
+    /// original put in it.
+    pub fn group(&self, store: &Store, cap: Option<u64>) -> Result<i64> {
+        if let Some(g) = self.group_id {
+            return Ok(g);
+        }
+        let group_id = store.create_group(&NewGroup {
+            goal: self.contract.goal.clone(),
+            workspace: self.contract.workspace.display().to_string(),
+            max_usd_micro: cap,
+        })?;
+        store.join_group(self.original, group_id)?;
+        Ok(group_id)
+    }
+}

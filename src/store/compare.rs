@@ -1,0 +1,107 @@
+//! A group read back for comparing (`compare`, the console's Compare screen):
+//! each run's rows summed into a `core::compare::Column`, its sources for the
+//! overlaps, and the vendors that did not run (refused, or could not start).
+
+use std::collections::BTreeSet;
+
+use super::Store;
+use crate::core::compare::{Column, Comparison, NotRun, domains, normal_url};
+use crate::core::event::RunId;
+use crate::core::price::PriceTable;
+use crate::error::Result;
+
+/// How many lines of each final answer a comparison shows.
+pub const ANSWER_LINES: usize = 3;
+
+impl Store {
+    /// Group `group_id` compared; `None` when there is no such group.
+    pub fn comparison(&self, group_id: i64, prices: &PriceTable) -> Result<Option<Comparison>> {
+        let Some(group) = self.group(group_id)? else {
+            return Ok(None);
+        };
+        let mut runs = Vec::new();
+        for &id in &group.runs {
+            runs.push(self.column(id, prices)?);
+        }
+        let not_run = group
+            .refusals
+            .into_iter()
+            .map(|(vendor, message)| NotRun { vendor, message })
+            .collect();
+        let mut c = Comparison::new(group_id, group.goal, runs, not_run);
+        c.max_usd_micro = group.max_usd_micro;
+        Ok(Some(c))
+    }
+
+    /// One run summed for a comparison.
+    fn column(&self, id: RunId, prices: &PriceTable) -> Result<Column> {
+        let run = self.run(id)?.unwrap_or_default();
+        let ledger = self.ledger(id, prices)?;
+        let mut col = Column {
+            run_id: id.0,
+            vendor: run.provider,
+            model: run.model,
+            outcome: run.outcome.unwrap_or_else(|| "running".into()),
+            outcome_detail: run.outcome_detail,
+            cost_micro_usd: ledger.total_micro_usd(),
+            cost_vendor_reported: ledger.vendor_reported(),
+            wall_ms: run
+                .finished_at
+                .as_deref()
+                .and_then(|end| millis_between(&run.started_at, end)),
+            ..Column::default()
+        };
+        for call in self.provider_calls(id)? {
+            col.steps += 1;
+            let u = call.usage.unwrap_or_default();
+            col.input_tokens = col.input_tokens.saturating_add(u.all_input_tokens());
+            col.output_tokens = col.output_tokens.saturating_add(u.output_tokens);
+            col.cache_read_tokens = col.cache_read_tokens.saturating_add(u.cache_read_tokens);
+            col.cache_write_tokens = col.cache_write_tokens.saturating_add(u.cache_write_tokens);
+        }
+        for call in self.server_tool_calls(id)? {
+            if call.tool.contains("search") {
+                col.searches += 1;
+                col.failed_searches += u64::from(call.error.is_some());
+            } else if call.tool.contains("fetch") {
+                col.fetches += 1;
+            }
+        }
+        let mut urls = BTreeSet::new();
+        let mut citations = self.citations(id)?;
+        for child in self.children(id)? {
+            citations.extend(self.citations(child.run_id)?);
+        }
+        col.citations = citations.len() as u64;
+        urls.extend(citations.iter().map(|c| normal_url(&c.url)));
+        col.domains = domains(&urls).len() as u64;
+        col.urls = urls;
+        col.answer = self
+            .steps(id)?
+            .iter()
+            .rev()
+            .find(|s| !s.text.trim().is_empty())
+            .map(|s| {
+                s.text
+                    .lines()
+                    .filter(|l| !l.trim().is_empty())
+                    .take(ANSWER_LINES)
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default();
+        col.workspace = self
+            .load_checkpoint(id)
+            .ok()
+            .flatten()
+            .map(|c| c.contract.workspace.display().to_string());
+        Ok(col)
+    }
+}
+
+/// Milliseconds from one RFC 3339 time to another; `None` when either is unreadable.
+fn millis_between(start: &str, end: &str) -> Option<u64> {
+    let s = chrono::DateTime::parse_from_rfc3339(start).ok()?;
+    let e = chrono::DateTime::parse_from_rfc3339(end).ok()?;
+    u64::try_from((e - s).num_milliseconds()).ok()
+}

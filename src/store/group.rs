@@ -1,0 +1,131 @@
+//! Run groups: one goal on several vendors at once, or a stored run replayed on
+//! another vendor. A group keeps what every run of it was given (the goal, the
+//! operator's workspace its copies came from, a cap on its total) and each
+//! vendor's refusal; its runs name it in `runs.group_id`.
+
+use rusqlite::{OptionalExtension, params};
+use serde::{Deserialize, Serialize};
+
+use super::{Store, db_err, now};
+use crate::core::event::RunId;
+use crate::error::{Error, Result};
+
+/// What `create_group` records.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct NewGroup {
+    /// The goal every run of the group is given.
+    pub goal: String,
+    /// The operator's workspace each run's copy is made from.
+    pub workspace: String,
+    /// A cap on the group's total, in millionths of a dollar.
+    pub max_usd_micro: Option<u64>,
+}
+
+/// One row of `run_groups`, with its refusals and its runs' ids.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct GroupRow {
+    /// Id.
+    pub group_id: i64,
+    /// RFC 3339.
+    pub created_at: String,
+    /// The goal.
+    pub goal: String,
+    /// The operator's workspace the copies came from.
+    pub workspace: String,
+    /// The cap on the group's total, in millionths of a dollar.
+    pub max_usd_micro: Option<u64>,
+    /// Per vendor that could not carry the declaration: the refusal, as said.
+    pub refusals: Vec<(String, String)>,
+    /// Its runs, oldest first.
+    pub runs: Vec<RunId>,
+}
+
+impl Store {
+    /// Record a new group; its id.
+    pub fn create_group(&self, group: &NewGroup) -> Result<i64> {
+        let conn = self.lock()?;
+        conn.execute(
+            "INSERT INTO run_groups (created_at, goal, workspace, max_usd_micro) VALUES (?1, ?2, ?3, ?4)",
+            params![
+                now(),
+                group.goal,
+                group.workspace,
+                group.max_usd_micro.map(super::write::count)
+            ],
+        )
+        .map_err(db_err("recording a new run group"))?;
+        Ok(conn.last_insert_rowid())
+    }
+
+    /// Record that `vendor` refused the group's declaration, in its own words.
+    pub fn record_refusal(&self, group_id: i64, vendor: &str, message: &str) -> Result<()> {
+        self.lock()?
+            .execute(
+                "INSERT OR REPLACE INTO group_refusals (group_id, vendor, message) VALUES (?1, ?2, ?3)",
+                params![group_id, vendor, message],
+            )
+            .map_err(db_err("recording a vendor's refusal"))?;
+        Ok(())
+    }
+
+    /// Put a run made alone into `group_id` (a replay's original).
+    pub fn join_group(&self, run_id: RunId, group_id: i64) -> Result<()> {
+        let changed = self
+            .lock()?
+            .execute(
+                "UPDATE runs SET group_id = ?1 WHERE run_id = ?2 AND group_id IS NULL",
+                params![group_id, run_id.0],
+            )
+            .map_err(db_err("putting a run into a group"))?;
+        if changed == 0 {
+            return Err(Error::Store(format!(
+                "run {run_id} is not in the store or is already in a group"
+            )));
+        }
+        Ok(())
+    }
+
+    /// One group with its refusals and runs; `None` when there is none by that id.
+    pub fn group(&self, group_id: i64) -> Result<Option<GroupRow>> {
+        let conn = self.lock()?;
+        let Some(mut row) = conn
+            .query_row(
+                "SELECT group_id, created_at, goal, workspace, max_usd_micro FROM run_groups WHERE group_id = ?1",
+                [group_id],
+                |r| {
+                    Ok(GroupRow {
+                        group_id: r.get(0)?,
+                        created_at: r.get(1)?,
+                        goal: r.get(2)?,
+                        workspace: r.get(3)?,
+                        max_usd_micro: r
+                            .get::<_, Option<i64>>(4)?
+                            .map(|v| u64::try_from(v).unwrap_or(0)),
+                        ..GroupRow::default()
+                    })
+                },
+            )
+            .optional()
+            .map_err(db_err("reading a run group"))?
+        else {
+            return Ok(None);
+        };
+        let mut stmt = conn
+            .prepare(
+                "SELECT vendor, message FROM group_refusals WHERE group_id = ?1 ORDER BY vendor",
+            )
+            .map_err(db_err("reading a group's refusals"))?;
+        row.refusals = stmt
+            .query_map([group_id], |r| Ok((r.get(0)?, r.get(1)?)))
+            .and_then(Iterator::collect)
+            .map_err(db_err("reading a group's refusals"))?;
+        let mut stmt = conn
+            .prepare("SELECT run_id FROM runs WHERE group_id = ?1 ORDER BY run_id")
+            .map_err(db_err("reading a group's runs"))?;
+        row.runs = stmt
+            .query_map([group_id], |r| Ok(RunId(r.get(0)?)))
+            .and_then(Iterator::collect)
+            .map_err(db_err("reading a group's runs"))?;
+        Ok(Some(row))
+    }
+}
