@@ -1,9 +1,11 @@
 //! Runs as OTLP traces, checked at a real OTLP/HTTP receiver this test starts on
-//! loopback (bodies decoded with the official proto definitions): span names and
+//! loopback (bodies decoded with the official proto definitions), and at a real
+//! OTLP/gRPC one (the official `TraceService` served by tonic): span names and
 //! parentage in the GenAI conventions, the attributes, what `capture_content`
-//! keeps home, secrets never exported, a collector that fails or hangs never
-//! changing a run, `[telemetry]` errors naming file, line and key, and stored
-//! runs sent after the fact with their original timestamps.
+//! keeps home, secrets never exported, a collector that fails, hangs or is not
+//! there never changing a run, `[telemetry]` errors naming file, line and key,
+//! the protocol taken from io.toml or the variables, and stored runs sent after
+//! the fact with their original timestamps.
 
 #![allow(clippy::unwrap_used)]
 
@@ -14,15 +16,25 @@ use common::*;
 use io_harness::config::AgentDef;
 use io_harness::provider::scrub::Secrets;
 use io_harness::run::{RunOptions, RunResult, run_with_options};
-use io_harness::telemetry::settings::{TelemetryTable, resolve};
-use io_harness::telemetry::{Telemetry, backfill};
+use io_harness::telemetry::settings::{Source, TelemetryTable, resolve};
+use io_harness::telemetry::{Protocol, Telemetry, backfill};
 use io_harness::{ApproveAll, Config, Policy, TaskContract};
 use opentelemetry_proto::tonic::trace::v1::Span;
 use pretty_assertions::assert_eq;
 
 fn telemetry(url: &str, capture: bool, secrets: Vec<Secrets>) -> Telemetry {
+    telemetry_over(Protocol::HttpProtobuf, url, capture, secrets)
+}
+
+fn telemetry_over(
+    protocol: Protocol,
+    url: &str,
+    capture: bool,
+    secrets: Vec<Secrets>,
+) -> Telemetry {
     let table = TelemetryTable {
         otlp_endpoint: Some(url.to_string()),
+        protocol: Some(protocol.as_str().to_string()),
         capture_content: Some(capture),
         headers: [("x-team-key".to_string(), "hdr-secret-77".to_string())].into(),
         ..TelemetryTable::default()
@@ -75,16 +87,10 @@ fn searches() -> Vec<io_harness::stub::ScriptedResponse> {
     vec![ok(SEARCH_FAILED_THEN_TOOL), ok(SEARCH_OK_DUPLICATES)]
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_run_is_one_trace_in_the_genai_conventions() {
-    let rx = Receiver::start(Mode::Ok).await;
-    let h = Harness::new(searches()).await;
-    let t = telemetry(&rx.base_url, false, vec![]);
-    let r = traced(&h, &t, contract("find it"), RunOptions::default()).await;
-    assert!(r.outcome.passed());
-    assert_eq!(finish(t).await, None);
-    let spans = rx.spans();
-    let mut got = names(&spans);
+/// The `searches()` run's four spans, named and nested as the conventions have
+/// them: the run is the root of one trace, everything else directly under it.
+fn one_run_trace(spans: &[Span]) {
+    let mut got = names(spans);
     got.sort();
     assert_eq!(
         got,
@@ -95,14 +101,27 @@ async fn a_run_is_one_trace_in_the_genai_conventions() {
             "invoke_agent io-harness"
         ]
     );
-    let agent = one(&spans, "invoke_agent io-harness");
+    let agent = one(spans, "invoke_agent io-harness");
     assert!(agent.parent_span_id.is_empty(), "the run is the root");
-    for s in &spans {
+    for s in spans {
         assert_eq!(s.trace_id, agent.trace_id, "{} in the run's trace", s.name);
         if s.name != agent.name {
             assert_eq!(s.parent_span_id, agent.span_id, "{} under the run", s.name);
         }
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_is_one_trace_in_the_genai_conventions() {
+    let rx = Receiver::start(Mode::Ok).await;
+    let h = Harness::new(searches()).await;
+    let t = telemetry(&rx.base_url, false, vec![]);
+    let r = traced(&h, &t, contract("find it"), RunOptions::default()).await;
+    assert!(r.outcome.passed());
+    assert_eq!(finish(t).await, None);
+    let spans = rx.spans();
+    one_run_trace(&spans);
+    let agent = one(&spans, "invoke_agent io-harness");
     assert_eq!(
         attr(agent, "gen_ai.operation.name").as_deref(),
         Some("invoke_agent")
@@ -322,14 +341,22 @@ async fn secrets_never_reach_an_exported_attribute() {
     }
 }
 
-/// A run traced to a collector in `mode`: its outcome and store rows match the
-/// same run with telemetry off, and the trouble is one line naming the collector.
+/// A run traced to an OTLP/HTTP collector in `mode`: see `unchanged_at`.
 async fn unchanged_under(mode: Mode) -> Option<String> {
+    let rx = Receiver::start(mode).await;
+    let said = unchanged_at(Protocol::HttpProtobuf, &rx.base_url).await;
+    assert!(*rx.hits.lock().unwrap() >= 1, "the collector was tried");
+    said
+}
+
+/// A run traced to the collector at `url` over `protocol`: its outcome and store
+/// rows match the same run with telemetry off, the run is not held up, and what
+/// `finish` says (the trouble, in one line naming the collector) is returned.
+async fn unchanged_at(protocol: Protocol, url: &str) -> Option<String> {
     let plain = Harness::new(searches()).await;
     let want = plain.run(contract("g")).await;
-    let rx = Receiver::start(mode).await;
     let h = Harness::new(searches()).await;
-    let t = telemetry(&rx.base_url, true, vec![]);
+    let t = telemetry_over(protocol, url, true, vec![]);
     let started = std::time::Instant::now();
     let got = traced(&h, &t, contract("g"), RunOptions::default()).await;
     assert!(
@@ -339,9 +366,7 @@ async fn unchanged_under(mode: Mode) -> Option<String> {
     assert_eq!(got.outcome, want.outcome);
     assert_eq!(got.steps, want.steps);
     assert_eq!(h.recorded(got.run_id), plain.recorded(want.run_id));
-    let said = finish(t).await;
-    assert!(*rx.hits.lock().unwrap() >= 1, "the collector was tried");
-    said
+    finish(t).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -367,6 +392,89 @@ async fn a_hanging_collector_changes_nothing_and_the_wait_is_bounded() {
     let said = unchanged_under(Mode::Hang).await.unwrap();
     assert!(started.elapsed() < std::time::Duration::from_secs(10));
     assert!(said.contains("127.0.0.1"), "{said}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_grpc_a_run_is_the_same_one_trace_and_headers_are_metadata() {
+    let rx = Receiver::start_grpc(Mode::Ok).await;
+    let h = Harness::new(searches()).await;
+    let t = telemetry_over(Protocol::Grpc, &rx.base_url, false, vec![]);
+    let r = traced(&h, &t, contract("find it"), RunOptions::default()).await;
+    assert!(r.outcome.passed());
+    assert_eq!(finish(t).await, None);
+    let spans = rx.spans();
+    one_run_trace(&spans);
+    let agent = one(&spans, "invoke_agent io-harness");
+    assert_eq!(attr(agent, "io_harness.outcome").as_deref(), Some("passed"));
+    let chat = named(&spans, "chat m")[0];
+    assert_eq!(
+        attr(chat, "gen_ai.usage.input_tokens").as_deref(),
+        Some("50")
+    );
+    assert_eq!(rx.service_names()[0], "io-harness");
+    let headers = rx.headers.lock().unwrap().clone();
+    assert!(!headers.is_empty());
+    for sent in &headers {
+        let key = ("x-team-key".to_string(), "hdr-secret-77".to_string());
+        assert!(sent.contains(&key), "{sent:?}");
+        let grpc = sent
+            .iter()
+            .any(|(k, v)| k == "content-type" && v.starts_with("application/grpc"));
+        assert!(grpc, "sent as gRPC: {sent:?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_grpc_collector_that_is_not_there_changes_nothing_and_is_named_once() {
+    // A port that was just free: nothing listens, every connection is refused.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", closed.local_addr().unwrap());
+    drop(closed);
+    let started = std::time::Instant::now();
+    let said = unchanged_at(Protocol::Grpc, &url).await.unwrap();
+    assert!(
+        started.elapsed() < io_harness::telemetry::FINISH_GRACE + std::time::Duration::from_secs(3),
+        "the end was not held up past the grace"
+    );
+    assert!(
+        said.starts_with(&format!(
+            "telemetry: the OTLP collector at {url} could not take"
+        )),
+        "{said}"
+    );
+    assert_eq!(said.matches("could not take").count(), 1, "{said}");
+    assert_eq!(said.matches(&url).count(), 1, "{said}");
+    assert!(said.contains("4 spans were not delivered"), "{said}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_grpc_collector_that_fails_hangs_or_resets_changes_nothing() {
+    for mode in [Mode::Fail, Mode::Hang, Mode::Reset] {
+        let rx = Receiver::start_grpc(mode).await;
+        let started = std::time::Instant::now();
+        let said = unchanged_at(Protocol::Grpc, &rx.base_url).await.unwrap();
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(10),
+            "{mode:?}: the wait is bounded"
+        );
+        assert!(*rx.hits.lock().unwrap() >= 1, "{mode:?}: tried");
+        assert!(said.contains(&rx.base_url), "{mode:?}: {said}");
+        assert_eq!(said.matches(&rx.base_url).count(), 1, "{mode:?}: {said}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_https_grpc_endpoint_is_never_spoken_to_in_plain_text() {
+    let rx = Receiver::start_grpc(Mode::Ok).await;
+    let url = rx.base_url.replace("http://", "https://");
+    let h = Harness::new(searches()).await;
+    let t = telemetry_over(Protocol::Grpc, &url, false, vec![]);
+    let r = traced(&h, &t, contract("g"), RunOptions::default()).await;
+    assert!(r.outcome.passed());
+    let said = finish(t).await.unwrap();
+    assert!(said.contains("could not take the spans"), "{said}");
+    assert!(said.contains("4 spans were not delivered"), "{said}");
+    assert!(rx.spans().is_empty(), "nothing arrived in plain text");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -465,9 +573,12 @@ fn telemetry_mistakes_name_file_line_and_key() {
         "{e}"
     );
     assert!(e.contains("expected an http:// or https:// URL"), "{e}");
-    let e = config_error("[telemetry]\nprotocol = \"grpc\"\n");
+    let e = config_error("[telemetry]\nprotocol = \"http/json\"\n");
     assert!(e.starts_with("io.toml:2: `protocol` in [telemetry]"), "{e}");
-    assert!(e.contains("not built into io-harness"), "{e}");
+    assert!(
+        e.contains("expected \"http/protobuf\" (the default) or \"grpc\""),
+        "{e}"
+    );
     let e = config_error("[telemetry]\n[telemetry.headers]\n\"bad header\" = \"v\"\n");
     assert!(e.starts_with("io.toml:3: "), "{e}");
     assert!(e.contains("is not an HTTP header name"), "{e}");
@@ -488,4 +599,82 @@ fn telemetry_mistakes_name_file_line_and_key() {
         listing.contains(&"telemetry.headers.x-api-key = \"[redacted]\"  io.toml:6".to_string()),
         "{listing:#?}"
     );
+}
+
+#[test]
+fn grpc_is_taken_from_io_toml_and_from_the_variable() {
+    let config = Config::parse(
+        "[telemetry]\notlp_endpoint = \"http://localhost:4317\"\nprotocol = \"grpc\"\n",
+        "io.toml",
+    )
+    .unwrap();
+    let r = resolve(config.telemetry.as_ref(), &|_| None).unwrap();
+    assert_eq!(r.protocol, (Protocol::Grpc, Source::File));
+    // Over gRPC the endpoint is used as given: no /v1/traces.
+    assert_eq!(
+        r.endpoint,
+        Some(("http://localhost:4317".to_string(), Source::File))
+    );
+    let env = |k: &str| match k {
+        "OTEL_EXPORTER_OTLP_PROTOCOL" => Some("grpc".to_string()),
+        "OTEL_EXPORTER_OTLP_ENDPOINT" => Some("http://collector:4317".to_string()),
+        _ => None,
+    };
+    let r = resolve(None, &env).unwrap();
+    assert_eq!(
+        r.protocol,
+        (Protocol::Grpc, Source::Env("OTEL_EXPORTER_OTLP_PROTOCOL"))
+    );
+    assert_eq!(
+        r.endpoint.map(|e| e.0),
+        Some("http://collector:4317".to_string())
+    );
+}
+
+#[test]
+fn config_shows_the_protocol_in_effect_and_where_it_came_from() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("io.toml");
+    let clean = |c: &mut std::process::Command| {
+        for var in [
+            "OTEL_SDK_DISABLED",
+            "OTEL_EXPORTER_OTLP_ENDPOINT",
+            "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+            "OTEL_EXPORTER_OTLP_PROTOCOL",
+            "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
+            "OTEL_EXPORTER_OTLP_HEADERS",
+            "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
+            "OTEL_SERVICE_NAME",
+        ] {
+            c.env_remove(var);
+        }
+    };
+    std::fs::write(&p, "provider = \"anthropic\"\n").unwrap();
+    let mut c = cli::bin();
+    clean(&mut c);
+    c.args(["config", "--config", p.to_str().unwrap()])
+        .env("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:4317");
+    let (code, out, err) = cli::run(&mut c);
+    assert_eq!(code, 0, "{err}");
+    for line in [
+        "telemetry.otlp_endpoint = \"http://127.0.0.1:4317\"  (in effect; io.toml does not set it)  env OTEL_EXPORTER_OTLP_ENDPOINT",
+        "telemetry.protocol = \"grpc\"  (in effect; io.toml does not set it)  env OTEL_EXPORTER_OTLP_PROTOCOL",
+    ] {
+        assert!(out.contains(line), "{line} not in:\n{out}");
+    }
+    std::fs::write(
+        &p,
+        "[telemetry]\notlp_endpoint = \"http://127.0.0.1:4317\"\nprotocol = \"grpc\"\n",
+    )
+    .unwrap();
+    let mut c = cli::bin();
+    clean(&mut c);
+    c.args(["config", "--config", p.to_str().unwrap()])
+        .env("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf");
+    let (code, out, err) = cli::run(&mut c);
+    assert_eq!(code, 0, "{err}");
+    let line = format!("telemetry.protocol = \"grpc\"  {}:3", p.display());
+    assert!(out.contains(&line), "{line} not in:\n{out}");
+    assert_eq!(out.matches("telemetry.protocol").count(), 1, "{out}");
 }

@@ -19,18 +19,18 @@ use std::time::Duration;
 
 use opentelemetry::trace::TracerProvider as _;
 use opentelemetry::{InstrumentationScope, KeyValue};
-use opentelemetry_otlp::{WithExportConfig, WithHttpConfig};
+use opentelemetry_otlp::{WithExportConfig, WithHttpConfig, WithTonicConfig};
 use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::trace::SdkTracerProvider;
 
 pub use live::TraceObserver;
 pub use queue::{QUEUE_SPANS, Scrub};
-pub use settings::{Resolved, TelemetryTable};
+pub use settings::{Protocol, Resolved, TelemetryTable};
 
 use crate::error::{Error, Result};
 use crate::provider::scrub::{Secrets, display_url};
 use crate::run::Observer;
-use queue::{BoundedQueue, Counters};
+use queue::{BoundedQueue, Counters, Driver};
 
 /// How long one export may take before it counts as failed.
 pub const EXPORT_TIMEOUT: Duration = Duration::from_secs(3);
@@ -69,9 +69,9 @@ pub struct Telemetry {
 }
 
 impl Telemetry {
-    /// Start exporting to the endpoint `settings` resolved, scrubbing `secrets`
-    /// (and the collector's header values) from every span; `Ok(None)` when no
-    /// endpoint is in effect.
+    /// Start exporting to the endpoint `settings` resolved, over its protocol,
+    /// scrubbing `secrets` (and the collector's header values) from every span;
+    /// `Ok(None)` when no endpoint is in effect.
     pub fn start(settings: &Resolved, secrets: Vec<Secrets>) -> Result<Option<Telemetry>> {
         Telemetry::start_with_queue(settings, secrets, QUEUE_SPANS)
     }
@@ -99,21 +99,48 @@ impl Telemetry {
             .with_attribute(KeyValue::new("service.version", env!("CARGO_PKG_VERSION")))
             .build();
         let url = endpoint.clone();
+        let protocol = settings.protocol.0;
+        // No retries either way: a collector that is down costs one refused
+        // connection per batch, and the end of a command never waits on backoff.
         let build = move || {
-            opentelemetry_otlp::SpanExporter::builder()
-                .with_http()
-                .with_protocol(opentelemetry_otlp::Protocol::HttpBinary)
-                .with_endpoint(url)
-                .with_timeout(EXPORT_TIMEOUT)
-                .with_headers(headers)
-                // No retries: a collector that is down costs one refused connection
-                // per batch, and the end of a command never waits on backoff.
-                .with_retry_policy(opentelemetry_otlp::RetryPolicy::disabled())
-                .build()
-                .map_err(|e| format!("the OTLP exporter could not be built: {e}"))
+            let built = match protocol {
+                Protocol::HttpProtobuf => opentelemetry_otlp::SpanExporter::builder()
+                    .with_http()
+                    .with_protocol(opentelemetry_otlp::Protocol::HttpBinary)
+                    .with_endpoint(url)
+                    .with_timeout(EXPORT_TIMEOUT)
+                    .with_headers(headers)
+                    .with_retry_policy(opentelemetry_otlp::RetryPolicy::disabled())
+                    .build(),
+                Protocol::Grpc => {
+                    let tls = url::Url::parse(&url).is_ok_and(|u| u.scheme() == "https");
+                    let builder = opentelemetry_otlp::SpanExporter::builder()
+                        .with_tonic()
+                        .with_protocol(opentelemetry_otlp::Protocol::Grpc)
+                        .with_endpoint(url)
+                        .with_timeout(EXPORT_TIMEOUT)
+                        .with_metadata(metadata(&headers))
+                        .with_retry_policy(opentelemetry_otlp::RetryPolicy::disabled());
+                    // The system's roots, as the HTTP client trusts them.
+                    let builder = if tls {
+                        builder.with_tls_config(
+                            opentelemetry_otlp::tonic_types::transport::ClientTlsConfig::new()
+                                .with_native_roots(),
+                        )
+                    } else {
+                        builder
+                    };
+                    builder.build()
+                }
+            };
+            built.map_err(|e| format!("the OTLP exporter could not be built: {e}"))
+        };
+        let driver = match protocol {
+            Protocol::HttpProtobuf => Driver::Plain,
+            Protocol::Grpc => Driver::Tokio,
         };
         let (queue, counters) =
-            BoundedQueue::start(build, resource.clone(), Scrub(secrets), capacity)
+            BoundedQueue::start(build, driver, resource.clone(), Scrub(secrets), capacity)
                 .map_err(|e| Error::config(format!("the OTLP export thread did not start: {e}")))?;
         let queue = Arc::new(queue);
         let provider = SdkTracerProvider::builder()
@@ -190,6 +217,24 @@ impl Telemetry {
     pub fn sent(&self) -> u64 {
         self.counters.sent.load(Ordering::Relaxed)
     }
+}
+
+/// `[telemetry]` headers as gRPC metadata (names are lower-case already; each
+/// was checked as an HTTP header when the settings were read).
+fn metadata(
+    headers: &std::collections::HashMap<String, String>,
+) -> opentelemetry_otlp::tonic_types::metadata::MetadataMap {
+    use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+    let map: HeaderMap = headers
+        .iter()
+        .filter_map(|(k, v)| {
+            Some((
+                HeaderName::from_bytes(k.as_bytes()).ok()?,
+                HeaderValue::from_str(v).ok()?,
+            ))
+        })
+        .collect();
+    opentelemetry_otlp::tonic_types::metadata::MetadataMap::from_headers(map)
 }
 
 fn plural(n: u64) -> &'static str {

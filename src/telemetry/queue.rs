@@ -1,9 +1,11 @@
 //! The way out: a span processor with a bounded queue (`try_send`: a full queue
 //! drops the span and counts it, never waits) drained by one thread of its own
 //! that scrubs every secret from the spans, batches them and hands them to the
-//! OTLP/HTTP exporter. Nothing here can block or fail a run: the run's thread
-//! only ever enqueues, an export that fails is counted (its first error kept to
-//! name the collector once, at the end), and `finish` waits a bounded time.
+//! OTLP exporter (over HTTP, polled in place; over gRPC, on a current-thread
+//! tokio runtime that thread owns). Nothing here can block or fail a run: the
+//! run's thread only ever enqueues, an export that fails is counted (its first
+//! error kept to name the collector once, at the end), and `finish` waits a
+//! bounded time.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TrySendError, sync_channel};
@@ -85,6 +87,17 @@ impl Scrub {
     }
 }
 
+/// What runs the exporter's futures on the queue's thread.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Driver {
+    /// Polled in place: the blocking HTTP client brings its own thread, and
+    /// refuses to run inside a tokio runtime.
+    Plain,
+    /// A current-thread tokio runtime of the queue thread's own, which the
+    /// exporter is also built in: tonic's channel needs one.
+    Tokio,
+}
+
 /// The span processor the tracer provider is built with.
 #[derive(Debug)]
 pub struct BoundedQueue {
@@ -95,10 +108,12 @@ pub struct BoundedQueue {
 impl BoundedQueue {
     /// A queue of `capacity` spans and the thread that drains it into the
     /// exporter `build` makes there (off the caller's path: building an HTTP
-    /// client takes milliseconds), which sends them as `resource`'s. An exporter
-    /// that cannot be built is reported like a collector that cannot be reached.
+    /// client takes milliseconds), run by `driver`, which sends them as
+    /// `resource`'s. An exporter that cannot be built (or a runtime that cannot
+    /// start) is reported like a collector that cannot be reached.
     pub fn start<E, B>(
         build: B,
+        driver: Driver,
         resource: opentelemetry_sdk::Resource,
         scrub: Scrub,
         capacity: usize,
@@ -112,17 +127,40 @@ impl BoundedQueue {
         let shared = counters.clone();
         std::thread::Builder::new()
             .name("io-harness-otlp".into())
-            .spawn(move || match build() {
-                Ok(mut exporter) => {
-                    exporter.set_resource(&resource);
-                    let worker = Worker {
-                        exporter,
-                        scrub,
-                        counters: shared,
-                    };
-                    worker.run(rx);
+            .spawn(move || {
+                let runtime = match driver {
+                    Driver::Plain => None,
+                    Driver::Tokio => match tokio::runtime::Builder::new_current_thread()
+                        .enable_all()
+                        .build()
+                    {
+                        Ok(rt) => Some(rt),
+                        Err(e) => {
+                            let why = format!("the OTLP export runtime did not start: {e}");
+                            return unbuilt(&rx, &shared, why);
+                        }
+                    },
+                };
+                let built = match &runtime {
+                    Some(rt) => {
+                        let _inside = rt.enter();
+                        build()
+                    }
+                    None => build(),
+                };
+                match built {
+                    Ok(mut exporter) => {
+                        exporter.set_resource(&resource);
+                        let worker = Worker {
+                            exporter,
+                            runtime,
+                            scrub,
+                            counters: shared,
+                        };
+                        worker.run(rx);
+                    }
+                    Err(why) => unbuilt(&rx, &shared, why),
                 }
-                Err(why) => unbuilt(&rx, &shared, why),
             })?;
         let queue = BoundedQueue {
             tx: Mutex::new(Some(tx)),
@@ -203,7 +241,9 @@ fn unbuilt(rx: &Receiver<Msg>, counters: &Counters, why: String) {
 }
 
 struct Worker<E> {
+    // Dropped before the runtime it may hold tasks on.
     exporter: E,
+    runtime: Option<tokio::runtime::Runtime>,
     scrub: Scrub,
     counters: Arc<Counters>,
 }
@@ -248,7 +288,12 @@ impl<E: SpanExporter> Worker<E> {
         }
         let spans = std::mem::take(batch);
         let n = spans.len() as u64;
-        match futures_executor::block_on(self.exporter.export(spans)) {
+        let sending = self.exporter.export(spans);
+        let result = match &self.runtime {
+            Some(rt) => rt.block_on(sending),
+            None => futures_executor::block_on(sending),
+        };
+        match result {
             Ok(()) => {
                 self.counters.sent.fetch_add(n, Ordering::Relaxed);
             }

@@ -6,10 +6,12 @@
 //! program's own configuration, as the OpenTelemetry configuration-file spec has
 //! it); a variable fills what io.toml leaves unset. `OTEL_EXPORTER_OTLP_ENDPOINT`
 //! and io.toml's `otlp_endpoint` are base URLs (`/v1/traces` is appended);
-//! `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` is used as is. Only OTLP over HTTP with
-//! protobuf bodies is built in: `"grpc"` is refused, saying so. Reading the
-//! environment is left to the caller (`env` is a lookup), so this is testable
-//! without touching the process environment.
+//! `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` is used as is. The protocol is
+//! `"http/protobuf"` (the default) or `"grpc"`; over gRPC every endpoint is used
+//! as given (gRPC has no path to append), as the OTLP exporter spec has it. Any
+//! other protocol is refused. Reading the environment is left to the caller
+//! (`env` is a lookup), so this is testable without touching the process
+//! environment.
 
 use std::collections::BTreeMap;
 
@@ -19,10 +21,11 @@ use serde::Deserialize;
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TelemetryTable {
-    /// The collector's OTLP/HTTP base URL (`http://localhost:4318`); unset: nothing
+    /// The collector's OTLP/HTTP base URL (`http://localhost:4318`), or with
+    /// `protocol = "grpc"` its gRPC URL (`http://localhost:4317`); unset: nothing
     /// is exported unless `OTEL_EXPORTER_OTLP_ENDPOINT` says where.
     pub otlp_endpoint: Option<String>,
-    /// `"http/protobuf"` (the default and the only one built in).
+    /// `"http/protobuf"` (the default) or `"grpc"`.
     pub protocol: Option<String>,
     /// Headers sent with every export (an API key for a hosted backend).
     #[serde(default)]
@@ -33,8 +36,31 @@ pub struct TelemetryTable {
     pub service_name: Option<String>,
 }
 
-/// The protocol built in.
+/// OTLP over HTTP with protobuf bodies: the default.
 pub const HTTP_PROTOBUF: &str = "http/protobuf";
+
+/// OTLP over gRPC.
+pub const GRPC: &str = "grpc";
+
+/// How spans travel to the collector.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Protocol {
+    /// `"http/protobuf"`: `POST …/v1/traces` (the collector's port 4318).
+    #[default]
+    HttpProtobuf,
+    /// `"grpc"`: the OTLP trace service over HTTP/2 (the collector's port 4317).
+    Grpc,
+}
+
+impl Protocol {
+    /// The name io.toml and `OTEL_EXPORTER_OTLP_PROTOCOL` use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Protocol::HttpProtobuf => HTTP_PROTOBUF,
+            Protocol::Grpc => GRPC,
+        }
+    }
+}
 
 /// `service.name` when nothing says otherwise.
 pub const DEFAULT_SERVICE_NAME: &str = "io-harness";
@@ -64,8 +90,11 @@ impl Source {
 /// The telemetry settings in effect.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Resolved {
-    /// The full traces URL (`…/v1/traces`) and where it came from; `None`: off.
+    /// The full traces URL (`…/v1/traces`; over gRPC, the URL as given) and where
+    /// it came from; `None`: off.
     pub endpoint: Option<(String, Source)>,
+    /// The protocol and where it came from.
+    pub protocol: (Protocol, Source),
     /// Header name, value and source, in name order.
     pub headers: Vec<(String, String, Source)>,
     /// Whether content is captured.
@@ -132,16 +161,13 @@ pub fn check_endpoint(value: &str) -> Result<(), String> {
     }
 }
 
-/// `"http/protobuf"`; `"grpc"` is refused as not built in.
-pub fn check_protocol(value: &str) -> Result<(), String> {
+/// `"http/protobuf"` or `"grpc"`; anything else is refused.
+pub fn check_protocol(value: &str) -> Result<Protocol, String> {
     match value {
-        HTTP_PROTOBUF => Ok(()),
-        "grpc" => Err(
-            "\"grpc\" is not built into io-harness (OTLP over gRPC would add tonic to every build); expected \"http/protobuf\": point otlp_endpoint at the collector's OTLP/HTTP port (4318 by default)"
-                .into(),
-        ),
+        HTTP_PROTOBUF => Ok(Protocol::HttpProtobuf),
+        GRPC => Ok(Protocol::Grpc),
         other => Err(format!(
-            "{other:?} is not a protocol io-harness speaks; expected \"http/protobuf\""
+            "{other:?} is not a protocol io-harness speaks; expected \"http/protobuf\" (the default) or \"grpc\""
         )),
     }
 }
@@ -174,23 +200,39 @@ pub fn resolve(
     if var("OTEL_SDK_DISABLED").is_some_and(|v| v.trim().eq_ignore_ascii_case("true")) {
         return Ok(Resolved {
             endpoint: None,
+            protocol: (Protocol::default(), Source::Default),
             headers: Vec::new(),
             capture_content: false,
             service_name: (DEFAULT_SERVICE_NAME.into(), Source::Default),
         });
     }
-    if t.protocol.is_none() {
-        for name in [
-            "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
-            "OTEL_EXPORTER_OTLP_PROTOCOL",
-        ] {
-            if let Some(p) = var(name) {
-                check_protocol(p.trim()).map_err(|why| format!("{name}: {why}"))?;
+    let mut protocol = (Protocol::default(), Source::Default);
+    match &t.protocol {
+        // A config that loaded has had anything else refused, with its line.
+        Some(p) => {
+            let p = check_protocol(p).map_err(|why| format!("[telemetry] protocol: {why}"))?;
+            protocol = (p, Source::File);
+        }
+        None => {
+            // The signal's own variable wins over the general one.
+            for name in [
+                "OTEL_EXPORTER_OTLP_PROTOCOL",
+                "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
+            ] {
+                if let Some(p) = var(name) {
+                    let p = check_protocol(p.trim()).map_err(|why| format!("{name}: {why}"))?;
+                    protocol = (p, Source::Env(name));
+                }
             }
         }
     }
+    // Over gRPC a base URL is the URL: the service is named by the protocol.
+    let base = |e: &str| match protocol.0 {
+        Protocol::HttpProtobuf => traces_url(e),
+        Protocol::Grpc => e.trim().to_string(),
+    };
     let endpoint = match (&t.otlp_endpoint, var("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")) {
-        (Some(e), _) => Some((traces_url(e), Source::File)),
+        (Some(e), _) => Some((base(e), Source::File)),
         (None, Some(e)) => {
             let name = "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT";
             check_endpoint(e.trim()).map_err(|why| format!("{name}: {why}"))?;
@@ -200,7 +242,7 @@ pub fn resolve(
             Some(e) => {
                 let name = "OTEL_EXPORTER_OTLP_ENDPOINT";
                 check_endpoint(e.trim()).map_err(|why| format!("{name}: {why}"))?;
-                Some((traces_url(e.trim()), Source::Env(name)))
+                Some((base(e.trim()), Source::Env(name)))
             }
             None => None,
         },
@@ -226,6 +268,7 @@ pub fn resolve(
     };
     Ok(Resolved {
         endpoint,
+        protocol,
         headers: headers.into_iter().map(|(k, (v, s))| (k, v, s)).collect(),
         capture_content: t.capture_content.unwrap_or(false),
         service_name,
@@ -233,7 +276,8 @@ pub fn resolve(
 }
 
 /// The lines `io-harness config` adds for what the `OTEL_*` variables put in
-/// effect (io.toml's own keys are listed with their `PATH:LINE` already); header
+/// effect (io.toml's own keys are listed with their `PATH:LINE` already), and,
+/// when spans are exported, the protocol even when it is the default; header
 /// values are never shown.
 pub fn in_effect(r: &Resolved) -> Vec<crate::config::Setting> {
     let line = |key: &str, value: String, source: &Source| crate::config::Setting {
@@ -245,6 +289,12 @@ pub fn in_effect(r: &Resolved) -> Vec<crate::config::Setting> {
     let mut out = Vec::new();
     if let Some((url, source @ Source::Env(_))) = &r.endpoint {
         out.push(line("otlp_endpoint", format!("{url:?}"), source));
+    }
+    // Which protocol spans go out over, whenever they go out at all.
+    if let (p, source @ (Source::Env(_) | Source::Default)) = &r.protocol {
+        if r.enabled() {
+            out.push(line("protocol", format!("{:?}", p.as_str()), source));
+        }
     }
     for (name, _, source) in &r.headers {
         if matches!(source, Source::Env(_)) {
@@ -373,9 +423,85 @@ mod tests {
         let e = resolve(None, &env_of(&[("OTEL_EXPORTER_OTLP_HEADERS", "novalue")]))
             .expect_err("refused");
         assert!(e.contains("entry 1 has no '='"), "{e}");
-        let e = resolve(None, &env_of(&[("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")]))
-            .expect_err("refused");
-        assert!(e.contains("not built into io-harness"), "{e}");
+        let e = resolve(
+            None,
+            &env_of(&[("OTEL_EXPORTER_OTLP_PROTOCOL", "http/json")]),
+        )
+        .expect_err("refused");
+        assert!(e.starts_with("OTEL_EXPORTER_OTLP_PROTOCOL: "), "{e}");
+        assert!(
+            e.contains("expected \"http/protobuf\" (the default) or \"grpc\""),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn grpc_is_taken_from_the_file_or_the_variables_and_its_endpoint_used_as_given() {
+        let t = TelemetryTable {
+            otlp_endpoint: Some("http://file:4317".into()),
+            protocol: Some("grpc".into()),
+            ..TelemetryTable::default()
+        };
+        let env = env_of(&[("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf")]);
+        let r = resolve(Some(&t), &env).expect("resolves");
+        assert_eq!(r.protocol, (Protocol::Grpc, Source::File));
+        assert_eq!(r.endpoint, Some(("http://file:4317".into(), Source::File)));
+        let env = env_of(&[
+            ("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc"),
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://env:4317"),
+        ]);
+        let r = resolve(None, &env).expect("resolves");
+        let var = Source::Env("OTEL_EXPORTER_OTLP_PROTOCOL");
+        assert_eq!(r.protocol, (Protocol::Grpc, var.clone()));
+        assert_eq!(
+            r.endpoint,
+            Some((
+                "http://env:4317".into(),
+                Source::Env("OTEL_EXPORTER_OTLP_ENDPOINT")
+            ))
+        );
+        let shown: Vec<String> = in_effect(&r).iter().map(ToString::to_string).collect();
+        assert!(
+            shown.contains(
+                &"telemetry.protocol = \"grpc\"  (in effect; io.toml does not set it)  env OTEL_EXPORTER_OTLP_PROTOCOL"
+                    .to_string()
+            ),
+            "{shown:#?}"
+        );
+        // The signal's own variable wins over the general one.
+        let env = env_of(&[
+            ("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "grpc"),
+            ("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf"),
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://env:4317"),
+        ]);
+        let r = resolve(None, &env).expect("resolves");
+        assert_eq!(
+            r.protocol,
+            (
+                Protocol::Grpc,
+                Source::Env("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")
+            )
+        );
+    }
+
+    #[test]
+    fn the_default_protocol_is_shown_only_when_spans_go_out() {
+        let off = resolve(None, &env_of(&[])).expect("resolves");
+        assert!(in_effect(&off).is_empty());
+        let on = resolve(
+            None,
+            &env_of(&[("OTEL_EXPORTER_OTLP_ENDPOINT", "http://env:4318")]),
+        )
+        .expect("resolves");
+        assert_eq!(on.protocol, (Protocol::HttpProtobuf, Source::Default));
+        let shown: Vec<String> = in_effect(&on).iter().map(ToString::to_string).collect();
+        assert!(
+            shown.contains(
+                &"telemetry.protocol = \"http/protobuf\"  (in effect; io.toml does not set it)  default"
+                    .to_string()
+            ),
+            "{shown:#?}"
+        );
     }
 
     #[test]

@@ -1,14 +1,18 @@
-//! A real OTLP/HTTP receiver on loopback for the telemetry tests: `POST
-//! /v1/traces` bodies decoded with the official proto definitions
-//! (`opentelemetry-proto`'s prost types), every span kept; or a collector that
-//! answers 500, hangs, or resets every connection.
+//! A real OTLP receiver on loopback for the telemetry tests, over HTTP (`POST
+//! /v1/traces` bodies decoded with the official proto definitions,
+//! `opentelemetry-proto`'s prost types) or over gRPC (the official
+//! `TraceService`, served by tonic), every span kept; or a collector that fails
+//! every export, hangs, or resets every connection.
 
 use std::sync::{Arc, Mutex};
 
 use axum::body::Bytes;
 use axum::extract::State;
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use axum::routing::post;
+use opentelemetry_proto::tonic::collector::trace::v1::trace_service_server::{
+    TraceService, TraceServiceServer,
+};
 use opentelemetry_proto::tonic::collector::trace::v1::{
     ExportTraceServiceRequest, ExportTraceServiceResponse,
 };
@@ -19,15 +23,18 @@ use prost::Message;
 /// How the receiver behaves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
-    /// Decode and keep, answer 200.
+    /// Decode and keep, answer 200 (over gRPC, OK).
     Ok,
-    /// Answer 500 to everything.
+    /// Answer 500 to everything (over gRPC, UNAVAILABLE).
     Fail,
     /// Never answer.
     Hang,
     /// Accept each connection and reset it, the request unread.
     Reset,
 }
+
+/// One request's headers (gRPC metadata): lower-case name, text value.
+pub type Headers = Vec<(String, String)>;
 
 /// A running receiver.
 pub struct Receiver {
@@ -37,27 +44,24 @@ pub struct Receiver {
     pub requests: Arc<Mutex<Vec<ExportTraceServiceRequest>>>,
     /// Requests that arrived, whatever the mode.
     pub hits: Arc<Mutex<u32>>,
+    /// The headers (over gRPC, the metadata) of every request that arrived,
+    /// names lower-case, values that are not text left out.
+    pub headers: Arc<Mutex<Vec<Headers>>>,
 }
 
 impl Receiver {
-    /// Start one on an ephemeral loopback port.
+    /// Start an OTLP/HTTP one on an ephemeral loopback port.
     pub async fn start(mode: Mode) -> Receiver {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let base_url = format!("http://{}", listener.local_addr().unwrap());
-        let requests = Arc::new(Mutex::new(Vec::new()));
-        let hits = Arc::new(Mutex::new(0));
+        let (listener, receiver) = Receiver::bound().await;
         if mode == Mode::Reset {
-            let hits2 = hits.clone();
-            tokio::spawn(async move {
-                while let Ok((socket, _)) = listener.accept().await {
-                    *hits2.lock().unwrap() += 1;
-                    // Closed with the request unread: the kernel answers with a reset.
-                    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-                    drop(socket);
-                }
-            });
+            receiver.reset_every_connection(listener);
         } else {
-            let state = (mode, requests.clone(), hits.clone());
+            let state = Shared {
+                mode,
+                requests: receiver.requests.clone(),
+                hits: receiver.hits.clone(),
+                headers: receiver.headers.clone(),
+            };
             let app = axum::Router::new()
                 .route("/v1/traces", post(receive))
                 .with_state(state);
@@ -65,11 +69,55 @@ impl Receiver {
                 let _ = axum::serve(listener, app).await;
             });
         }
-        Receiver {
-            base_url,
-            requests,
-            hits,
+        receiver
+    }
+
+    /// Start an OTLP/gRPC one (the official `TraceService`, served by tonic over
+    /// HTTP/2 without TLS) on an ephemeral loopback port.
+    pub async fn start_grpc(mode: Mode) -> Receiver {
+        let (listener, receiver) = Receiver::bound().await;
+        if mode == Mode::Reset {
+            receiver.reset_every_connection(listener);
+        } else {
+            let service = TraceServiceServer::new(Shared {
+                mode,
+                requests: receiver.requests.clone(),
+                hits: receiver.hits.clone(),
+                headers: receiver.headers.clone(),
+            });
+            let incoming = tonic::transport::server::TcpIncoming::from(listener);
+            tokio::spawn(async move {
+                let _ = tonic::transport::Server::builder()
+                    .add_service(service)
+                    .serve_with_incoming(incoming)
+                    .await;
+            });
         }
+        receiver
+    }
+
+    async fn bound() -> (tokio::net::TcpListener, Receiver) {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base_url = format!("http://{}", listener.local_addr().unwrap());
+        let receiver = Receiver {
+            base_url,
+            requests: Arc::new(Mutex::new(Vec::new())),
+            hits: Arc::new(Mutex::new(0)),
+            headers: Arc::new(Mutex::new(Vec::new())),
+        };
+        (listener, receiver)
+    }
+
+    fn reset_every_connection(&self, listener: tokio::net::TcpListener) {
+        let hits = self.hits.clone();
+        tokio::spawn(async move {
+            while let Ok((socket, _)) = listener.accept().await {
+                *hits.lock().unwrap() += 1;
+                // Closed with the request unread: the kernel answers with a reset.
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+                drop(socket);
+            }
+        });
     }
 
     /// Every span received, in arrival order.
@@ -99,17 +147,52 @@ impl Receiver {
     }
 }
 
-type Shared = (
-    Mode,
-    Arc<Mutex<Vec<ExportTraceServiceRequest>>>,
-    Arc<Mutex<u32>>,
-);
+/// What either receiver keeps, and how it answers.
+#[derive(Clone)]
+struct Shared {
+    mode: Mode,
+    requests: Arc<Mutex<Vec<ExportTraceServiceRequest>>>,
+    hits: Arc<Mutex<u32>>,
+    headers: Arc<Mutex<Vec<Headers>>>,
+}
+
+impl Shared {
+    fn arrived(&self, headers: &HeaderMap) {
+        *self.hits.lock().unwrap() += 1;
+        let text = headers
+            .iter()
+            .filter_map(|(k, v)| Some((k.as_str().to_string(), v.to_str().ok()?.to_string())))
+            .collect();
+        self.headers.lock().unwrap().push(text);
+    }
+}
+
+#[tonic::async_trait]
+impl TraceService for Shared {
+    async fn export(
+        &self,
+        request: tonic::Request<ExportTraceServiceRequest>,
+    ) -> Result<tonic::Response<ExportTraceServiceResponse>, tonic::Status> {
+        self.arrived(&request.metadata().clone().into_headers());
+        match self.mode {
+            Mode::Fail => return Err(tonic::Status::unavailable("down")),
+            Mode::Hang => {
+                tokio::time::sleep(std::time::Duration::from_secs(3600)).await;
+            }
+            Mode::Ok | Mode::Reset => {}
+        }
+        self.requests.lock().unwrap().push(request.into_inner());
+        Ok(tonic::Response::new(ExportTraceServiceResponse::default()))
+    }
+}
 
 async fn receive(
-    State((mode, requests, hits)): State<Shared>,
+    State(shared): State<Shared>,
+    headers: HeaderMap,
     body: Bytes,
 ) -> (StatusCode, Vec<u8>) {
-    *hits.lock().unwrap() += 1;
+    shared.arrived(&headers);
+    let Shared { mode, requests, .. } = shared;
     match mode {
         Mode::Fail => return (StatusCode::INTERNAL_SERVER_ERROR, b"down".to_vec()),
         Mode::Hang => {
