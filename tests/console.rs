@@ -294,16 +294,16 @@ fn themes_cycle_and_key_overrides_apply_everywhere() {
     update(&mut s, ctrl('t'));
     assert_eq!(s.theme.0, "light");
     let mut s = initial_state(
-        &loaded(&format!("{CONFIG}\n[console.keys]\nrun = \"f5\"\n")),
+        &loaded(&format!("{CONFIG}\n[console.keys]\nrun = \"f6\"\n")),
         &connection(),
         false,
     )
     .unwrap();
     assert!(matches!(
-        update(&mut s, key(KeyCode::F(5)))[..],
+        update(&mut s, key(KeyCode::F(6)))[..],
         [Effect::StartRun { .. }]
     ));
-    assert!(screen(&s, 80, 24).contains("F5 run"));
+    assert!(screen(&s, 100, 24).contains("F6 run"));
     let e = initial_state(
         &loaded("[console]\ntheme = \"sepia\"\n"),
         &connection(),

@@ -211,7 +211,7 @@ fn a_binding_that_shadows_another_is_a_config_error_naming_both() {
         Some("[console.keys]: sources (everywhere) and next_field (in Declare) are both bound to \"f4\", so one of them could never be pressed; give one of them another key".into())
     );
     // Swapping two keys is fine; the same key on two different screens too.
-    assert_eq!(err("run = \"f5\"\nquit = \"ctrl-r\""), None);
+    assert_eq!(err("run = \"f6\"\nquit = \"ctrl-r\""), None);
 }
 
 #[test]

@@ -193,6 +193,51 @@ fn a_console_run_is_traced_when_telemetry_names_a_collector() {
     assert!(services.iter().all(|s| s == "console-test"), "{services:?}");
 }
 
+#[test]
+fn ctrl_g_compares_every_vendor_in_a_real_terminal_and_enter_opens_one() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("io.toml"), "").unwrap();
+    let (screen, mut child, mut writer, reading) = spawn(
+        dir.path(),
+        &format!(
+            "{:?} --config io.toml --store data/runs.db; echo \"exit=$?\"; stty -a",
+            env!("CARGO_BIN_EXE_io-harness")
+        ),
+    );
+    let mut press = |bytes: &[u8]| {
+        writer.write_all(bytes).unwrap();
+        writer.flush().unwrap();
+    };
+    screen.wait_for(&["offline demo: built-in stub vendor"]);
+    // Ctrl-G: a column per vendor, then the comparison.
+    press(b"\x07");
+    let done = screen.wait_for(&["overlap of cited sources", "▶ #1 anthropic"]);
+    for v in ["#1 anthropic", "#2 openai", "#3 openrouter"] {
+        assert!(done.contains(v), "{done}");
+    }
+    // Enter: the chosen run in the Run panes.
+    press(b"\r");
+    screen.wait_for(&["Run 1 · anthropic", "from the store"]);
+    // Each run's copy of the workspace is beside the store.
+    for v in ["anthropic", "openai", "openrouter"] {
+        assert!(
+            dir.path()
+                .join("data/groups/1")
+                .join(v)
+                .join("io.toml")
+                .exists(),
+            "{v}"
+        );
+    }
+    press(b"\x11");
+    assert!(child.wait().unwrap().success());
+    drop(writer);
+    reading.join().unwrap();
+    let out = screen.raw_text();
+    assert!(out.contains("exit=0"), "{out}");
+    assert_sane(&out);
+}
+
 type Spawned = (
     Screen,
     Box<dyn portable_pty::Child + Send + Sync>,

@@ -192,7 +192,7 @@ fn report(store: &Store, config: &Config, g: &GroupResult, json: bool) -> Result
     if json {
         super::out::line(&serde_json::to_string(&comparison).unwrap_or_default())?;
     } else {
-        super::out::print(&super::compare::render(&comparison))?;
+        super::out::print(&io_harness::core::compare::table::render(&comparison))?;
         eprintln!(
             "`io-harness compare {}` shows this again; `io-harness citations RUN_ID` lists a run's sources",
             g.group_id

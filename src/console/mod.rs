@@ -57,6 +57,7 @@ pub async fn open(config: Option<PathBuf>, store: Option<PathBuf>, demo: bool) -
         .map(|&v| (v, crate::launch::Limits::of(&loaded.config, v)))
         .collect();
     executor.policy = loaded.config.policy();
+    executor.copies = Some(crate::run::group::Copies::beside(&store_path));
     // A malformed [telemetry] is named before the terminal is taken.
     executor.telemetry = crate::telemetry::Telemetry::start(
         &crate::telemetry::resolved(&loaded.config)?,

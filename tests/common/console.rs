@@ -116,7 +116,7 @@ impl LiveConsole {
             .as_ref()
             .or(conn.stub.as_ref())
             .map(io_harness::stub::StubHandle::rewinder);
-        let executor = io_harness::console::effects::Executor::new(
+        let mut executor = io_harness::console::effects::Executor::new(
             io_harness::store::Store::open(&store_path).unwrap(),
             dir.path().join("io.toml"),
             conn.endpoints.clone(),
@@ -126,6 +126,7 @@ impl LiveConsole {
             tx,
             approver,
         );
+        executor.copies = Some(io_harness::run::group::Copies::beside(&store_path));
         LiveConsole {
             state,
             executor,

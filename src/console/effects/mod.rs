@@ -2,6 +2,7 @@
 //! over the library's `run_with_options`; store reads are `spawn_blocking`; each
 //! result comes back to the loop as a `Msg`. Nothing here decides what to show.
 
+mod group;
 pub mod setup;
 pub mod terminal;
 
@@ -58,6 +59,8 @@ pub struct Executor {
     pub approver: ChannelApprover,
     /// The answer slot of the question on screen.
     pub pending: Option<oneshot::Sender<crate::approve::Answer>>,
+    /// Where a comparison's workspace copies go (beside the store file).
+    pub copies: Option<crate::run::group::Copies>,
     /// Where runs are traced when `[telemetry]` names a collector.
     pub telemetry: Option<crate::telemetry::Telemetry>,
     cancel: Option<CancellationToken>,
@@ -100,6 +103,7 @@ impl Executor {
             tx,
             approver,
             pending: None,
+            copies: None,
             telemetry: None,
             cancel: None,
             task: None,
@@ -124,6 +128,7 @@ impl Executor {
                 vendor,
                 model,
             } => self.start(*contract, vendor, model),
+            Effect::StartCompare { contract, vendors } => self.start_compare(*contract, vendors),
             Effect::CancelRun => self.cancel_run(),
             Effect::Answer(answer) => {
                 if let Some(p) = self.pending.take() {

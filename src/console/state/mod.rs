@@ -1,10 +1,12 @@
 //! The console's state: the screen, the Declare form (`form`, its previews in
 //! `preview`), the Run panes (`run`, folded from events by `fold` and `live`, or
-//! rebuilt from the store by `past`), the Sources lists, the theme; and the
+//! rebuilt from the store by `past`), the Sources lists, the Compare columns
+//! (`compare`), the theme; and the
 //! messages `update` takes and the effects it returns. Nothing here performs I/O:
 //! effects (start a run, load from the store, write io.toml, copy a URL) are
 //! performed by `console::effects`, and their results come back as messages.
 
+pub mod compare;
 pub mod fold;
 pub mod form;
 pub mod live;
@@ -16,6 +18,7 @@ pub mod theme;
 use crossterm::event::KeyEvent;
 
 use crate::approve::ApprovalRequest;
+use crate::console::state::compare::CompareView;
 use crate::console::state::form::{Form, VendorPreview};
 use crate::console::state::past::PastRun;
 use crate::console::state::run::RunView;
@@ -37,6 +40,8 @@ pub enum Screen {
     Run,
     /// Sources.
     Sources,
+    /// One goal on every vendor at once, side by side.
+    Compare,
 }
 
 /// How Sources groups citations.
@@ -85,6 +90,8 @@ pub struct Sources {
     /// The request the selected run's next step would send, when asked (`n`):
     /// the run and the request's lines, or why there is none.
     pub next: Option<(RunId, std::result::Result<Vec<String>, String>)>,
+    /// The run to select once the runs are loaded (opened from Compare).
+    pub select_run: Option<RunId>,
 }
 
 /// Everything the console shows.
@@ -121,6 +128,8 @@ pub struct State {
     pub pending_step: Option<u32>,
     /// Sources.
     pub sources: Sources,
+    /// The Compare screen.
+    pub compare: CompareView,
     /// Prices for past runs' costs.
     pub prices: PriceTable,
     /// What the console is connected to (e.g. the offline demo).
@@ -174,6 +183,10 @@ pub enum Msg {
     Tick(Option<u64>),
     /// A run event.
     Run(Box<Event>),
+    /// An event of one vendor's run in a comparison.
+    GroupRun(Vendor, Box<Event>),
+    /// A comparison ended: what the store reads back, or why it could not run.
+    Compared(std::result::Result<crate::core::compare::Comparison, String>),
     /// The run asks for approval.
     Approval(ApprovalRequest),
     /// The run task ended with an error before or outside its outcome.
@@ -210,7 +223,15 @@ pub enum Effect {
         /// The model.
         model: String,
     },
-    /// Cancel the run.
+    /// Run the contract on each vendor at once, as a run group (a vendor that
+    /// cannot carry it is recorded with its refusal).
+    StartCompare {
+        /// The contract.
+        contract: Box<TaskContract>,
+        /// Each vendor with the model the form names for it.
+        vendors: Vec<(Vendor, String)>,
+    },
+    /// Cancel the run (or every run of a comparison).
     CancelRun,
     /// Answer the pending approval.
     Answer(crate::approve::Answer),
@@ -291,7 +312,9 @@ impl State {
                 detail: false,
                 loaded: false,
                 next: None,
+                select_run: None,
             },
+            compare: CompareView::default(),
             prices,
             mode,
             notice: None,
@@ -310,7 +333,13 @@ impl State {
             Screen::Declare => Scope::Declare,
             Screen::Run => Scope::Run,
             Screen::Sources => Scope::Sources,
+            Screen::Compare => Scope::Compare,
         }
+    }
+
+    /// A run (or a comparison) is in progress.
+    pub fn busy(&self) -> bool {
+        self.run.running || self.compare.running
     }
 
     /// Put a notice on the status line (replacing any, and its cause).

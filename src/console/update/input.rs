@@ -37,7 +37,7 @@ pub(super) fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
             .modifiers
             .contains(crossterm::event::KeyModifiers::CONTROL);
     let confirming = std::mem::take(&mut state.confirm_quit);
-    if ctrl_c && (confirming || !state.run.running) {
+    if ctrl_c && (confirming || !state.busy()) {
         return quit(state);
     }
     if ctrl_c {
@@ -86,7 +86,9 @@ pub(super) fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
             | Action::ShowDeclare
             | Action::ShowRun
             | Action::ShowSources
+            | Action::ShowCompare
             | Action::StartRun
+            | Action::StartCompare
             | Action::Quit
             | Action::Save
             | Action::CycleTheme
@@ -152,7 +154,7 @@ fn commit(state: &mut State, buf: String, before: String) -> bool {
 }
 
 fn quit(state: &mut State) -> Vec<Effect> {
-    if state.run.running {
+    if state.busy() {
         vec![Effect::CancelRun, Effect::Quit]
     } else {
         vec![Effect::Quit]
@@ -172,7 +174,12 @@ pub(super) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
             state.screen = Screen::Sources;
             return vec![Effect::LoadRuns];
         }
+        Action::ShowCompare => state.screen = Screen::Compare,
         Action::StartRun => return start_run(state),
+        Action::StartCompare => return super::compare::start(state),
+        Action::OpenCompared | Action::SourcesOfCompared => {
+            return super::compare::open(state, action);
+        }
         Action::Save => return vec![Effect::SaveWeb(state.form.web())],
         Action::CycleTheme => cycle_theme(state),
         Action::Cancel => return cancel(state),
@@ -215,7 +222,11 @@ pub(super) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
 fn cancel(state: &mut State) -> Vec<Effect> {
     if state.run.approval.take().is_some() {
         return vec![Effect::Answer(Answer::No)];
-    } else if state.sources.next.take().is_some() {
+    }
+    if let Some(effects) = super::compare::cancel(state) {
+        return effects;
+    }
+    if state.sources.next.take().is_some() {
     } else if state.sources.hits.take().is_some() {
         state.sources.in_citations = false;
     } else if state.sources.detail {
@@ -243,7 +254,7 @@ fn next_field(state: &mut State, forward: bool) {
 /// Start the declared run: refused while one runs, when the chosen vendor refuses
 /// the declaration, or with no goal — each said in the status line.
 fn start_run(state: &mut State) -> Vec<Effect> {
-    if state.run.running {
+    if state.busy() {
         state.say("a run is already in progress; Esc cancels it", true);
         return Vec::new();
     }
@@ -344,6 +355,7 @@ fn move_cursor(state: &mut State, up: bool) -> Vec<Effect> {
                 state.preview_scroll.saturating_add(1)
             };
         }
+        Screen::Compare => state.compare.choose(up),
         Screen::Run => {
             state.run.focus_step = None;
             state.run_scroll = if up {

@@ -19,6 +19,14 @@ pub enum Action {
     ShowRun,
     /// Show Sources.
     ShowSources,
+    /// Show Compare.
+    ShowCompare,
+    /// Run the declaration on every vendor that carries it, side by side.
+    StartCompare,
+    /// Compare: open the chosen run in the Run panes.
+    OpenCompared,
+    /// Compare: open the chosen run in Sources.
+    SourcesOfCompared,
     /// Start a run of the declaration.
     StartRun,
     /// Quit.
@@ -88,6 +96,8 @@ pub enum Scope {
     Run,
     /// Sources.
     Sources,
+    /// Compare.
+    Compare,
     /// The approval dialog.
     Approval,
 }
@@ -107,7 +117,7 @@ pub struct Binding {
     pub scope: Scope,
 }
 
-const DEFAULTS: [(Action, &str, &str, &str, Scope); 32] = [
+const DEFAULTS: [(Action, &str, &str, &str, Scope); 36] = [
     (
         Action::Help,
         "help",
@@ -137,10 +147,24 @@ const DEFAULTS: [(Action, &str, &str, &str, Scope); 32] = [
         Scope::Global,
     ),
     (
+        Action::ShowCompare,
+        "compare_screen",
+        "f5",
+        "Compare",
+        Scope::Global,
+    ),
+    (
         Action::StartRun,
         "run",
         "ctrl-r",
         "run the declaration",
+        Scope::Global,
+    ),
+    (
+        Action::StartCompare,
+        "compare",
+        "ctrl-g",
+        "run the declaration on every vendor that carries it, side by side",
         Scope::Global,
     ),
     (Action::Quit, "quit", "ctrl-q", "quit", Scope::Global),
@@ -299,6 +323,20 @@ const DEFAULTS: [(Action, &str, &str, &str, Scope); 32] = [
         "check the selected run's sources: fetch each, look for its quote",
         Scope::Sources,
     ),
+    (
+        Action::OpenCompared,
+        "open_compared",
+        "enter",
+        "open the chosen run in the Run panes",
+        Scope::Compare,
+    ),
+    (
+        Action::SourcesOfCompared,
+        "sources_of_compared",
+        "s",
+        "open the chosen run's sources",
+        Scope::Compare,
+    ),
     (Action::Approve, "approve", "y", "approve", Scope::Approval),
     (Action::Deny, "deny", "n", "deny", Scope::Approval),
     (
@@ -378,6 +416,7 @@ fn shadowed(bindings: &[Binding]) -> Result<()> {
         Scope::Declare => "in Declare",
         Scope::Run => "in Run",
         Scope::Sources => "in Sources",
+        Scope::Compare => "in Compare",
         Scope::Approval => "in the approval dialog",
     };
     for (i, a) in bindings.iter().enumerate() {
@@ -488,14 +527,19 @@ mod tests {
             ),
             Some(Action::SwitchPane)
         );
-        let km = Keymap::new(&BTreeMap::from([("run".to_string(), "f5".to_string())])).unwrap();
+        let km = Keymap::new(&BTreeMap::from([("run".to_string(), "f6".to_string())])).unwrap();
         assert_eq!(
             km.lookup(
                 Scope::Run,
-                &KeyEvent::new(KeyCode::F(5), KeyModifiers::NONE)
+                &KeyEvent::new(KeyCode::F(6), KeyModifiers::NONE)
             ),
             Some(Action::StartRun)
         );
+        // F5 is the Compare screen's: binding `run` to it names both.
+        let e = Keymap::new(&BTreeMap::from([("run".to_string(), "f5".to_string())]))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("compare_screen") && e.contains("run"), "{e}");
         let e = Keymap::new(&BTreeMap::from([("rnu".to_string(), "f5".to_string())]))
             .unwrap_err()
             .to_string();

@@ -4,6 +4,7 @@
 //! fold; what the store answered to the screen it was asked for.
 //! Effects are returned, never performed here.
 
+mod compare;
 pub mod input;
 pub mod keys;
 mod sources;
@@ -42,6 +43,10 @@ fn apply(state: &mut State, msg: Msg) -> Vec<Effect> {
         Msg::Resize => Vec::new(),
         Msg::Tick(elapsed) => {
             match elapsed {
+                // A comparison's columns move with their own events; the spinner turns.
+                Some(_) if state.compare.running => {
+                    state.spinner = state.spinner.wrapping_add(1);
+                }
                 Some(ms) if state.run.running => {
                     state.run.elapsed_ms = state.run.elapsed_ms.max(ms);
                     state.spinner = state.spinner.wrapping_add(1);
@@ -60,6 +65,17 @@ fn apply(state: &mut State, msg: Msg) -> Vec<Effect> {
                 Vec::new()
             }
         }
+        Msg::GroupRun(vendor, event) => {
+            state.compare.apply(vendor, &event);
+            Vec::new()
+        }
+        Msg::Compared(result) => {
+            if let Err(e) = &result {
+                state.say(e.clone(), true);
+            }
+            state.compare.ended(result);
+            vec![Effect::LoadRuns]
+        }
         Msg::Approval(request) => {
             state.run.approval = Some(request);
             Vec::new()
@@ -71,6 +87,12 @@ fn apply(state: &mut State, msg: Msg) -> Vec<Effect> {
         Msg::Runs(runs) => {
             state.sources.runs = runs;
             state.sources.loaded = true;
+            // Opened from Compare: that run, where the list has it.
+            if let Some(id) = state.sources.select_run.take() {
+                if let Some(i) = state.sources.runs.iter().position(|r| r.run_id == id) {
+                    state.sources.selected = i;
+                }
+            }
             state.sources.selected = state
                 .sources
                 .selected

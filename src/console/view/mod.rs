@@ -2,6 +2,7 @@
 //! the screen, and a status line; the help overlay and the approval dialog draw on
 //! top. Areas too small to be useful get a note instead of a panic.
 
+mod compare;
 mod declare;
 mod requests;
 mod run;
@@ -53,6 +54,7 @@ pub fn draw(frame: &mut Frame<'_>, state: &State) {
         Screen::Declare => declare::draw(frame, body, state),
         Screen::Run => run::draw(frame, body, state),
         Screen::Sources => sources::draw(frame, body, state),
+        Screen::Compare => compare::draw(frame, body, state),
     }
     frame.render_widget(Paragraph::new(status_rows), status);
     if state.run.approval.is_some() {
@@ -89,6 +91,12 @@ fn draw_tabs(frame: &mut Frame<'_>, area: Rect, state: &State) {
             "Sources",
             k(Action::ShowSources),
             state.screen == Screen::Sources,
+        ),
+        Span::raw(" "),
+        tab(
+            "Compare",
+            k(Action::ShowCompare),
+            state.screen == Screen::Compare,
         ),
     ];
     // The longest hint that fits whole; a narrow terminal drops hints, never
@@ -193,6 +201,7 @@ fn draw_help(frame: &mut Frame<'_>, area: Rect, state: &State) {
         Scope::Declare => "Declare",
         Scope::Run => "Run",
         Scope::Sources => "Sources",
+        Scope::Compare => "Compare",
         Scope::Approval => "approval",
     };
     // Fixed columns sized to their longest entry; the description takes the

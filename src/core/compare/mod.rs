@@ -3,6 +3,8 @@
 //! over all, of cited domains and of cited URLs). Pure: built from rows the store
 //! read; `compare` prints it, the console's Compare screen draws it.
 
+pub mod table;
+
 use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};

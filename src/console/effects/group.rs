@@ -1,0 +1,97 @@
+//! Starting a comparison from the console: every vendor's provider built at the
+//! one seam (`launch`), each run's events forwarded tagged with its vendor (and
+//! traced when `[telemetry]` says so), the group run by the library
+//! (`run::group`) off the UI task, and its comparison read back from the store.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::Executor;
+use crate::console::state::Msg;
+use crate::core::contract::TaskContract;
+use crate::core::event::Event;
+use crate::core::wire::Vendor;
+use crate::launch::{self, Key};
+use crate::run::group::{Entrant, run_group};
+use crate::run::{Observer, RunOptions};
+
+/// Forwards one vendor's events in a comparison.
+struct Tagged(mpsc::UnboundedSender<Msg>, Vendor);
+
+impl Observer for Tagged {
+    fn event(&self, event: &Event) {
+        let _ = self.0.send(Msg::GroupRun(self.1, Box::new(event.clone())));
+    }
+}
+
+impl Executor {
+    /// Run `contract` on each of `vendors` at once as a run group.
+    pub(super) fn start_compare(&mut self, contract: TaskContract, vendors: Vec<(Vendor, String)>) {
+        let Some(copies) = self.copies.clone() else {
+            let _ = self.tx.send(Msg::Compared(Err(
+                "the store's folder is not known, so the workspace copies have nowhere to go"
+                    .into(),
+            )));
+            return;
+        };
+        // One rewind for the whole group: every vendor's script from its start,
+        // under one key (not a secret) the stub knows as this group's.
+        let key = match &self.demo {
+            Some(rewinder) => Key::Stub(rewinder.rewind()),
+            None => Key::FromEnv,
+        };
+        let entrants = vendors
+            .into_iter()
+            .map(|(vendor, model)| {
+                let (endpoint, max_tokens) = self.target(vendor);
+                let limits = self.limits.get(&vendor).copied().unwrap_or_default();
+                let tagged: Arc<dyn Observer> = Arc::new(Tagged(self.tx.clone(), vendor));
+                let observer = match &self.telemetry {
+                    Some(t) => t.observer(&endpoint.base_url, tagged),
+                    None => tagged,
+                };
+                Entrant {
+                    vendor: vendor.to_string(),
+                    provider: launch::provider(endpoint, model, max_tokens, &key, &limits),
+                    observer,
+                }
+            })
+            .collect::<Vec<_>>();
+        self.approver.forget();
+        let cancel = CancellationToken::new();
+        let options = RunOptions {
+            prices: self.prices.clone(),
+            cancel: cancel.clone(),
+            agents: self.agents.clone(),
+            mcp: self.mcp.clone(),
+            ..RunOptions::default()
+        };
+        let (store, policy, approver, tx, prices) = (
+            self.store.clone(),
+            self.policy.clone(),
+            self.approver.clone(),
+            self.tx.clone(),
+            self.prices.clone(),
+        );
+        self.cancel = Some(cancel);
+        self.started = Some(Instant::now());
+        self.task = Some(tokio::spawn(async move {
+            let ran = run_group(
+                &contract, entrants, &store, &copies, &policy, &approver, options, None,
+            )
+            .await;
+            let compared = match ran {
+                Ok(g) => match store.comparison(g.group_id, &prices) {
+                    Ok(Some(c)) => Ok(c),
+                    Ok(None) => Err(format!("run group {} was not recorded", g.group_id)),
+                    Err(e) => Err(e.to_string()),
+                },
+                Err(e) => Err(e.to_string()),
+            };
+            let _ = tx.send(Msg::Compared(compared));
+        }));
+    }
+}

@@ -1,0 +1,178 @@
+//! A comparison as text for people: a column a run (outcome, steps, tokens, cost,
+//! wall time, searches, citations, domains), the vendors that did not run and
+//! why, the overlap of each pair's sources, and each final answer's first lines.
+//! `compare` prints it; the console's Compare screen shows it when a group ends.
+
+use std::fmt::Write as _;
+
+use super::Comparison;
+use crate::core::price::usd;
+
+/// The comparison as a table for people.
+pub fn render(c: &Comparison) -> String {
+    let mut text = format!(
+        "group {} · {} run{} · goal: {}\n",
+        c.group_id,
+        c.runs.len(),
+        if c.runs.len() == 1 { "" } else { "s" },
+        c.goal.lines().next().unwrap_or("")
+    );
+    if let Some(cap) = c.max_usd_micro {
+        let _ = writeln!(text, "the group's total was capped at {}", usd(cap));
+    }
+    if !c.runs.is_empty() {
+        text.push('\n');
+        table(c, &mut text);
+    }
+    for r in &c.not_run {
+        let _ = writeln!(text, "{} did not run: {}", r.vendor, r.message);
+    }
+    if !c.overlaps.is_empty() {
+        text.push_str(
+            "\noverlap of cited sources (Jaccard: shared ÷ all; — when neither cited any)\n",
+        );
+        for o in &c.overlaps {
+            let _ = writeln!(
+                text,
+                "  {} × {}  domains {}  urls {}",
+                label(c, o.a),
+                label(c, o.b),
+                ratio(o.domains),
+                ratio(o.urls)
+            );
+        }
+    }
+    if c.runs.iter().any(|r| !r.answer.is_empty()) {
+        text.push_str("\nanswers (first lines)\n");
+        for r in &c.runs {
+            for (i, line) in r.answer.iter().enumerate() {
+                let head = if i == 0 {
+                    format!("#{} {}:", r.run_id, r.vendor)
+                } else {
+                    String::new()
+                };
+                let _ = writeln!(text, "  {head:<18} {line}");
+            }
+        }
+    }
+    text
+}
+
+/// One row a measure, one column a run.
+fn table(c: &Comparison, text: &mut String) {
+    let heads: Vec<String> = c
+        .runs
+        .iter()
+        .map(|r| format!("#{} {}", r.run_id, r.vendor))
+        .collect();
+    let rows: Vec<(&str, Vec<String>)> = vec![
+        ("model", c.runs.iter().map(|r| r.model.clone()).collect()),
+        (
+            "outcome",
+            c.runs.iter().map(|r| r.outcome.clone()).collect(),
+        ),
+        (
+            "steps",
+            c.runs.iter().map(|r| r.steps.to_string()).collect(),
+        ),
+        (
+            "tokens in / out",
+            c.runs
+                .iter()
+                .map(|r| format!("{} / {}", r.input_tokens, r.output_tokens))
+                .collect(),
+        ),
+        (
+            "cache read / write",
+            c.runs
+                .iter()
+                .map(|r| format!("{} / {}", r.cache_read_tokens, r.cache_write_tokens))
+                .collect(),
+        ),
+        (
+            "cost",
+            c.runs
+                .iter()
+                .map(|r| match r.cost_micro_usd {
+                    Some(m) => format!(
+                        "{}{}",
+                        usd(m),
+                        if r.cost_vendor_reported { "v" } else { "" }
+                    ),
+                    None => "—".into(),
+                })
+                .collect(),
+        ),
+        (
+            "wall time",
+            c.runs
+                .iter()
+                .map(|r| {
+                    r.wall_ms
+                        .map_or("—".into(), |ms| format!("{:.1} s", ms as f64 / 1000.0))
+                })
+                .collect(),
+        ),
+        (
+            "searches (failed)",
+            c.runs
+                .iter()
+                .map(|r| format!("{} ({})", r.searches, r.failed_searches))
+                .collect(),
+        ),
+        (
+            "fetches",
+            c.runs.iter().map(|r| r.fetches.to_string()).collect(),
+        ),
+        (
+            "citations",
+            c.runs.iter().map(|r| r.citations.to_string()).collect(),
+        ),
+        (
+            "cited domains",
+            c.runs.iter().map(|r| r.domains.to_string()).collect(),
+        ),
+    ];
+    let width = heads
+        .iter()
+        .chain(rows.iter().flat_map(|(_, v)| v.iter()))
+        .map(|s| s.chars().count())
+        .max()
+        .unwrap_or(0)
+        .clamp(12, 32);
+    let cell = |s: &str| {
+        let s: String = s.chars().take(width).collect();
+        format!("  {s:<width$}")
+    };
+    let _ = writeln!(
+        text,
+        "{:<18}{}",
+        "",
+        heads.iter().map(|h| cell(h)).collect::<String>()
+    );
+    for (name, values) in rows {
+        let _ = writeln!(
+            text,
+            "{name:<18}{}",
+            values.iter().map(|v| cell(v)).collect::<String>()
+        );
+    }
+    for r in &c.runs {
+        if let Some(d) = &r.outcome_detail {
+            let _ = writeln!(text, "#{} {}: {}", r.run_id, r.outcome, d);
+        }
+    }
+}
+
+fn label(c: &Comparison, run_id: i64) -> String {
+    let vendor = c
+        .runs
+        .iter()
+        .find(|r| r.run_id == run_id)
+        .map_or("", |r| r.vendor.as_str());
+    format!("#{run_id} {vendor}")
+}
+
+fn ratio(r: Option<f64>) -> String {
+    r.map_or("—".into(), |v| format!("{v:.2}"))
+}
