@@ -678,3 +678,51 @@ fn config_shows_the_protocol_in_effect_and_where_it_came_from() {
     assert!(out.contains(&line), "{line} not in:\n{out}");
     assert_eq!(out.matches("telemetry.protocol").count(), 1, "{out}");
 }
+
+/// io.toml's header wins over the same header in `OTEL_EXPORTER_OTLP_HEADERS`, as
+/// the README says, over HTTP and over gRPC (the exporter crate reads the
+/// variable itself and would let it win).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_io_toml_header_wins_over_the_same_header_in_the_variable() {
+    for grpc in [false, true] {
+        let receiver = if grpc {
+            Receiver::start_grpc(Mode::Ok).await
+        } else {
+            Receiver::start(Mode::Ok).await
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = dir.path().join("io.toml");
+        std::fs::write(
+            &cfg,
+            format!(
+                "[telemetry]\notlp_endpoint = \"{}\"\nprotocol = \"{}\"\nheaders = {{ x-team = \"from-file\" }}\n",
+                receiver.base_url,
+                if grpc { "grpc" } else { "http/protobuf" }
+            ),
+        )
+        .unwrap();
+        let mut c = cli::bin();
+        c.current_dir(dir.path())
+            .args(["run", "--demo", "--config", "io.toml", "--store", "runs.db"])
+            .env("OTEL_EXPORTER_OTLP_HEADERS", "x-team=from-env,x-other=kept")
+            .env_remove("OTEL_EXPORTER_OTLP_TRACES_HEADERS");
+        let (code, _, err) = tokio::task::spawn_blocking(move || cli::run(&mut c))
+            .await
+            .unwrap();
+        assert_eq!(code, 0, "{err}");
+        let headers = receiver.headers.lock().unwrap().clone();
+        assert!(!headers.is_empty(), "grpc {grpc}: nothing arrived; {err}");
+        for h in &headers {
+            let team: Vec<&str> = h
+                .iter()
+                .filter(|(k, _)| k == "x-team")
+                .map(|(_, v)| v.as_str())
+                .collect();
+            assert_eq!(team, ["from-file"], "grpc {grpc}: {h:?}");
+            assert!(
+                h.iter().any(|(k, v)| k == "x-other" && v == "kept"),
+                "grpc {grpc}: {h:?}"
+            );
+        }
+    }
+}

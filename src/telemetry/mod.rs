@@ -8,6 +8,7 @@
 //! endpoint is configured; it never blocks, slows or fails a run.
 
 pub mod backfill;
+mod headers;
 pub mod live;
 pub mod queue;
 pub mod settings;
@@ -106,6 +107,7 @@ impl Telemetry {
             let built = match protocol {
                 Protocol::HttpProtobuf => opentelemetry_otlp::SpanExporter::builder()
                     .with_http()
+                    .with_http_client(headers::Overriding::new(&headers, EXPORT_TIMEOUT)?)
                     .with_protocol(opentelemetry_otlp::Protocol::HttpBinary)
                     .with_endpoint(url)
                     .with_timeout(EXPORT_TIMEOUT)
@@ -119,7 +121,8 @@ impl Telemetry {
                         .with_protocol(opentelemetry_otlp::Protocol::Grpc)
                         .with_endpoint(url)
                         .with_timeout(EXPORT_TIMEOUT)
-                        .with_metadata(metadata(&headers))
+                        .with_metadata(headers::metadata(&headers))
+                        .with_interceptor(headers::interceptor(&headers))
                         .with_retry_policy(opentelemetry_otlp::RetryPolicy::disabled());
                     // The system's roots, as the HTTP client trusts them.
                     let builder = if tls {
@@ -217,24 +220,6 @@ impl Telemetry {
     pub fn sent(&self) -> u64 {
         self.counters.sent.load(Ordering::Relaxed)
     }
-}
-
-/// `[telemetry]` headers as gRPC metadata (names are lower-case already; each
-/// was checked as an HTTP header when the settings were read).
-fn metadata(
-    headers: &std::collections::HashMap<String, String>,
-) -> opentelemetry_otlp::tonic_types::metadata::MetadataMap {
-    use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
-    let map: HeaderMap = headers
-        .iter()
-        .filter_map(|(k, v)| {
-            Some((
-                HeaderName::from_bytes(k.as_bytes()).ok()?,
-                HeaderValue::from_str(v).ok()?,
-            ))
-        })
-        .collect();
-    opentelemetry_otlp::tonic_types::metadata::MetadataMap::from_headers(map)
 }
 
 fn plural(n: u64) -> &'static str {
