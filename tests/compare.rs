@@ -14,8 +14,10 @@ use std::time::Duration;
 
 use common::*;
 use io_harness::core::wire::transcript::Conversation;
-use io_harness::run::group::{Column, Copies, Entrant, Replay, run_group, run_in_group};
-use io_harness::run::{NoObserver, RunOptions, run_with_options};
+use io_harness::run::group::{
+    Column, Copies, Entrant, GroupResult, Replay, run_group, run_in_group,
+};
+use io_harness::run::{NoObserver, RunOptions, RunResult, run_with_options};
 use io_harness::stub::{Script, ScriptedResponse, StubHandle, StubVendor};
 use io_harness::{
     ApiKey, ApproveAll, BudgetKind, Endpoint, HttpProvider, Policy, Provider, RetryPolicy,
@@ -112,6 +114,45 @@ impl Place {
     }
 }
 
+impl Place {
+    /// `contract` on `vendors` of `stub` as a new group, with `options` and `cap`.
+    async fn group(
+        &self,
+        stub: &StubHandle,
+        vendors: &[Vendor],
+        contract: &TaskContract,
+        options: RunOptions,
+        cap: Option<u64>,
+    ) -> GroupResult {
+        run_group(
+            contract,
+            entrants(stub, vendors),
+            &self.store,
+            &self.copies(),
+            &Policy::workspace_default(),
+            &ApproveAll,
+            options,
+            cap,
+        )
+        .await
+        .unwrap()
+    }
+
+    /// `contract` alone on `vendor` of `stub`.
+    async fn alone(&self, stub: &StubHandle, vendor: Vendor, contract: &TaskContract) -> RunResult {
+        run_with_options(
+            contract,
+            &provider(stub, vendor),
+            &self.store,
+            &Policy::workspace_default(),
+            &ApproveAll,
+            RunOptions::default(),
+        )
+        .await
+        .unwrap()
+    }
+}
+
 fn ran(column: &Column) -> &io_harness::RunResult {
     match column {
         Column::Ran(r) => r,
@@ -143,18 +184,9 @@ async fn each_vendor_runs_in_its_own_copy_and_a_refusal_is_recorded_while_the_ot
             .starts_with("provider \"openrouter\" cannot restrict search to individual domains"),
         "{want_refusal}"
     );
-    let g = run_group(
-        &contract,
-        entrants(&stub, &vendors),
-        &place.store,
-        &place.copies(),
-        &Policy::workspace_default(),
-        &ApproveAll,
-        RunOptions::default(),
-        None,
-    )
-    .await
-    .unwrap();
+    let g = place
+        .group(&stub, &vendors, &contract, RunOptions::default(), None)
+        .await;
 
     let names: Vec<&str> = g.columns.iter().map(|c| c.0.as_str()).collect();
     assert_eq!(names, ["anthropic", "openai", "openrouter"]);
@@ -229,21 +261,15 @@ async fn a_vendor_hanging_to_its_time_budget_does_not_hold_the_others() {
     let mut contract = place.contract("answer");
     contract.budget.seconds = 1;
     let started = std::time::Instant::now();
-    let g = run_group(
-        &contract,
-        entrants(
+    let g = place
+        .group(
             &stub,
             &[Vendor::Anthropic, Vendor::OpenAi, Vendor::OpenRouter],
-        ),
-        &place.store,
-        &place.copies(),
-        &Policy::workspace_default(),
-        &ApproveAll,
-        RunOptions::default(),
-        None,
-    )
-    .await
-    .unwrap();
+            &contract,
+            RunOptions::default(),
+            None,
+        )
+        .await;
     assert_eq!(
         ran(&g.columns[0].2).outcome,
         RunOutcome::BudgetExhausted {
@@ -283,18 +309,15 @@ async fn one_cancellation_ends_every_run_and_each_is_recorded_cancelled() {
         tokio::time::sleep(Duration::from_millis(300)).await;
         cancel.cancel();
     });
-    let g = run_group(
-        &place.contract("answer"),
-        entrants(&stub, &[Vendor::Anthropic, Vendor::OpenAi]),
-        &place.store,
-        &place.copies(),
-        &Policy::workspace_default(),
-        &ApproveAll,
-        options,
-        None,
-    )
-    .await
-    .unwrap();
+    let g = place
+        .group(
+            &stub,
+            &[Vendor::Anthropic, Vendor::OpenAi],
+            &place.contract("answer"),
+            options,
+            None,
+        )
+        .await;
     for (_, _, column) in &g.columns {
         assert_eq!(ran(column).outcome, RunOutcome::Cancelled);
     }
@@ -338,18 +361,15 @@ async fn the_dollar_cap_is_on_the_groups_total() {
         prices: priced(),
         ..RunOptions::default()
     };
-    let g = run_group(
-        &contract,
-        entrants(&stub, &[Vendor::Anthropic, Vendor::OpenAi]),
-        &place.store,
-        &place.copies(),
-        &Policy::workspace_default(),
-        &ApproveAll,
-        options,
-        Some(cap),
-    )
-    .await
-    .unwrap();
+    let g = place
+        .group(
+            &stub,
+            &[Vendor::Anthropic, Vendor::OpenAi],
+            &contract,
+            options,
+            Some(cap),
+        )
+        .await;
     // Alone, each would pass on $0.02 (under $0.025); together they cross it
     // with Anthropic's first request, and Anthropic stops there.
     assert_eq!(ran(&g.columns[1].2).outcome, RunOutcome::Passed);
@@ -410,32 +430,20 @@ async fn a_grouped_run_writes_the_rows_of_the_same_run_made_alone() {
     contract.conversation = Conversation::Transcript;
     // Alone.
     let alone_stub = stub(script()).await;
-    let alone = run_with_options(
-        &contract,
-        &provider(&alone_stub, Vendor::Anthropic),
-        &place.store,
-        &Policy::workspace_default(),
-        &ApproveAll,
-        RunOptions::default(),
-    )
-    .await
-    .unwrap();
+    let alone = place.alone(&alone_stub, Vendor::Anthropic, &contract).await;
     // In a group of two (OpenAI beside it).
     let mut responses = script();
     responses.push(on(Vendor::OpenAi, &fixture("openai/search-ok.json"), 0));
     let group_stub = stub(responses).await;
-    let g = run_group(
-        &contract,
-        entrants(&group_stub, &[Vendor::Anthropic, Vendor::OpenAi]),
-        &place.store,
-        &place.copies(),
-        &Policy::workspace_default(),
-        &ApproveAll,
-        RunOptions::default(),
-        None,
-    )
-    .await
-    .unwrap();
+    let g = place
+        .group(
+            &group_stub,
+            &[Vendor::Anthropic, Vendor::OpenAi],
+            &contract,
+            RunOptions::default(),
+            None,
+        )
+        .await;
     let grouped = ran(&g.columns[0].2);
     assert_eq!(alone.outcome, grouped.outcome);
     let db = place.dir.path().join("data/runs.db");
@@ -467,16 +475,7 @@ async fn a_replay_runs_the_task_on_another_vendor_without_the_originals_blocks()
         .contract("find the release")
         .with_web(WebAccess::search().max_uses(3));
     contract.conversation = Conversation::Transcript;
-    let original = run_with_options(
-        &contract,
-        &provider(&stub, Vendor::Anthropic),
-        &place.store,
-        &Policy::workspace_default(),
-        &ApproveAll,
-        RunOptions::default(),
-    )
-    .await
-    .unwrap();
+    let original = place.alone(&stub, Vendor::Anthropic, &contract).await;
     assert_eq!(original.outcome, RunOutcome::Passed);
     // The original's second request carried its blocks back, as a transcript does.
     assert!(

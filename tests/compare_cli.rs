@@ -250,3 +250,50 @@ fn a_comparison_killed_with_sigkill_leaves_each_run_resumable_on_its_own() {
     assert!(resumed["outcome"].is_string());
     assert_eq!(resumed["group_id"], anthropic["group_id"]);
 }
+
+#[test]
+fn ctrl_c_cancels_every_run_of_a_comparison_and_each_is_recorded_cancelled() {
+    let dir = place();
+    let mut child = at(dir.path())
+        .args(["run", "--demo", "--json", "--providers", "anthropic,openai"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    // SIGINT (what Ctrl-C sends) once both runs have started.
+    let mut started = 0;
+    for line in lines.by_ref() {
+        let e: serde_json::Value = serde_json::from_str(&line.unwrap()).unwrap();
+        if e["kind"]["event"] == "run_started" {
+            started += 1;
+            if started == 2 {
+                let sent = Command::new("kill")
+                    .args(["-s", "INT", &child.id().to_string()])
+                    .status()
+                    .unwrap();
+                assert!(sent.success());
+                break;
+            }
+        }
+    }
+    // The rest of the output: each run's end, then the comparison.
+    let rest: Vec<serde_json::Value> = lines
+        .map(|l| serde_json::from_str(&l.unwrap()).unwrap())
+        .collect();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(1), "a cancelled run did not pass");
+    let comparison = rest.last().unwrap();
+    let outcomes: Vec<&str> = comparison["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["outcome"].as_str().unwrap())
+        .collect();
+    assert_eq!(outcomes, ["cancelled", "cancelled"]);
+    let listed = runs(dir.path());
+    assert!(
+        listed.iter().all(|r| r["outcome"] == "cancelled"),
+        "{listed:#?}"
+    );
+}

@@ -23,11 +23,7 @@ use super::run::{
 
 /// Run the group and pick the exit code.
 pub async fn run(config: Option<PathBuf>, store: Option<PathBuf>, args: RunArgs) -> ExitCode {
-    match go(config, store, args).await {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::from(1),
-        Err(e) => super::fail(&e),
-    }
+    super::verdict(go(config, store, args).await)
 }
 
 async fn go(

@@ -185,6 +185,16 @@ pub async fn main(cli: Cli) -> ExitCode {
 /// What `run` and `preview` say when there is nothing to ask.
 pub(crate) const NO_GOAL: &str = "no goal: pass --goal TEXT or set `goal` under [task] in io.toml";
 
+/// The exit code of a run (or a group of runs): 0 passed, 1 ended without
+/// passing, else the error's.
+pub(crate) fn verdict(result: io_harness::Result<bool>) -> ExitCode {
+    match result {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(e) => fail(&e),
+    }
+}
+
 /// Print an error and pick its exit code.
 pub(crate) fn fail(e: &Error) -> ExitCode {
     eprintln!("{e}");

@@ -65,11 +65,7 @@ pub async fn run(config: Option<PathBuf>, store: Option<PathBuf>, args: RunArgs)
     if !args.providers.is_empty() || args.replay.is_some() {
         return super::group::run(config, store, args).await;
     }
-    match go(config, store, args).await {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::from(1),
-        Err(e) => super::fail(&e),
-    }
+    super::verdict(go(config, store, args).await)
 }
 
 async fn go(

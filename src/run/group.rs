@@ -149,9 +149,8 @@ where
         let provider = match entrant.provider {
             Ok(p) => p,
             Err(e) => {
-                let said = e.to_string();
-                store.record_refusal(group_id, &entrant.vendor, &said)?;
-                columns.push((i, entrant.vendor, None, Column::NotStarted(said)));
+                let column = not_started(store, group_id, &entrant.vendor, &e)?;
+                columns.push((i, entrant.vendor, None, column));
                 continue;
             }
         };
@@ -189,11 +188,7 @@ where
     for ((i, vendor, copy, ..), result) in ready.into_iter().zip(results) {
         let column = match result {
             Ok(r) => Column::Ran(r),
-            Err(e) => {
-                let said = e.to_string();
-                store.record_refusal(group_id, &vendor, &said)?;
-                Column::NotStarted(said)
-            }
+            Err(e) => not_started(store, group_id, &vendor, &e)?,
         };
         columns.push((i, vendor, Some(copy), column));
     }
@@ -202,6 +197,13 @@ where
         group_id,
         columns: columns.into_iter().map(|(_, v, p, c)| (v, p, c)).collect(),
     })
+}
+
+/// A vendor that did not start, recorded beside the refusals.
+fn not_started(store: &Store, group_id: i64, vendor: &str, e: &Error) -> Result<Column> {
+    let said = e.to_string();
+    store.record_refusal(group_id, vendor, &said)?;
+    Ok(Column::NotStarted(said))
 }
 
 /// The copy's folder: `<group>/<vendor>`, or `<vendor>-2`, … when a replay on
