@@ -161,6 +161,12 @@ fn esc_twice_cancels_every_run_and_nothing_starts_without_a_goal() {
             .contains("again cancels every run")
     );
     assert_eq!(update(&mut s, key(KeyCode::Esc)), vec![Effect::CancelRun]);
+    // From another screen too: the comparison is what runs.
+    let mut s = state();
+    update(&mut s, ctrl('g'));
+    update(&mut s, key(KeyCode::F(3)));
+    assert_eq!(update(&mut s, key(KeyCode::Esc)), vec![]);
+    assert_eq!(update(&mut s, key(KeyCode::Esc)), vec![Effect::CancelRun]);
 
     let mut s = state();
     s.form.goal = ratatui_textarea::TextArea::default();

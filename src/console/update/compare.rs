@@ -74,10 +74,10 @@ pub(super) fn start(state: &mut State) -> Vec<Effect> {
     }]
 }
 
-/// Esc while a comparison runs: the first asks, the second cancels every run.
-/// `None` when there is no comparison running (Esc means what it means elsewhere).
+/// Esc while a comparison runs (on any screen): the first asks, the second
+/// cancels every run. `None` when no comparison is running.
 pub(super) fn cancel(state: &mut State) -> Option<Vec<Effect>> {
-    if !(state.screen == Screen::Compare && state.compare.running) {
+    if !state.compare.running {
         return None;
     }
     if std::mem::take(&mut state.compare.confirm_cancel) {

@@ -218,19 +218,19 @@ pub(super) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
 }
 
 /// Esc: answers a pending approval no, else closes what is open on Sources
-/// (the next request, the search hits, a citation's detail), else cancels the run.
+/// (the next request, the search hits, a citation's detail), else asks to cancel
+/// a running comparison (a second Esc does), else cancels the run.
 fn cancel(state: &mut State) -> Vec<Effect> {
     if state.run.approval.take().is_some() {
         return vec![Effect::Answer(Answer::No)];
-    }
-    if let Some(effects) = super::compare::cancel(state) {
-        return effects;
     }
     if state.sources.next.take().is_some() {
     } else if state.sources.hits.take().is_some() {
         state.sources.in_citations = false;
     } else if state.sources.detail {
         state.sources.detail = false;
+    } else if let Some(effects) = super::compare::cancel(state) {
+        return effects;
     } else if state.run.running {
         return vec![Effect::CancelRun];
     }
