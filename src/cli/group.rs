@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use io_harness::launch::{self, Key};
 use io_harness::run::group::{
-    Column, Copies, Entrant, GroupResult, Replay, run_group, run_in_group,
+    Announce, Column, Copies, Entrant, GroupResult, Replay, run_group, run_in_group,
 };
 use io_harness::run::{Observer, RunOptions};
 use io_harness::stub::demo;
@@ -108,7 +108,18 @@ async fn go(
             eprintln!("{line}");
         }
     }
-    let copies = Copies::beside(&path);
+    let mut copies = Copies::beside(&path);
+    if !args.json {
+        copies.announce = Some(Announce(Arc::new(|vendor, at, copied| {
+            eprintln!(
+                "{vendor}: workspace copied to {} ({} file{}, {})",
+                at.display(),
+                copied.files,
+                if copied.files == 1 { "" } else { "s" },
+                io_harness::run::copy::size(copied.bytes)
+            );
+        })));
+    }
     let policy = config.policy();
     let result = match replay.as_ref() {
         Some(r) => {

@@ -16,6 +16,17 @@ pub struct Copied {
     pub bytes: u64,
 }
 
+/// A byte count for people: `512 B`, `16.0 kB`, `2.3 MB`, `1.1 GB`.
+pub fn size(bytes: u64) -> String {
+    let b = bytes as f64;
+    match bytes {
+        0..1_000 => format!("{bytes} B"),
+        1_000..1_000_000 => format!("{:.1} kB", b / 1e3),
+        1_000_000..1_000_000_000 => format!("{:.1} MB", b / 1e6),
+        _ => format!("{:.1} GB", b / 1e9),
+    }
+}
+
 /// Copy the tree at `from` to `to` (created; it must not exist yet), leaving out
 /// any folder or file in `skip`. A workspace that does not exist yet is copied as an
 /// empty folder.
@@ -111,6 +122,14 @@ mod tests {
             copy_workspace(&ws, &other, &[]).is_err(),
             "never over an existing copy"
         );
+    }
+
+    #[test]
+    fn sizes_read_as_people_write_them() {
+        assert_eq!(size(512), "512 B");
+        assert_eq!(size(16_000), "16.0 kB");
+        assert_eq!(size(2_345_678), "2.3 MB");
+        assert_eq!(size(1_100_000_000), "1.1 GB");
     }
 
     #[cfg(unix)]

@@ -13,7 +13,7 @@ use crate::core::event::RunId;
 use crate::core::policy::Policy;
 use crate::error::{Error, Result};
 use crate::provider::Provider;
-use crate::run::copy::copy_workspace;
+use crate::run::copy::{Copied, copy_workspace};
 use crate::run::observe::Observer;
 use crate::run::options::{GroupBudget, RunOptions, RunResult};
 use crate::store::{NewGroup, Store};
@@ -58,6 +58,21 @@ pub struct Copies {
     pub data_dir: PathBuf,
     /// The store's file, never copied (nor its `-wal`, `-shm`, `-journal`).
     pub store_file: Option<PathBuf>,
+    /// Told of each copy once made (before any run starts), to show progress.
+    pub announce: Option<Announce>,
+}
+
+/// Told of one copy: the vendor, where, and how much it holds.
+pub type Tell = dyn Fn(&str, &Path, Copied) + Send + Sync;
+
+/// What is told of each copy.
+#[derive(Clone)]
+pub struct Announce(pub Arc<Tell>);
+
+impl std::fmt::Debug for Announce {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Announce")
+    }
 }
 
 impl Copies {
@@ -70,6 +85,7 @@ impl Copies {
         Copies {
             data_dir,
             store_file: Some(store_file.to_path_buf()),
+            announce: None,
         }
     }
 
@@ -161,13 +177,17 @@ where
             continue;
         }
         let copy = unused(&dir, &entrant.vendor);
-        copy_workspace(&contract.workspace, &copy, &skip).map_err(|e| {
+        let copied = copy_workspace(&contract.workspace, &copy, &skip).map_err(|e| {
             Error::config(format!(
-                "the workspace {} could not be copied for {}: {e}",
+                "the workspace {} could not be copied for {} into {}: {e}",
                 contract.workspace.display(),
-                entrant.vendor
+                entrant.vendor,
+                copy.display()
             ))
         })?;
+        if let Some(Announce(say)) = &copies.announce {
+            say(&entrant.vendor, &copy, copied);
+        }
         let mut own = contract.clone();
         own.workspace = copy.clone();
         let options = RunOptions {
