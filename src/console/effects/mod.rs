@@ -1,10 +1,15 @@
 //! Performs the effects `update` returns, off the UI task: a run is a spawned task
-//! over the library's `run_with_options`; store reads are `spawn_blocking`; each
-//! result comes back to the loop as a `Msg`. Nothing here decides what to show.
+//! over the library's `run_with_options` (a comparison, `group`, over
+//! `run::group`); store reads are `spawn_blocking`; the Sources screen's effects
+//! are in `sources`; each result comes back to the loop as a `Msg`. Nothing here
+//! decides what to show.
 
 mod group;
 pub mod setup;
+mod sources;
 pub mod terminal;
+
+pub use sources::{next_request, past_run, run_sources};
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -19,16 +24,15 @@ use tokio_util::sync::CancellationToken;
 
 use crate::approve::ChannelApprover;
 use crate::config::AgentDef;
-use crate::console::state::past::PastRun;
 use crate::console::state::{Effect, Msg};
 use crate::core::contract::TaskContract;
-use crate::core::event::{Event, RunId};
+use crate::core::event::Event;
 use crate::core::policy::Policy;
 use crate::core::price::PriceTable;
 use crate::core::wire::{Endpoint, Vendor};
 use crate::launch::{self, Key, Limits};
 use crate::run::{Observer, RunOptions, run_with_options};
-use crate::store::{CitationQuery, Store};
+use crate::store::Store;
 
 /// Where runs go and how they are reached.
 pub struct Executor {
@@ -140,100 +144,18 @@ impl Executor {
                 self.read(move |s| s.priced_runs(Some(500), &prices).map(Msg::Runs))
             }
             Effect::LoadRunSources(id) => self.read(move |s| run_sources(s, id)),
-            Effect::Search(text) => self.read(move |s| {
-                let q = CitationQuery {
-                    domain: None,
-                    text: Some(text).filter(|t| !t.trim().is_empty()),
-                    limit: Some(1000),
-                };
-                s.search_citations(&q).map(Msg::Found)
-            }),
-            Effect::OpenRun(id) => {
-                let prices = self.prices.clone();
-                self.read(move |s| past_run(s, id, &prices))
-            }
-            Effect::SearchAll(text) => self.read(move |s| {
-                let q = crate::store::search::SearchQuery {
-                    text,
-                    limit: 200,
-                    run: None,
-                    rank: false,
-                };
-                Ok(Msg::Hits(s.search(&q).map_err(|e| e.to_string())))
-            }),
-            Effect::CheckSources(run_id) => {
-                let (store, policy, tx) =
-                    (self.store.clone(), self.policy.clone(), self.tx.clone());
-                tokio::spawn(async move {
-                    let limits = crate::check::Limits::default();
-                    let msg = match crate::check::check_run(&store, run_id, &policy, limits).await {
-                        Ok(rows) => {
-                            let count = |v: &str| rows.iter().filter(|r| r.verdict == v).count();
-                            Msg::Notice(
-                                format!(
-                                    "checked {} source(s) of run {run_id}: {} found, {} not found, {} with no quote, {} unreachable, {} not allowed — a verdict is what this machine fetched now",
-                                    rows.len(),
-                                    count("found"),
-                                    count("not_found"),
-                                    count("no_quote"),
-                                    count("unreachable"),
-                                    count("not_allowed")
-                                ),
-                                false,
-                            )
-                        }
-                        Err(e) => Msg::Notice(format!("cannot check run {run_id}: {e}"), true),
-                    };
-                    let _ = tx.send(msg);
-                    // The verdicts beside the citations.
-                    if let Ok(msg) = run_sources(&store, run_id) {
-                        let _ = tx.send(msg);
-                    }
-                });
-            }
-            Effect::ExportSources(run_id) => {
-                let dir = self
-                    .config_path
-                    .parent()
-                    .filter(|d| !d.as_os_str().is_empty())
-                    .map_or_else(|| PathBuf::from("."), PathBuf::from);
-                self.read(move |s| {
-                    let path = dir.join(format!("sources-run-{run_id}.md"));
-                    let rows = s.citations_recorded(run_id)?;
-                    let text = crate::store::export::export(
-                        run_id,
-                        &rows,
-                        crate::store::export::Format::Markdown,
-                    )?;
-                    Ok(match std::fs::write(&path, text) {
-                        Ok(()) => Msg::Notice(
-                            format!(
-                                "wrote the {} source(s) of run {run_id} to {}",
-                                rows.len(),
-                                path.display()
-                            ),
-                            false,
-                        ),
-                        Err(e) => Msg::Notice(
-                            format!("cannot write {}: {e}; nothing was written", path.display()),
-                            true,
-                        ),
-                    })
-                })
-            }
+            Effect::Search(text) => self.search(text),
+            Effect::SearchAll(text) => self.search_all(text),
+            Effect::CheckSources(run_id) => self.check_sources(run_id),
+            Effect::ExportSources(run_id) => self.export_sources(run_id),
             Effect::PreviewNext {
                 run_id,
                 vendor,
                 model,
-            } => {
-                let (endpoint, max_tokens) = self.target(vendor);
-                let names: Vec<String> = self.agents.iter().map(|a| a.name.clone()).collect();
-                let extra = self.mcp.as_ref().map(|m| m.specs()).unwrap_or_default();
-                let tools = crate::core::tools::offered_tools(&names, &extra);
-                self.read(move |s| {
-                    let lines = next_request(s, run_id, &endpoint, model, max_tokens, tools);
-                    Ok(Msg::Next(run_id, lines.map_err(|e| e.to_string())))
-                })
+            } => self.preview_next(run_id, vendor, model),
+            Effect::OpenRun(id) => {
+                let prices = self.prices.clone();
+                self.read(move |s| past_run(s, id, &prices))
             }
             Effect::SaveWeb(web) => {
                 let msg = match crate::config::write_web(&self.config_path, &web) {
@@ -355,32 +277,6 @@ impl Executor {
     }
 }
 
-/// A run's sources for the Sources screen: its citations and its children's (a
-/// spawned child's sources belong to its parent's run too), its server-tool calls
-/// and what checking them found.
-pub fn run_sources(store: &Store, id: RunId) -> crate::Result<Msg> {
-    let mut citations = store.citations(id)?;
-    for child in store.children(id)? {
-        citations.extend(store.citations(child.run_id)?);
-    }
-    Ok(Msg::RunSources(
-        citations,
-        store.server_tool_calls(id)?,
-        store.checks(id)?,
-    ))
-}
-
-/// Everything the Run panes show about a past run.
-pub fn past_run(store: &Store, id: RunId, prices: &PriceTable) -> crate::Result<Msg> {
-    Ok(Msg::Past(Box::new(PastRun {
-        run: store.run(id)?,
-        steps: store.steps(id)?,
-        ledger: store.ledger(id, prices)?,
-        server: store.server_tool_calls(id)?,
-        citations: store.citations(id)?.len(),
-    })))
-}
-
 /// What Ctrl-S wrote and where: only the declaration is saved, and it says so.
 fn saved(path: &std::path::Path, web: &crate::core::web::WebAccess) -> String {
     let on = |b: bool| if b { "on" } else { "off" };
@@ -394,42 +290,4 @@ fn saved(path: &std::path::Path, web: &crate::core::web::WebAccess) -> String {
         web.allowed_domains.len(),
         web.blocked_domains.len()
     )
-}
-
-/// The request a stored run's next step would send to `endpoint`, as lines: the
-/// method and URL, then the body pretty-printed (secrets are never in a body).
-pub fn next_request(
-    store: &Store,
-    run_id: RunId,
-    endpoint: &Endpoint,
-    model: String,
-    max_tokens: u32,
-    tools: Vec<crate::core::turn::ToolSpec>,
-) -> crate::Result<Vec<String>> {
-    let next = crate::run::next_step(store, run_id)?;
-    let turn = crate::core::turn::Turn::for_step(
-        &next.contract,
-        model,
-        max_tokens,
-        tools,
-        next.observations,
-        next.history,
-    );
-    let request = crate::core::wire::encode(endpoint, &turn)?;
-    let body: serde_json::Value = serde_json::from_slice(&request.body)
-        .map_err(|e| crate::Error::config(format!("the request body is not JSON: {e}")))?;
-    let pretty = serde_json::to_string_pretty(&body)
-        .map_err(|e| crate::Error::config(format!("cannot show the request body: {e}")))?;
-    let mut lines = vec![
-        format!(
-            "step {} · {} conversation · {} {}",
-            next.step + 1,
-            turn.conversation.as_str(),
-            request.method,
-            crate::provider::scrub::display_url(&request.url)
-        ),
-        String::new(),
-    ];
-    lines.extend(pretty.lines().map(str::to_string));
-    Ok(lines)
 }
