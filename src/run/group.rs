@@ -130,7 +130,7 @@ where
 {
     let group_id = store.create_group(&NewGroup {
         goal: contract.goal.clone(),
-        workspace: contract.workspace.display().to_string(),
+        workspace: absolute(&contract.workspace).display().to_string(),
         max_usd_micro: cap,
     })?;
     run_in_group(
@@ -176,7 +176,8 @@ where
             columns.push((i, entrant.vendor, None, Column::Refused(said)));
             continue;
         }
-        let copy = unused(&dir, &entrant.vendor);
+        // Absolute, so the run resumes (and a replay copies) from any directory.
+        let copy = absolute(&unused(&dir, &entrant.vendor));
         let copied = copy_workspace(&contract.workspace, &copy, &skip).map_err(|e| {
             Error::config(format!(
                 "the workspace {} could not be copied for {} into {}: {e}",
@@ -217,6 +218,12 @@ where
         group_id,
         columns: columns.into_iter().map(|(_, v, p, c)| (v, p, c)).collect(),
     })
+}
+
+/// `path` made absolute against the current directory (not resolved: a link
+/// stays a link); as given when there is no current directory.
+fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
 /// A vendor that did not start, recorded beside the refusals.
@@ -284,7 +291,7 @@ impl Replay {
         }
         let group_id = store.create_group(&NewGroup {
             goal: self.contract.goal.clone(),
-            workspace: self.contract.workspace.display().to_string(),
+            workspace: absolute(&self.contract.workspace).display().to_string(),
             max_usd_micro: cap,
         })?;
         store.join_group(self.original, group_id)?;
