@@ -128,6 +128,16 @@ fn when_done_the_table_then_enter_opens_the_chosen_run_and_s_its_sources() {
     update(&mut s, Msg::Compared(Ok(comparison())));
     assert!(!s.compare.running);
     insta::assert_snapshot!("compare_done_100x30", screen(&s, 100, 30));
+    // Taller than the screen: PageDown brings the answers into view, the chosen
+    // run's line staying on top.
+    let before = screen(&s, 100, 30);
+    assert!(!before.contains("openai says 0.22.0"), "{before}");
+    update(&mut s, key(KeyCode::PageDown));
+    let after = screen(&s, 100, 30);
+    assert!(after.contains("openai says 0.22.0"), "{after}");
+    assert!(after.contains("▶ #7 anthropic"), "{after}");
+    update(&mut s, key(KeyCode::PageUp));
+    assert_eq!(screen(&s, 100, 30), before);
     // ↓ chooses the OpenAI run; Enter opens it in the Run panes.
     update(&mut s, key(KeyCode::Down));
     assert_eq!(

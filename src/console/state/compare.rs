@@ -38,6 +38,8 @@ pub struct CompareView {
     pub selected: usize,
     /// Esc was pressed once while running: a second cancels every run.
     pub confirm_cancel: bool,
+    /// Rows of the comparison scrolled past (PageUp / PageDown).
+    pub scroll: u16,
 }
 
 impl CompareView {

@@ -180,6 +180,8 @@ pub(super) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
         Action::OpenCompared | Action::SourcesOfCompared => {
             return super::compare::open(state, action);
         }
+        Action::CompareUp => state.compare.scroll = state.compare.scroll.saturating_sub(10),
+        Action::CompareDown => state.compare.scroll = state.compare.scroll.saturating_add(10),
         Action::Save => return vec![Effect::SaveWeb(state.form.web())],
         Action::CycleTheme => cycle_theme(state),
         Action::Cancel => return cancel(state),

@@ -27,6 +27,10 @@ pub enum Action {
     OpenCompared,
     /// Compare: open the chosen run in Sources.
     SourcesOfCompared,
+    /// Compare: scroll the comparison up a page.
+    CompareUp,
+    /// Compare: scroll the comparison down a page.
+    CompareDown,
     /// Start a run of the declaration.
     StartRun,
     /// Quit.
@@ -117,7 +121,7 @@ pub struct Binding {
     pub scope: Scope,
 }
 
-const DEFAULTS: [(Action, &str, &str, &str, Scope); 36] = [
+const DEFAULTS: [(Action, &str, &str, &str, Scope); 38] = [
     (
         Action::Help,
         "help",
@@ -335,6 +339,20 @@ const DEFAULTS: [(Action, &str, &str, &str, Scope); 36] = [
         "sources_of_compared",
         "s",
         "open the chosen run's sources",
+        Scope::Compare,
+    ),
+    (
+        Action::CompareUp,
+        "compare_page_up",
+        "pageup",
+        "scroll the comparison up",
+        Scope::Compare,
+    ),
+    (
+        Action::CompareDown,
+        "compare_page_down",
+        "pagedown",
+        "scroll the comparison down",
         Scope::Compare,
     ),
     (Action::Approve, "approve", "y", "approve", Scope::Approval),

@@ -66,8 +66,31 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
             .lines()
             .map(|l| Line::styled(l.to_string(), Style::default().fg(t.text))),
     );
-    let title = format!("Compare · group {}", result.group_id);
-    frame.render_widget(Paragraph::new(lines).block(block(t, &title, true)), table);
+    // PageUp / PageDown scroll the table; the chosen run's line stays on top.
+    let room = table.height.saturating_sub(3) as usize;
+    let last = lines.len().saturating_sub(1 + room);
+    let skip = usize::from(c.scroll).min(last);
+    let head = if lines.is_empty() {
+        Line::default()
+    } else {
+        lines.remove(0)
+    };
+    let shown: Vec<Line<'_>> = std::iter::once(head)
+        .chain(lines.into_iter().skip(skip))
+        .collect();
+    let more = if last > 0 {
+        format!(
+            " · from row {} of {} · {}/{} scroll",
+            skip + 1,
+            last + room,
+            state.keys.key_for(Action::CompareUp),
+            state.keys.key_for(Action::CompareDown)
+        )
+    } else {
+        String::new()
+    };
+    let title = format!("Compare · group {}{more}", result.group_id);
+    frame.render_widget(Paragraph::new(shown).block(block(t, &title, true)), table);
 }
 
 /// A column per vendor, side by side.
