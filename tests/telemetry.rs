@@ -436,15 +436,17 @@ async fn a_grpc_collector_that_is_not_there_changes_nothing_and_is_named_once() 
         started.elapsed() < io_harness::telemetry::FINISH_GRACE + std::time::Duration::from_secs(3),
         "the end was not held up past the grace"
     );
+    // Nothing listens: found before the run, so the run makes no spans at all.
     assert!(
         said.starts_with(&format!(
-            "telemetry: the OTLP collector at {url} could not take"
+            "telemetry: the OTLP collector at {url} could not be reached ("
         )),
         "{said}"
     );
-    assert_eq!(said.matches("could not take").count(), 1, "{said}");
+    assert_eq!(said.matches("could not be reached").count(), 1, "{said}");
     assert_eq!(said.matches(&url).count(), 1, "{said}");
-    assert!(said.contains("4 spans were not delivered"), "{said}");
+    assert!(said.contains("run events were not traced"), "{said}");
+    assert!(!said.contains("spans were not delivered"), "{said}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -725,4 +727,42 @@ async fn an_io_toml_header_wins_over_the_same_header_in_the_variable() {
             );
         }
     }
+}
+
+/// A collector found unreachable pauses tracing: the runs after it make no spans
+/// (counted, said once), and after the pause spans are made and sent again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unreachable_collector_pauses_tracing_then_it_is_tried_again() {
+    // Listening but failing every export: the start-up probe passes, the first
+    // batch fails and pauses tracing.
+    let rx = Receiver::start(Mode::Fail).await;
+    let t = telemetry(&rx.base_url, false, vec![]);
+    let h = Harness::new([searches(), searches(), searches()].concat()).await;
+    traced(&h, &t, contract("first"), RunOptions::default()).await;
+    // The first batch goes out within the batch delay (200 ms) and fails.
+    let waited = std::time::Instant::now();
+    while *rx.hits.lock().unwrap() == 0 {
+        assert!(
+            waited.elapsed() < std::time::Duration::from_secs(5),
+            "no export"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    let hits = *rx.hits.lock().unwrap();
+    let second = traced(&h, &t, contract("second"), RunOptions::default()).await;
+    assert_eq!(second.outcome, io_harness::RunOutcome::Passed);
+    // Paused: the second run made no spans, so nothing more was sent.
+    tokio::time::sleep(std::time::Duration::from_millis(400)).await;
+    assert_eq!(*rx.hits.lock().unwrap(), hits, "a paused run sent spans");
+    // After the pause, spans are made and tried again.
+    tokio::time::sleep(io_harness::telemetry::queue::PAUSE).await;
+    traced(&h, &t, contract("third"), RunOptions::default()).await;
+    let said = finish(t).await.unwrap();
+    assert!(
+        *rx.hits.lock().unwrap() > hits,
+        "not tried again after the pause"
+    );
+    assert_eq!(said.matches("could not take").count(), 1, "{said}");
+    assert!(said.contains("run events were not traced"), "{said}");
 }

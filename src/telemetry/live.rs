@@ -25,6 +25,8 @@ pub struct TraceObserver {
     shape: Shape,
     inner: Arc<dyn Observer>,
     fold: Mutex<Fold>,
+    /// Says when tracing is paused (the collector unreachable).
+    gate: Option<Arc<super::queue::Counters>>,
 }
 
 #[derive(Default)]
@@ -57,7 +59,15 @@ impl TraceObserver {
             shape,
             inner,
             fold: Mutex::new(Fold::default()),
+            gate: None,
         }
+    }
+
+    /// Make no spans while `counters` says tracing is paused (a run's end is
+    /// still folded, so its open spans close); each event passed over is counted.
+    pub fn paused_by(mut self, counters: Arc<super::queue::Counters>) -> Self {
+        self.gate = Some(counters);
+        self
     }
 
     fn apply(&self, fold: &mut Fold, e: &Event, now: SystemTime) {
@@ -288,10 +298,19 @@ impl RunTrace {
 
 impl Observer for TraceObserver {
     fn event(&self, event: &Event) {
-        let now = SystemTime::now();
-        // A panic elsewhere left the fold poisoned: tracing stops, the run does not.
-        if let Ok(mut fold) = self.fold.lock() {
-            self.apply(&mut fold, event, now);
+        let paused = self.gate.as_ref().filter(|g| g.paused());
+        let closing = matches!(event.kind, EventKind::Finished { .. });
+        match paused {
+            Some(g) if !closing => {
+                g.skipped.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
+            _ => {
+                let now = SystemTime::now();
+                // A panic elsewhere left the fold poisoned: tracing stops, the run does not.
+                if let Ok(mut fold) = self.fold.lock() {
+                    self.apply(&mut fold, event, now);
+                }
+            }
         }
         self.inner.event(event);
     }

@@ -142,9 +142,26 @@ impl Telemetry {
             Protocol::HttpProtobuf => Driver::Plain,
             Protocol::Grpc => Driver::Tokio,
         };
-        let (queue, counters) =
-            BoundedQueue::start(build, driver, resource.clone(), Scrub(secrets), capacity)
-                .map_err(|e| Error::config(format!("the OTLP export thread did not start: {e}")))?;
+        // Where a direct connection says whether the collector listens; not
+        // tried when a proxy is configured (the exporter may reach it only so).
+        let proxied = ["HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY"].iter().any(|v| {
+            std::env::var_os(v)
+                .or_else(|| std::env::var_os(v.to_lowercase()))
+                .is_some()
+        });
+        let probe = url::Url::parse(endpoint)
+            .ok()
+            .filter(|_| !proxied)
+            .and_then(|u| Some(format!("{}:{}", u.host_str()?, u.port_or_known_default()?)));
+        let (queue, counters) = BoundedQueue::start(
+            build,
+            driver,
+            resource.clone(),
+            Scrub(secrets),
+            capacity,
+            probe,
+        )
+        .map_err(|e| Error::config(format!("the OTLP export thread did not start: {e}")))?;
         let queue = Arc::new(queue);
         let provider = SdkTracerProvider::builder()
             .with_span_processor(Shared(queue.clone()))
@@ -178,7 +195,7 @@ impl Telemetry {
     /// An observer that traces a run (and its children) and passes every event
     /// on to `inner`.
     pub fn observer(&self, base_url: &str, inner: Arc<dyn Observer>) -> Arc<TraceObserver> {
-        Arc::new(TraceObserver::new(self.shape(base_url), inner))
+        Arc::new(TraceObserver::new(self.shape(base_url), inner).paused_by(self.counters.clone()))
     }
 
     /// Send what is held (waiting at most `FINISH_GRACE`) and say, in one line,
@@ -188,15 +205,26 @@ impl Telemetry {
         let finished = self.queue.finish(FINISH_GRACE);
         let c = &self.counters;
         let dropped = c.dropped.load(Ordering::Relaxed);
+        let skipped = c.skipped.load(Ordering::Relaxed);
         let failed = c.failed.load(Ordering::Relaxed);
         let sent = c.sent.load(Ordering::Relaxed);
         let first = c.first_error.lock().ok().and_then(|e| e.clone());
         let mut parts = Vec::new();
         if let Some(e) = first {
+            parts.push(if failed == 0 {
+                format!("the OTLP collector at {} could not be reached ({e})", self.endpoint)
+            } else {
+                format!(
+                    "the OTLP collector at {} could not take the spans ({e}); {failed} span{} not delivered",
+                    self.endpoint,
+                    plural(failed)
+                )
+            });
+        }
+        if skipped > 0 {
             parts.push(format!(
-                "the OTLP collector at {} could not take the spans ({e}); {failed} span{} not delivered",
-                self.endpoint,
-                plural(failed)
+                "tracing paused while it was unreachable: {skipped} run event{} not traced",
+                plural(skipped)
             ));
         }
         if dropped > 0 {

@@ -5,7 +5,10 @@
 //! tokio runtime that thread owns). Nothing here can block or fail a run: the
 //! run's thread only ever enqueues, an export that fails is counted (its first
 //! error kept to name the collector once, at the end), and `finish` waits a
-//! bounded time.
+//! bounded time. A collector found unreachable (by a connection tried before the
+//! first span, or by a failed export) pauses tracing for `PAUSE`: the observer
+//! makes no spans and nothing is queued, so a collector that is down costs a run
+//! nothing.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TrySendError, sync_channel};
@@ -31,8 +34,13 @@ enum Msg {
     Finish(SyncSender<()>),
 }
 
-/// What happened to the spans, for the one line printed at the end.
-#[derive(Debug, Default)]
+/// How long tracing pauses once the collector could not be reached; then spans
+/// are made again and the next batch tries it again.
+pub const PAUSE: Duration = Duration::from_secs(5);
+
+/// What happened to the spans, for the one line printed at the end; and whether
+/// the collector is known to be unreachable (tracing paused).
+#[derive(Debug)]
 pub struct Counters {
     /// Delivered.
     pub sent: AtomicU64,
@@ -40,8 +48,64 @@ pub struct Counters {
     pub dropped: AtomicU64,
     /// Lost because their export failed.
     pub failed: AtomicU64,
+    /// Run events not traced while tracing was paused.
+    pub skipped: AtomicU64,
+    /// Spans taken into the queue.
+    pub queued: AtomicU64,
+    /// `finish` has closed the queue.
+    closed: std::sync::atomic::AtomicBool,
     /// The first export error.
     pub first_error: Mutex<Option<String>>,
+    /// When the collector was last found unreachable, in milliseconds after
+    /// `origin` (plus one, so that 0 means "not down").
+    down_at: AtomicU64,
+    origin: Instant,
+}
+
+impl Default for Counters {
+    fn default() -> Self {
+        Counters {
+            sent: AtomicU64::new(0),
+            dropped: AtomicU64::new(0),
+            failed: AtomicU64::new(0),
+            skipped: AtomicU64::new(0),
+            queued: AtomicU64::new(0),
+            closed: std::sync::atomic::AtomicBool::new(false),
+            first_error: Mutex::new(None),
+            down_at: AtomicU64::new(0),
+            origin: Instant::now(),
+        }
+    }
+}
+
+impl Counters {
+    fn now_ms(&self) -> u64 {
+        u64::try_from(self.origin.elapsed().as_millis()).unwrap_or(u64::MAX)
+    }
+
+    /// The collector could not be reached (`why`): pause tracing for `PAUSE`.
+    fn down(&self, why: &str, scrub: &Scrub) {
+        self.down_at
+            .store(self.now_ms().saturating_add(1), Ordering::Relaxed);
+        if let Ok(mut first) = self.first_error.lock() {
+            first.get_or_insert_with(|| scrub.text(why));
+        }
+    }
+
+    /// The collector took a batch: trace as usual.
+    fn up(&self) {
+        self.down_at.store(0, Ordering::Relaxed);
+    }
+
+    /// Tracing is paused: the collector was unreachable less than `PAUSE` ago.
+    /// A run's events are then not made into spans at all, so a collector that
+    /// is down costs a run nothing.
+    pub fn paused(&self) -> bool {
+        match self.down_at.load(Ordering::Relaxed) {
+            0 => false,
+            at => self.now_ms().saturating_sub(at - 1) < PAUSE.as_millis() as u64,
+        }
+    }
 }
 
 /// The secrets no exported attribute may carry: the providers' keys and
@@ -111,12 +175,14 @@ impl BoundedQueue {
     /// client takes milliseconds), run by `driver`, which sends them as
     /// `resource`'s. An exporter that cannot be built (or a runtime that cannot
     /// start) is reported like a collector that cannot be reached.
+    #[allow(clippy::too_many_arguments)]
     pub fn start<E, B>(
         build: B,
         driver: Driver,
         resource: opentelemetry_sdk::Resource,
         scrub: Scrub,
         capacity: usize,
+        probe: Option<String>,
     ) -> std::io::Result<(BoundedQueue, Arc<Counters>)>
     where
         E: SpanExporter + 'static,
@@ -128,6 +194,21 @@ impl BoundedQueue {
         std::thread::Builder::new()
             .name("io-harness-otlp".into())
             .spawn(move || {
+                // Before anything: a collector nobody listens at pauses tracing
+                // at once, so the run makes no spans for it.
+                if let Some(addr) = probe {
+                    if let Err(why) = reach(&addr) {
+                        shared.down(&why, &scrub);
+                        // Nothing is built (a client, a runtime: work on a
+                        // second core while the run goes) until a span comes.
+                        while shared.queued.load(Ordering::Relaxed) == 0 {
+                            if shared.closed.load(Ordering::Relaxed) {
+                                return;
+                            }
+                            std::thread::sleep(Duration::from_millis(20));
+                        }
+                    }
+                }
                 let runtime = match driver {
                     Driver::Plain => None,
                     Driver::Tokio => match tokio::runtime::Builder::new_current_thread()
@@ -173,9 +254,16 @@ impl BoundedQueue {
     /// exporter did not finish in time (it is left to the process's end).
     pub fn finish(&self, grace: Duration) -> bool {
         let tx = self.tx.lock().map(|mut t| t.take()).unwrap_or(None);
+        self.counters.closed.store(true, Ordering::Relaxed);
         let Some(tx) = tx else {
             return true;
         };
+        // Nothing was ever queued (tracing paused from the start, or no run):
+        // nothing to wait for; the thread ends on its own once it sees the
+        // queue closed.
+        if self.counters.queued.load(Ordering::Relaxed) == 0 {
+            return true;
+        }
         let (done_tx, done_rx) = sync_channel(1);
         // A full queue still takes the message within the grace period.
         let deadline = Instant::now() + grace;
@@ -200,9 +288,20 @@ impl SpanProcessor for BoundedQueue {
     fn on_start(&self, _span: &mut Span, _cx: &opentelemetry::Context) {}
 
     fn on_end(&self, span: SpanData) {
+        // Paused: a span that ends now (a run closing) is not queued either.
+        if self.counters.paused() {
+            self.counters.skipped.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
         let sent = match self.tx.lock() {
             Ok(tx) => match tx.as_ref() {
-                Some(tx) => tx.try_send(Msg::Span(Box::new(span))).is_ok(),
+                Some(tx) => {
+                    let ok = tx.try_send(Msg::Span(Box::new(span))).is_ok();
+                    if ok {
+                        self.counters.queued.fetch_add(1, Ordering::Relaxed);
+                    }
+                    ok
+                }
                 None => false,
             },
             Err(_) => false,
@@ -220,6 +319,22 @@ impl SpanProcessor for BoundedQueue {
         self.finish(timeout);
         Ok(())
     }
+}
+
+/// Whether a TCP connection to `host:port` opens, within the export timeout.
+fn reach(addr: &str) -> Result<(), String> {
+    use std::net::ToSocketAddrs;
+    let addrs = addr
+        .to_socket_addrs()
+        .map_err(|e| format!("{addr} does not resolve: {e}"))?;
+    let mut last = format!("{addr} has no address");
+    for a in addrs {
+        match std::net::TcpStream::connect_timeout(&a, super::EXPORT_TIMEOUT) {
+            Ok(_) => return Ok(()),
+            Err(e) => last = format!("cannot connect to {addr}: {e}"),
+        }
+    }
+    Err(last)
 }
 
 /// No exporter: every span counts as not delivered, for the reason given.
@@ -296,12 +411,11 @@ impl<E: SpanExporter> Worker<E> {
         match result {
             Ok(()) => {
                 self.counters.sent.fetch_add(n, Ordering::Relaxed);
+                self.counters.up();
             }
             Err(e) => {
                 self.counters.failed.fetch_add(n, Ordering::Relaxed);
-                if let Ok(mut first) = self.counters.first_error.lock() {
-                    first.get_or_insert_with(|| self.scrub.text(&e.to_string()));
-                }
+                self.counters.down(&e.to_string(), &self.scrub);
             }
         }
     }
