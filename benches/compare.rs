@@ -9,7 +9,7 @@ use std::hint::black_box;
 use std::sync::Arc;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use io_harness::run::group::{Copies, Entrant, run_group};
+use io_harness::run::group::{Copies, Entrant, Venue, run_group};
 use io_harness::run::{NoObserver, RunOptions, run_with_options};
 use io_harness::stub::{Script, ScriptedResponse, StubVendor};
 use io_harness::{
@@ -128,13 +128,16 @@ fn compare(c: &mut Criterion) {
                         observer: Arc::new(NoObserver),
                     })
                     .collect();
+                let venue = Venue {
+                    store: &store,
+                    copies: &copies,
+                    policy: &policy,
+                    approver: &ApproveAll,
+                };
                 black_box(p(run_group(
+                    &venue,
                     &contract,
                     entrants,
-                    &store,
-                    &copies,
-                    &policy,
-                    &ApproveAll,
                     RunOptions::default(),
                     None,
                 )

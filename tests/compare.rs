@@ -15,7 +15,7 @@ use std::time::Duration;
 use common::*;
 use io_harness::core::wire::transcript::Conversation;
 use io_harness::run::group::{
-    Column, Copies, Entrant, GroupResult, Replay, run_group, run_in_group,
+    Column, Copies, Entrant, GroupResult, Replay, Venue, run_group, run_in_group,
 };
 use io_harness::run::{NoObserver, RunOptions, RunResult, run_with_options};
 use io_harness::stub::{Script, ScriptedResponse, StubHandle, StubVendor};
@@ -82,6 +82,8 @@ fn entrants(stub: &StubHandle, vendors: &[Vendor]) -> Vec<Entrant<HttpProvider>>
 struct Place {
     dir: tempfile::TempDir,
     store: Store,
+    copies: Copies,
+    policy: Policy,
 }
 
 impl Place {
@@ -90,7 +92,13 @@ impl Place {
         std::fs::create_dir(dir.path().join("ws")).unwrap();
         std::fs::write(dir.path().join("ws/seed.txt"), "the operator's").unwrap();
         let store = Store::open(dir.path().join("data/runs.db")).unwrap();
-        Place { dir, store }
+        let copies = Copies::beside(&dir.path().join("data/runs.db"));
+        Place {
+            dir,
+            store,
+            copies,
+            policy: Policy::workspace_default(),
+        }
     }
 
     fn contract(&self, goal: &str) -> TaskContract {
@@ -100,8 +108,14 @@ impl Place {
         }
     }
 
-    fn copies(&self) -> Copies {
-        Copies::beside(&self.dir.path().join("data/runs.db"))
+    /// The store, copies beside it, the workspace policy, and approving all.
+    fn venue(&self) -> Venue<'_, ApproveAll> {
+        Venue {
+            store: &self.store,
+            copies: &self.copies,
+            policy: &self.policy,
+            approver: &ApproveAll,
+        }
     }
 
     fn operator_files(&self) -> Vec<String> {
@@ -125,12 +139,9 @@ impl Place {
         cap: Option<u64>,
     ) -> GroupResult {
         run_group(
+            &self.venue(),
             contract,
             entrants(stub, vendors),
-            &self.store,
-            &self.copies(),
-            &Policy::workspace_default(),
-            &ApproveAll,
             options,
             cap,
         )
@@ -490,12 +501,9 @@ async fn a_replay_runs_the_task_on_another_vendor_without_the_originals_blocks()
     assert_eq!(replay.contract.workspace, contract.workspace);
     let group_id = replay.group(&place.store, None).unwrap();
     let g = run_in_group(
+        &place.venue(),
         &replay.contract,
         entrants(&stub, &[Vendor::OpenAi]),
-        &place.store,
-        &place.copies(),
-        &Policy::workspace_default(),
-        &ApproveAll,
         RunOptions::default(),
         None,
         group_id,

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use io_harness::launch::{self, Key};
 use io_harness::run::group::{
-    Announce, Column, Copies, Entrant, GroupResult, Replay, run_group, run_in_group,
+    Announce, Column, Copies, Entrant, GroupResult, Replay, Venue, run_group, run_in_group,
 };
 use io_harness::run::{Observer, RunOptions};
 use io_harness::stub::demo;
@@ -121,20 +121,18 @@ async fn go(
         })));
     }
     let policy = config.policy();
+    let venue = Venue {
+        store: &store,
+        copies: &copies,
+        policy: &policy,
+        approver,
+    };
     let result = match replay.as_ref() {
         Some(r) => {
             let group_id = r.group(&store, cap)?;
-            let run = run_in_group(
-                &contract, entrants, &store, &copies, &policy, approver, options, cap, group_id,
-            );
-            run.await
+            run_in_group(&venue, &contract, entrants, options, cap, group_id).await
         }
-        None => {
-            run_group(
-                &contract, entrants, &store, &copies, &policy, approver, options, cap,
-            )
-            .await
-        }
+        None => run_group(&venue, &contract, entrants, options, cap).await,
     };
     if let Some(t) = telemetry {
         if let Ok(Some(line)) = tokio::task::spawn_blocking(move || t.finish()).await {

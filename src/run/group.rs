@@ -109,18 +109,27 @@ impl Copies {
     }
 }
 
-/// Run `contract` on every entrant at once, as a new group recorded in `store`,
-/// each in a copy of `contract.workspace` made where `copies` says (the store's
-/// files and the copies' own folder are never copied). `options` is what every run is
-/// given (its cancellation cancels them all); `cap` is the group's dollar cap.
-#[allow(clippy::too_many_arguments)]
+/// Where a group's runs are recorded and work, and what they run under.
+pub struct Venue<'a, A: ?Sized> {
+    /// The store every run records into.
+    pub store: &'a Store,
+    /// Where the workspace copies go.
+    pub copies: &'a Copies,
+    /// The policy local tools run under.
+    pub policy: &'a Policy,
+    /// Who answers what the policy asks.
+    pub approver: &'a A,
+}
+
+/// Run `contract` on every entrant at once, as a new group recorded in the
+/// venue's store, each in a copy of `contract.workspace` made where its `copies`
+/// say (the store's files and the copies' own folder are never copied).
+/// `options` is what every run is given (its cancellation cancels them all);
+/// `cap` is the group's dollar cap.
 pub async fn run_group<P, A>(
+    venue: &Venue<'_, A>,
     contract: &TaskContract,
     entrants: Vec<Entrant<P>>,
-    store: &Store,
-    copies: &Copies,
-    policy: &Policy,
-    approver: &A,
     options: RunOptions,
     cap: Option<u64>,
 ) -> Result<GroupResult>
@@ -128,26 +137,19 @@ where
     P: Provider,
     A: Approver + ?Sized,
 {
-    let group_id = store.create_group(&NewGroup {
+    let group_id = venue.store.create_group(&NewGroup {
         goal: contract.goal.clone(),
         workspace: absolute(&contract.workspace).display().to_string(),
         max_usd_micro: cap,
     })?;
-    run_in_group(
-        contract, entrants, store, copies, policy, approver, options, cap, group_id,
-    )
-    .await
+    run_in_group(venue, contract, entrants, options, cap, group_id).await
 }
 
 /// `run_group` in a group that already exists (a replay's).
-#[allow(clippy::too_many_arguments)]
 pub async fn run_in_group<P, A>(
+    venue: &Venue<'_, A>,
     contract: &TaskContract,
     entrants: Vec<Entrant<P>>,
-    store: &Store,
-    copies: &Copies,
-    policy: &Policy,
-    approver: &A,
     options: RunOptions,
     cap: Option<u64>,
     group_id: i64,
@@ -156,6 +158,12 @@ where
     P: Provider,
     A: Approver + ?Sized,
 {
+    let Venue {
+        store,
+        copies,
+        policy,
+        approver,
+    } = *venue;
     let budget = cap.map(|c| Arc::new(GroupBudget::new(c)));
     let dir = copies.group_dir(group_id);
     let skip = copies.skip();

@@ -15,7 +15,7 @@ use crate::core::contract::TaskContract;
 use crate::core::event::Event;
 use crate::core::wire::Vendor;
 use crate::launch::{self, Key};
-use crate::run::group::{Entrant, run_group};
+use crate::run::group::{Entrant, Venue, run_group};
 use crate::run::{Observer, RunOptions};
 
 /// Forwards one vendor's events in a comparison.
@@ -79,10 +79,13 @@ impl Executor {
         self.cancel = Some(cancel);
         self.started = Some(Instant::now());
         self.task = Some(tokio::spawn(async move {
-            let ran = run_group(
-                &contract, entrants, &store, &copies, &policy, &approver, options, None,
-            )
-            .await;
+            let venue = Venue {
+                store: &store,
+                copies: &copies,
+                policy: &policy,
+                approver: &approver,
+            };
+            let ran = run_group(&venue, &contract, entrants, options, None).await;
             let compared = match ran {
                 Ok(g) => match store.comparison(g.group_id, &prices) {
                     Ok(Some(c)) => Ok(c),
