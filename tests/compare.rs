@@ -358,7 +358,7 @@ async fn the_dollar_cap_is_on_the_groups_total() {
     let tool = tool_use("list_dir", r#"{"path":"."}"#);
     let stub = stub(vec![
         // Anthropic's first answer comes once OpenAI has spent its $0.02.
-        on(Vendor::Anthropic, &tool, 600),
+        on(Vendor::Anthropic, &tool, 1_500),
         on(Vendor::Anthropic, ANSWER, 0),
         on(Vendor::OpenAi, OPENAI_TOOL, 0),
         on(Vendor::OpenAi, OPENAI_DONE, 0),
