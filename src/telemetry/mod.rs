@@ -244,6 +244,12 @@ impl Telemetry {
         (!parts.is_empty()).then(|| format!("telemetry: {}", parts.join("; ")))
     }
 
+    /// Tracing is paused: the collector was found unreachable less than
+    /// `queue::PAUSE` ago, and runs make no spans for now.
+    pub fn paused(&self) -> bool {
+        self.counters.paused()
+    }
+
     /// Spans delivered so far.
     pub fn sent(&self) -> u64 {
         self.counters.sent.load(Ordering::Relaxed)
