@@ -138,6 +138,13 @@ fn when_done_the_table_then_enter_opens_the_chosen_run_and_s_its_sources() {
     assert!(after.contains("▶ #7 anthropic"), "{after}");
     update(&mut s, key(KeyCode::PageUp));
     assert_eq!(screen(&s, 100, 30), before);
+    // Small terminals draw without a panic, scrolled past the end or not.
+    for _ in 0..5 {
+        update(&mut s, key(KeyCode::PageDown));
+    }
+    for (w, h) in [(40, 10), (50, 16), (60, 12)] {
+        assert!(screen(&s, w, h).contains("F5"), "{w}x{h}");
+    }
     // ↓ chooses the OpenAI run; Enter opens it in the Run panes.
     update(&mut s, key(KeyCode::Down));
     assert_eq!(
