@@ -97,6 +97,7 @@ fn three_vendors_at_once_then_compare_reads_the_same_comparison_back() {
         "cited domains",
         "overlap of cited sources",
         "answers (first lines)",
+        "workspaces (each run's own copy)",
     ] {
         assert!(table.contains(needle), "{needle}:\n{table}");
     }

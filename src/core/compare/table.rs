@@ -1,6 +1,7 @@
 //! A comparison as text for people: a column a run (outcome, steps, tokens, cost,
 //! wall time, searches, citations, domains), the vendors that did not run and
-//! why, the overlap of each pair's sources, and each final answer's first lines.
+//! why, the overlap of each pair's sources, each final answer's first lines, and
+//! where each run's workspace copy is.
 //! `compare` prints it; the console's Compare screen shows it when a group ends.
 
 use std::fmt::Write as _;
@@ -52,6 +53,15 @@ pub fn render(c: &Comparison) -> String {
                     String::new()
                 };
                 let _ = writeln!(text, "  {head:<18} {line}");
+            }
+        }
+    }
+    if c.runs.iter().any(|r| r.workspace.is_some()) {
+        text.push_str("\nworkspaces (each run's own copy)\n");
+        for r in &c.runs {
+            if let Some(ws) = &r.workspace {
+                let head = format!("#{} {}:", r.run_id, r.vendor);
+                let _ = writeln!(text, "  {head:<18} {ws}");
             }
         }
     }
