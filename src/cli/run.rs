@@ -244,6 +244,14 @@ pub(super) fn spent(
     }
 }
 
+/// An event of a group's run, as one JSON line: its fields, then `vendor`.
+#[derive(serde::Serialize)]
+struct Tagged<'a> {
+    #[serde(flatten)]
+    event: &'a Event,
+    vendor: &'a str,
+}
+
 /// Prints a run's events: a readable line each on stderr, or one JSON object a
 /// line on stdout; in a group, each names its vendor (`label`).
 pub(super) struct Printer {
@@ -256,13 +264,7 @@ impl Observer for Printer {
         if self.json {
             let line = match &self.label {
                 // In a group: the event's own fields, then the vendor's name.
-                Some(label) => serde_json::to_string(event).map(|l| match l.strip_suffix('}') {
-                    Some(open) => format!(
-                        "{open},\"vendor\":{}}}",
-                        serde_json::Value::from(label.as_str())
-                    ),
-                    None => l,
-                }),
+                Some(vendor) => serde_json::to_string(&Tagged { event, vendor }),
                 None => serde_json::to_string(event),
             };
             // A closed stdout does not stop a paid run: it is recorded all the same.
