@@ -9,7 +9,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use io_harness::launch::{self, Key};
 use io_harness::run::group::{
     Announce, Column, Copies, Entrant, GroupResult, Replay, Venue, run_group, run_in_group,
 };
@@ -18,7 +17,7 @@ use io_harness::stub::demo;
 use io_harness::{ApproveAll, Approver, Config, Error, NobodyToAsk, Result, RunId, Store, Vendor};
 
 use super::run::{
-    Printer, RunArgs, cancel_on_ctrl_c, max_usd, mcp_servers, open_store, spent, task,
+    Printer, RunArgs, cancel_on_ctrl_c, max_usd, mcp_servers, open_store, provider, spent, task,
 };
 
 /// Run the group and pick the exit code.
@@ -60,22 +59,11 @@ async fn go(
     } else {
         None
     };
-    let telemetry = io_harness::telemetry::Telemetry::start(
-        &io_harness::telemetry::resolved(config)?,
-        io_harness::telemetry::vendor_secrets(config),
-    )?;
+    let telemetry = io_harness::telemetry::Telemetry::from_config(config)?;
     let entrants = vendors
         .iter()
         .map(|&v| {
-            let provider = match &stub {
-                Some(s) => launch::configured(
-                    config,
-                    v,
-                    Some(s.base_url(v)),
-                    &Key::Stub(demo::RUN_KEY.into()),
-                ),
-                None => launch::configured(config, v, None, &Key::FromEnv),
-            };
+            let provider = provider(config, v, stub.as_ref());
             let printer: Arc<dyn Observer> = Arc::new(Printer {
                 json: args.json,
                 label: Some(v.to_string()),
@@ -135,7 +123,7 @@ async fn go(
         None => run_group(&venue, &contract, entrants, options, cap).await,
     };
     if let Some(t) = telemetry {
-        if let Ok(Some(line)) = tokio::task::spawn_blocking(move || t.finish()).await {
+        if let Some(line) = t.finish_blocking().await {
             eprintln!("{line}");
         }
     }

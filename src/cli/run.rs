@@ -86,15 +86,7 @@ async fn go(
     } else {
         None
     };
-    let provider = match &stub {
-        Some(s) => launch::configured(
-            config,
-            vendor,
-            Some(s.base_url(vendor)),
-            &Key::Stub(demo::RUN_KEY.into()),
-        )?,
-        None => launch::configured(config, vendor, None, &Key::FromEnv)?,
-    };
+    let provider = provider(config, vendor, stub.as_ref())?;
     let (store, _) = open_store(&loaded, store_path)?;
     let cancel = cancel_on_ctrl_c();
     let mcp = mcp_servers(config).await?;
@@ -106,10 +98,7 @@ async fn go(
         json: args.json,
         label: None,
     });
-    let telemetry = io_harness::telemetry::Telemetry::start(
-        &io_harness::telemetry::resolved(config)?,
-        io_harness::telemetry::vendor_secrets(config),
-    )?;
+    let telemetry = io_harness::telemetry::Telemetry::from_config(config)?;
     let observer = match &telemetry {
         Some(t) => t.observer(&provider.endpoint().base_url, printer),
         None => printer,
@@ -137,7 +126,7 @@ async fn go(
     let result = run_with_options(&contract, &provider, &store, &policy, approver, options).await;
     // Said once, after the run: what the collector did not take.
     if let Some(t) = telemetry {
-        if let Ok(Some(line)) = tokio::task::spawn_blocking(move || t.finish()).await {
+        if let Some(line) = t.finish_blocking().await {
             eprintln!("{line}");
         }
     }
@@ -178,6 +167,24 @@ pub(super) fn task(args: &RunArgs, config: &Config) -> io_harness::TaskContract 
         demo::demo_defaults(config, &mut contract);
     }
     contract
+}
+
+/// The provider for `vendor` as io.toml configures it: at the demo's stub, with
+/// its key, when there is one; else at the vendor, with the key from its variable.
+pub(super) fn provider(
+    config: &Config,
+    vendor: io_harness::Vendor,
+    stub: Option<&io_harness::stub::StubHandle>,
+) -> Result<io_harness::HttpProvider> {
+    match stub {
+        Some(s) => launch::configured(
+            config,
+            vendor,
+            Some(s.base_url(vendor)),
+            &Key::Stub(demo::RUN_KEY.into()),
+        ),
+        None => launch::configured(config, vendor, None, &Key::FromEnv),
+    }
 }
 
 /// The store the flag or io.toml names, opened, and where it is.

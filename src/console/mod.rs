@@ -59,10 +59,7 @@ pub async fn open(config: Option<PathBuf>, store: Option<PathBuf>, demo: bool) -
     executor.policy = loaded.config.policy();
     executor.copies = Some(crate::run::group::Copies::beside(&store_path));
     // A malformed [telemetry] is named before the terminal is taken.
-    executor.telemetry = crate::telemetry::Telemetry::start(
-        &crate::telemetry::resolved(&loaded.config)?,
-        crate::telemetry::vendor_secrets(&loaded.config),
-    )?;
+    executor.telemetry = crate::telemetry::Telemetry::from_config(&loaded.config)?;
     if !loaded.config.mcp.is_empty() {
         // Started before the terminal is taken, so progress and a failure print plainly.
         let names: Vec<&str> = loaded.config.mcp.iter().map(|m| m.name.as_str()).collect();

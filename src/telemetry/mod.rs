@@ -77,6 +77,12 @@ impl Telemetry {
         Telemetry::start_with_queue(settings, secrets, QUEUE_SPANS)
     }
 
+    /// The exporter io.toml and the `OTEL_*` variables ask for, scrubbing every
+    /// configured vendor's secrets; `Ok(None)` when no endpoint is in effect.
+    pub fn from_config(config: &crate::config::Config) -> Result<Option<Telemetry>> {
+        Telemetry::start(&resolved(config)?, vendor_secrets(config))
+    }
+
     /// As `start`, with a queue of `capacity` spans.
     pub fn start_with_queue(
         settings: &Resolved,
@@ -248,6 +254,15 @@ impl Telemetry {
     /// `queue::PAUSE` ago, and runs make no spans for now.
     pub fn paused(&self) -> bool {
         self.counters.paused()
+    }
+
+    /// `finish` off the async threads (it waits on the export thread): the one
+    /// line to print, if any.
+    pub async fn finish_blocking(self) -> Option<String> {
+        tokio::task::spawn_blocking(move || self.finish())
+            .await
+            .ok()
+            .flatten()
     }
 
     /// Spans delivered so far.

@@ -269,11 +269,7 @@ impl Executor {
     /// Send the spans still held (briefly) and say what the collector did not
     /// take, in one line; `None` when nothing is traced or all went out.
     pub async fn finish_telemetry(&mut self) -> Option<String> {
-        let t = self.telemetry.take()?;
-        tokio::task::spawn_blocking(move || t.finish())
-            .await
-            .ok()
-            .flatten()
+        self.telemetry.take()?.finish_blocking().await
     }
 }
 
