@@ -52,8 +52,6 @@ pub struct Counters {
     pub skipped: AtomicU64,
     /// Spans taken into the queue.
     pub queued: AtomicU64,
-    /// `finish` has closed the queue.
-    closed: std::sync::atomic::AtomicBool,
     /// The first export error.
     pub first_error: Mutex<Option<String>>,
     /// When the collector was last found unreachable, in milliseconds after
@@ -70,7 +68,6 @@ impl Default for Counters {
             failed: AtomicU64::new(0),
             skipped: AtomicU64::new(0),
             queued: AtomicU64::new(0),
-            closed: std::sync::atomic::AtomicBool::new(false),
             first_error: Mutex::new(None),
             down_at: AtomicU64::new(0),
             origin: Instant::now(),
@@ -196,16 +193,16 @@ impl BoundedQueue {
             .spawn(move || {
                 // Before anything: a collector nobody listens at pauses tracing
                 // at once, so the run makes no spans for it.
+                let mut first = None;
                 if let Some(addr) = probe {
                     if let Err(why) = reach(&addr) {
                         shared.down(&why, &scrub);
                         // Nothing is built (a client, a runtime: work on a
-                        // second core while the run goes) until a span comes.
-                        while shared.queued.load(Ordering::Relaxed) == 0 {
-                            if shared.closed.load(Ordering::Relaxed) {
-                                return;
-                            }
-                            std::thread::sleep(Duration::from_millis(20));
+                        // second core while the run goes) until a message comes;
+                        // a queue closed with nothing in it ends the thread.
+                        match rx.recv() {
+                            Ok(msg) => first = Some(msg),
+                            Err(_) => return,
                         }
                     }
                 }
@@ -218,7 +215,7 @@ impl BoundedQueue {
                         Ok(rt) => Some(rt),
                         Err(e) => {
                             let why = format!("the OTLP export runtime did not start: {e}");
-                            return unbuilt(&rx, &shared, why);
+                            return unbuilt(first, &rx, &shared, why);
                         }
                     },
                 };
@@ -238,9 +235,9 @@ impl BoundedQueue {
                             scrub,
                             counters: shared,
                         };
-                        worker.run(rx);
+                        worker.run(first, rx);
                     }
-                    Err(why) => unbuilt(&rx, &shared, why),
+                    Err(why) => unbuilt(first, &rx, &shared, why),
                 }
             })?;
         let queue = BoundedQueue {
@@ -254,7 +251,6 @@ impl BoundedQueue {
     /// exporter did not finish in time (it is left to the process's end).
     pub fn finish(&self, grace: Duration) -> bool {
         let tx = self.tx.lock().map(|mut t| t.take()).unwrap_or(None);
-        self.counters.closed.store(true, Ordering::Relaxed);
         let Some(tx) = tx else {
             return true;
         };
@@ -337,12 +333,13 @@ fn reach(addr: &str) -> Result<(), String> {
     Err(last)
 }
 
-/// No exporter: every span counts as not delivered, for the reason given.
-fn unbuilt(rx: &Receiver<Msg>, counters: &Counters, why: String) {
+/// No exporter: every span (`first`, then the queue's) counts as not delivered,
+/// for the reason given.
+fn unbuilt(first: Option<Msg>, rx: &Receiver<Msg>, counters: &Counters, why: String) {
     if let Ok(mut first) = counters.first_error.lock() {
         first.get_or_insert(why);
     }
-    for msg in rx.iter() {
+    for msg in first.into_iter().chain(rx.iter()) {
         match msg {
             Msg::Span(_) => {
                 counters.failed.fetch_add(1, Ordering::Relaxed);
@@ -364,12 +361,18 @@ struct Worker<E> {
 }
 
 impl<E: SpanExporter> Worker<E> {
-    fn run(mut self, rx: Receiver<Msg>) {
+    /// Take `first` (a message already received), then the queue's, until
+    /// `Finish` or the queue is closed.
+    fn run(mut self, mut first: Option<Msg>, rx: Receiver<Msg>) {
         let mut batch: Vec<SpanData> = Vec::new();
         let mut since = Instant::now();
         loop {
             let wait = DELAY.saturating_sub(since.elapsed());
-            match rx.recv_timeout(wait) {
+            let next = match first.take() {
+                Some(msg) => Ok(msg),
+                None => rx.recv_timeout(wait),
+            };
+            match next {
                 Ok(Msg::Span(s)) => {
                     if batch.is_empty() {
                         since = Instant::now();
