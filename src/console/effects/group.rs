@@ -4,19 +4,16 @@
 //! (`run::group`) off the UI task, and its comparison read back from the store.
 
 use std::sync::Arc;
-use std::time::Instant;
 
 use tokio::sync::mpsc;
-use tokio_util::sync::CancellationToken;
 
 use super::Executor;
 use crate::console::state::Msg;
 use crate::core::contract::TaskContract;
 use crate::core::event::Event;
 use crate::core::wire::Vendor;
-use crate::launch::{self, Key};
 use crate::run::group::{Entrant, Venue, run_group};
-use crate::run::{Observer, RunOptions};
+use crate::run::{NoObserver, Observer};
 
 /// Forwards one vendor's events in a comparison.
 struct Tagged(mpsc::UnboundedSender<Msg>, Vendor);
@@ -38,37 +35,26 @@ impl Executor {
             return;
         };
         // One rewind for the whole group: every vendor's script from its start,
-        // under one key (not a secret) the stub knows as this group's.
-        let key = match &self.demo {
-            Some(rewinder) => Key::Stub(rewinder.rewind()),
-            None => Key::FromEnv,
-        };
+        // under one key the stub knows as this group's.
+        let key = self.key();
         let entrants = vendors
             .into_iter()
             .map(|(vendor, model)| {
-                let (endpoint, max_tokens) = self.target(vendor);
-                let limits = self.limits.get(&vendor).copied().unwrap_or_default();
-                let tagged: Arc<dyn Observer> = Arc::new(Tagged(self.tx.clone(), vendor));
-                let observer = match &self.telemetry {
-                    Some(t) => t.observer(&endpoint.base_url, tagged),
-                    None => tagged,
+                let tagged = Arc::new(Tagged(self.tx.clone(), vendor));
+                let provider = self.provider(vendor, model, &key);
+                let observer = match &provider {
+                    Ok(p) => self.traced(&p.endpoint().base_url, tagged),
+                    Err(_) => tagged,
                 };
                 Entrant {
                     vendor: vendor.to_string(),
-                    provider: launch::provider(endpoint, model, max_tokens, &key, &limits),
+                    provider,
                     observer,
                 }
             })
             .collect::<Vec<_>>();
-        self.approver.forget();
-        let cancel = CancellationToken::new();
-        let options = RunOptions {
-            prices: self.prices.clone(),
-            cancel: cancel.clone(),
-            agents: self.agents.clone(),
-            mcp: self.mcp.clone(),
-            ..RunOptions::default()
-        };
+        // Each run's own observer replaces this one.
+        let options = self.begin(Arc::new(NoObserver));
         let (store, policy, approver, tx, prices) = (
             self.store.clone(),
             self.policy.clone(),
@@ -76,8 +62,6 @@ impl Executor {
             self.tx.clone(),
             self.prices.clone(),
         );
-        self.cancel = Some(cancel);
-        self.started = Some(Instant::now());
         self.task = Some(tokio::spawn(async move {
             let venue = Venue {
                 store: &store,

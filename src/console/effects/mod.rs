@@ -31,6 +31,7 @@ use crate::core::policy::Policy;
 use crate::core::price::PriceTable;
 use crate::core::wire::{Endpoint, Vendor};
 use crate::launch::{self, Key, Limits};
+use crate::provider::HttpProvider;
 use crate::run::{Observer, RunOptions, run_with_options};
 use crate::store::Store;
 
@@ -191,45 +192,23 @@ impl Executor {
     }
 
     fn start(&mut self, contract: TaskContract, vendor: Vendor, model: String) {
-        let (endpoint, max_tokens) = self.target(vendor);
-        let forward: Arc<dyn Observer> = Arc::new(Forward(self.tx.clone()));
-        let observer: Arc<dyn Observer> = match &self.telemetry {
-            Some(t) => t.observer(&endpoint.base_url, forward),
-            None => forward,
-        };
-        let key = match &self.demo {
-            // A cancelled demo run left the script part-way; this one sees it all,
-            // and its key (not a secret) tells the stub which requests are this run's.
-            Some(rewinder) => Key::Stub(rewinder.rewind()),
-            None => Key::FromEnv,
-        };
-        let limits = self.limits.get(&vendor).copied().unwrap_or_default();
-        let provider = match launch::provider(endpoint, model, max_tokens, &key, &limits) {
+        let key = self.key();
+        let provider = match self.provider(vendor, model, &key) {
             Ok(p) => p,
             Err(e) => {
                 let _ = self.tx.send(Msg::RunFailed(e.to_string()));
                 return;
             }
         };
-        // "Allow for this run" lasts one run.
-        self.approver.forget();
-        let cancel = CancellationToken::new();
-        let options = RunOptions {
-            observer,
-            prices: self.prices.clone(),
-            cancel: cancel.clone(),
-            agents: self.agents.clone(),
-            mcp: self.mcp.clone(),
-            ..RunOptions::default()
-        };
+        let forward = Arc::new(Forward(self.tx.clone()));
+        let observer = self.traced(&provider.endpoint().base_url, forward);
+        let options = self.begin(observer);
         let (store, policy, approver, tx) = (
             self.store.clone(),
             self.policy.clone(),
             self.approver.clone(),
             self.tx.clone(),
         );
-        self.cancel = Some(cancel);
-        self.started = Some(Instant::now());
         self.task = Some(tokio::spawn(async move {
             let result =
                 run_with_options(&contract, &provider, &store, &policy, &approver, options).await;
@@ -237,6 +216,50 @@ impl Executor {
                 let _ = tx.send(Msg::RunFailed(e.to_string()));
             }
         }));
+    }
+
+    /// The key the next run (or comparison) sends: for the demo, the stub's script
+    /// rewound to its start — a cancelled run left it part-way — under a key (not
+    /// a secret) that tells the stub which requests are this run's; else the
+    /// vendor's variable.
+    fn key(&self) -> Key {
+        match &self.demo {
+            Some(rewinder) => Key::Stub(rewinder.rewind()),
+            None => Key::FromEnv,
+        }
+    }
+
+    /// The provider for `vendor` and `model`: its endpoint, output cap and
+    /// transport limits, and `key`.
+    fn provider(&self, vendor: Vendor, model: String, key: &Key) -> crate::Result<HttpProvider> {
+        let (endpoint, max_tokens) = self.target(vendor);
+        let limits = self.limits.get(&vendor).copied().unwrap_or_default();
+        launch::provider(endpoint, model, max_tokens, key, &limits)
+    }
+
+    /// `inner`, traced when `[telemetry]` names a collector.
+    fn traced(&self, base_url: &str, inner: Arc<dyn Observer>) -> Arc<dyn Observer> {
+        match &self.telemetry {
+            Some(t) => t.observer(base_url, inner),
+            None => inner,
+        }
+    }
+
+    /// What a run (or every run of a comparison) is given, with a new
+    /// cancellation kept for Esc; "allow for this run" starts over.
+    fn begin(&mut self, observer: Arc<dyn Observer>) -> RunOptions {
+        self.approver.forget();
+        let cancel = CancellationToken::new();
+        self.cancel = Some(cancel.clone());
+        self.started = Some(Instant::now());
+        RunOptions {
+            observer,
+            prices: self.prices.clone(),
+            cancel,
+            agents: self.agents.clone(),
+            mcp: self.mcp.clone(),
+            ..RunOptions::default()
+        }
     }
 
     fn read<F>(&self, f: F)
