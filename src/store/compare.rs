@@ -68,10 +68,7 @@ impl Store {
             }
         }
         let mut urls = BTreeSet::new();
-        let mut citations = self.citations(id)?;
-        for child in self.children(id)? {
-            citations.extend(self.citations(child.run_id)?);
-        }
+        let citations = self.citations_with_children(id)?;
         col.citations = citations.len() as u64;
         urls.extend(citations.iter().map(|c| normal_url(&c.url)));
         col.domains = domains(&urls).len() as u64;

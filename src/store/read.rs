@@ -165,6 +165,16 @@ impl Store {
         self.query_runs("WHERE r.parent_run_id = ?1 ORDER BY r.run_id", [run_id.0])
     }
 
+    /// A run's sources and its spawned children's (a child's sources belong to
+    /// its parent's run too): the run's first, then each child's, oldest first.
+    pub fn citations_with_children(&self, run_id: RunId) -> Result<Vec<CitationRow>> {
+        let mut citations = self.citations(run_id)?;
+        for child in self.children(run_id)? {
+            citations.extend(self.citations(child.run_id)?);
+        }
+        Ok(citations)
+    }
+
     /// The runs of one session, in order.
     pub fn session_runs(&self, session_id: i64) -> Result<Vec<RunRow>> {
         self.query_runs("WHERE r.session_id = ?1 ORDER BY r.run_id", [session_id])

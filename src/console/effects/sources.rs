@@ -120,12 +120,8 @@ impl Executor {
 /// spawned child's sources belong to its parent's run too), its server-tool calls
 /// and what checking them found.
 pub fn run_sources(store: &Store, id: RunId) -> crate::Result<Msg> {
-    let mut citations = store.citations(id)?;
-    for child in store.children(id)? {
-        citations.extend(store.citations(child.run_id)?);
-    }
     Ok(Msg::RunSources(
-        citations,
+        store.citations_with_children(id)?,
         store.server_tool_calls(id)?,
         store.checks(id)?,
     ))
