@@ -51,9 +51,11 @@ impl Store {
                 .and_then(|end| millis_between(&run.started_at, end)),
             ..Column::default()
         };
-        for call in self.provider_calls(id)? {
+        // The ledger holds the run's own calls beside its children's: counted
+        // here are the run's own, without reading them a second time.
+        for line in ledger.lines.iter().filter(|l| l.call.run_id == id) {
             col.steps += 1;
-            let u = call.usage.unwrap_or_default();
+            let u = line.call.usage.unwrap_or_default();
             col.input_tokens = col.input_tokens.saturating_add(u.all_input_tokens());
             col.output_tokens = col.output_tokens.saturating_add(u.output_tokens);
             col.cache_read_tokens = col.cache_read_tokens.saturating_add(u.cache_read_tokens);
