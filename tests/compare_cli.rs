@@ -37,6 +37,15 @@ fn runs(dir: &Path) -> Vec<serde_json::Value> {
         .clone()
 }
 
+/// Send `sig` (`KILL`, `INT`) to the process.
+fn signal(child: &std::process::Child, sig: &str) {
+    let sent = Command::new("kill")
+        .args(["-s", sig, &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success(), "kill -s {sig}");
+}
+
 #[test]
 fn three_vendors_at_once_then_compare_reads_the_same_comparison_back() {
     let dir = place();
@@ -222,11 +231,7 @@ fn a_comparison_killed_with_sigkill_leaves_each_run_resumable_on_its_own() {
     for line in BufReader::new(child.stdout.take().unwrap()).lines() {
         let e: serde_json::Value = serde_json::from_str(&line.unwrap()).unwrap();
         if e["vendor"] == "anthropic" && e["kind"]["event"] == "provider_called" {
-            let sent = Command::new("kill")
-                .args(["-s", "KILL", &child.id().to_string()])
-                .status()
-                .unwrap();
-            assert!(sent.success());
+            signal(&child, "KILL");
             break;
         }
     }
@@ -269,11 +274,7 @@ fn ctrl_c_cancels_every_run_of_a_comparison_and_each_is_recorded_cancelled() {
         if e["kind"]["event"] == "run_started" {
             started += 1;
             if started == 2 {
-                let sent = Command::new("kill")
-                    .args(["-s", "INT", &child.id().to_string()])
-                    .status()
-                    .unwrap();
-                assert!(sent.success());
+                signal(&child, "INT");
                 break;
             }
         }
