@@ -49,17 +49,8 @@ fn the_console_runs_the_demo_in_a_real_terminal_and_leaves_it_sane() {
     let dir = tempfile::tempdir().unwrap();
     // A fresh machine: no [prices]; the built-in table prices the demo.
     std::fs::write(dir.path().join("io.toml"), "").unwrap();
-    let (screen, mut child, mut writer, reading) = spawn(
-        dir.path(),
-        &format!(
-            "{:?} --config io.toml --store runs.db; echo \"exit=$?\"; stty -a",
-            env!("CARGO_BIN_EXE_io-harness")
-        ),
-    );
-    let mut press = |bytes: &[u8]| {
-        writer.write_all(bytes).unwrap();
-        writer.flush().unwrap();
-    };
+    let (screen, mut child, mut writer, reading) = console(dir.path(), "runs.db");
+    let mut press = |bytes: &[u8]| type_in(&mut writer, bytes);
 
     // Opens on the demo with the exact Anthropic request previewed, scrolled to
     // what the declaration adds.
@@ -115,13 +106,7 @@ fn the_console_runs_the_demo_in_a_real_terminal_and_leaves_it_sane() {
     ]);
 
     // Ctrl-Q quits; the shell's stty sees a cooked terminal.
-    press(b"\x11");
-    let status = child.wait().unwrap();
-    assert!(status.success());
-    drop(writer);
-    reading.join().unwrap();
-    let out = screen.raw_text();
-    assert!(out.contains("exit=0"), "{out}");
+    let out = quit((&screen, &mut child, writer, reading));
     assert_sane(&out);
     let p = screen.parser.lock().unwrap();
     assert!(
@@ -148,26 +133,12 @@ fn a_console_run_is_traced_when_telemetry_names_a_collector() {
         ),
     )
     .unwrap();
-    let (screen, mut child, mut writer, reading) = spawn(
-        dir.path(),
-        &format!(
-            "{:?} --config io.toml --store runs.db; echo \"exit=$?\"",
-            env!("CARGO_BIN_EXE_io-harness")
-        ),
-    );
-    let mut press = |bytes: &[u8]| {
-        writer.write_all(bytes).unwrap();
-        writer.flush().unwrap();
-    };
+    let (screen, mut child, mut writer, reading) = console(dir.path(), "runs.db");
+    let mut press = |bytes: &[u8]| type_in(&mut writer, bytes);
     screen.wait_for(&["offline demo: built-in stub vendor"]);
     press(b"\x12");
     screen.wait_for(&["finished: passed"]);
-    press(b"\x11");
-    assert!(child.wait().unwrap().success());
-    drop(writer);
-    reading.join().unwrap();
-    let out = screen.raw_text();
-    assert!(out.contains("exit=0"), "{out}");
+    let out = quit((&screen, &mut child, writer, reading));
     // Everything went out before the console returned: no line about the collector.
     assert!(!out.contains("telemetry:"), "{out}");
     let spans = receiver.spans();
@@ -197,17 +168,8 @@ fn a_console_run_is_traced_when_telemetry_names_a_collector() {
 fn ctrl_g_compares_every_vendor_in_a_real_terminal_and_enter_opens_one() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("io.toml"), "").unwrap();
-    let (screen, mut child, mut writer, reading) = spawn(
-        dir.path(),
-        &format!(
-            "{:?} --config io.toml --store data/runs.db; echo \"exit=$?\"; stty -a",
-            env!("CARGO_BIN_EXE_io-harness")
-        ),
-    );
-    let mut press = |bytes: &[u8]| {
-        writer.write_all(bytes).unwrap();
-        writer.flush().unwrap();
-    };
+    let (screen, mut child, mut writer, reading) = console(dir.path(), "data/runs.db");
+    let mut press = |bytes: &[u8]| type_in(&mut writer, bytes);
     screen.wait_for(&["offline demo: built-in stub vendor"]);
     // Ctrl-G: a column per vendor, then the comparison.
     press(b"\x07");
@@ -229,12 +191,7 @@ fn ctrl_g_compares_every_vendor_in_a_real_terminal_and_enter_opens_one() {
             "{v}"
         );
     }
-    press(b"\x11");
-    assert!(child.wait().unwrap().success());
-    drop(writer);
-    reading.join().unwrap();
-    let out = screen.raw_text();
-    assert!(out.contains("exit=0"), "{out}");
+    let out = quit((&screen, &mut child, writer, reading));
     assert_sane(&out);
 }
 
@@ -244,6 +201,43 @@ type Spawned = (
     Box<dyn Write + Send>,
     std::thread::JoinHandle<()>,
 );
+
+/// The console on `dir`'s io.toml with its store at `store`, in a fresh
+/// pseudo-terminal; after it exits the shell prints its exit code and `stty -a`.
+fn console(dir: &std::path::Path, store: &str) -> Spawned {
+    spawn(
+        dir,
+        &format!(
+            "{:?} --config io.toml --store {store}; echo \"exit=$?\"; stty -a",
+            env!("CARGO_BIN_EXE_io-harness")
+        ),
+    )
+}
+
+/// Type `bytes` into the terminal.
+fn type_in(writer: &mut Box<dyn Write + Send>, bytes: &[u8]) {
+    writer.write_all(bytes).unwrap();
+    writer.flush().unwrap();
+}
+
+/// Ctrl-Q; the console exits 0 and the shell says so: everything the terminal
+/// showed, for more checks.
+fn quit(
+    (screen, child, mut writer, reading): (
+        &Screen,
+        &mut Box<dyn portable_pty::Child + Send + Sync>,
+        Box<dyn Write + Send>,
+        std::thread::JoinHandle<()>,
+    ),
+) -> String {
+    type_in(&mut writer, b"\x11");
+    assert!(child.wait().unwrap().success());
+    drop(writer);
+    reading.join().unwrap();
+    let out = screen.raw_text();
+    assert!(out.contains("exit=0"), "{out}");
+    out
+}
 
 /// `sh -c script` in a fresh 100×30 pseudo-terminal, its output parsed as it comes.
 fn spawn(dir: &std::path::Path, script: &str) -> Spawned {
