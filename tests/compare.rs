@@ -18,10 +18,10 @@ use io_harness::run::group::{
     Column, Copies, Entrant, GroupResult, Replay, Venue, run_group, run_in_group,
 };
 use io_harness::run::{NoObserver, RunOptions, RunResult, run_with_options};
-use io_harness::stub::{Script, ScriptedResponse, StubHandle, StubVendor};
+use io_harness::stub::{Script, ScriptedResponse, StubHandle};
 use io_harness::{
-    ApiKey, ApproveAll, BudgetKind, Endpoint, HttpProvider, Policy, Provider, RetryPolicy,
-    RunOutcome, Store, TaskContract, Vendor, WebAccess, Wire,
+    ApproveAll, BudgetKind, HttpProvider, Policy, Provider, RunOutcome, Store, TaskContract,
+    Vendor, WebAccess, Wire,
 };
 use pretty_assertions::assert_eq;
 
@@ -40,31 +40,16 @@ fn on(vendor: Vendor, body: &str, delay_ms: u64) -> ScriptedResponse {
 }
 
 async fn stub(responses: Vec<ScriptedResponse>) -> StubHandle {
-    let script = Script {
+    start_stub(Script {
         responses,
         repeat: false,
         emulate_usage: false,
-    };
-    StubVendor::start("127.0.0.1:0".parse().unwrap(), script)
-        .await
-        .unwrap()
+    })
+    .await
 }
 
 fn provider(stub: &StubHandle, vendor: Vendor) -> HttpProvider {
-    let endpoint = Endpoint {
-        vendor,
-        wire: Wire::spec(vendor),
-        base_url: stub.base_url(vendor),
-        api_key_env: "IO_HARNESS_TEST_KEY".into(),
-        stream: false,
-        responses_state: Default::default(),
-    };
-    HttpProvider::new(endpoint, "m".to_string(), 256)
-        .with_api_key(ApiKey::new("sk-test-SECRET"))
-        .with_retry(RetryPolicy {
-            base_delay: Duration::from_millis(10),
-            ..RetryPolicy::default()
-        })
+    provider_at(stub, Wire::spec(vendor))
 }
 
 fn entrants(stub: &StubHandle, vendors: &[Vendor]) -> Vec<Entrant<HttpProvider>> {

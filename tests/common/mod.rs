@@ -112,6 +112,32 @@ impl Observer for Collect {
     }
 }
 
+/// The stub vendor on a free loopback port, answering `script`.
+pub async fn start_stub(script: Script) -> StubHandle {
+    StubVendor::start("127.0.0.1:0".parse().unwrap(), script)
+        .await
+        .unwrap()
+}
+
+/// A provider for `wire` at `stub`: model `m`, 256 tokens, the test key, quick retries.
+pub fn provider_at(stub: &StubHandle, wire: io_harness::Wire) -> HttpProvider {
+    let vendor = wire.vendor();
+    let endpoint = Endpoint {
+        vendor,
+        wire,
+        base_url: stub.base_url(vendor),
+        api_key_env: "IO_HARNESS_TEST_KEY".into(),
+        stream: false,
+        responses_state: Default::default(),
+    };
+    HttpProvider::new(endpoint, "m".to_string(), 256)
+        .with_api_key(ApiKey::new("sk-test-SECRET"))
+        .with_retry(RetryPolicy {
+            base_delay: std::time::Duration::from_millis(10),
+            ..RetryPolicy::default()
+        })
+}
+
 pub struct Harness {
     pub stub: StubHandle,
     pub store: Store,
@@ -156,24 +182,8 @@ impl Harness {
     }
 
     pub async fn scripted(wire: io_harness::Wire, script: Script) -> Harness {
-        let vendor = wire.vendor();
-        let stub = StubVendor::start("127.0.0.1:0".parse().unwrap(), script)
-            .await
-            .unwrap();
-        let endpoint = Endpoint {
-            vendor,
-            wire,
-            base_url: stub.base_url(vendor),
-            api_key_env: "IO_HARNESS_TEST_KEY".into(),
-            stream: false,
-            responses_state: Default::default(),
-        };
-        let provider = HttpProvider::new(endpoint, "m".to_string(), 256)
-            .with_api_key(ApiKey::new("sk-test-SECRET"))
-            .with_retry(RetryPolicy {
-                base_delay: std::time::Duration::from_millis(10),
-                ..RetryPolicy::default()
-            });
+        let stub = start_stub(script).await;
+        let provider = provider_at(&stub, wire);
         let db = tempfile::tempdir().unwrap();
         let store = Store::open(db.path().join("runs.db")).unwrap();
         Harness {
