@@ -10,66 +10,11 @@ mod http;
 pub mod retry;
 pub mod scrub;
 pub mod stream;
-
-use async_trait::async_trait;
-
-use crate::core::completion::Completion;
-use crate::core::event::EventKind;
-use crate::core::turn::Turn;
-use crate::core::web::WebAccess;
-use crate::error::Result;
+mod talk;
 
 pub use body::{DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_REQUEST_TIMEOUT};
 pub use fallback::Fallback;
 pub use http::{ApiKey, HttpProvider};
 pub use retry::RetryPolicy;
 pub use stream::DEFAULT_IDLE_TIMEOUT;
-
-/// One completion, with what it took to get it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Reply {
-    /// The decoded response.
-    pub completion: Completion,
-    /// First attempt sent to final response received, waits included.
-    pub latency_ms: u64,
-    /// HTTP attempts made.
-    pub attempts: u32,
-    /// The provider that answered (for a `Fallback`, the member).
-    pub provider: String,
-    /// The model that was asked.
-    pub model: String,
-    /// The wire that answered (a transcript sends its blocks back to it only).
-    pub wire: crate::core::wire::Wire,
-}
-
-/// Where a provider reports each attempt and retry.
-pub trait AttemptSink: Send + Sync {
-    /// One event (`RequestSent`, `Retrying`, and a streamed answer's deltas).
-    fn emit(&self, kind: EventKind);
-}
-
-/// Discards attempt events.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct NoSink;
-
-impl AttemptSink for NoSink {
-    fn emit(&self, _: EventKind) {}
-}
-
-/// Something that answers turns. A provider that ignores `turn.web` is honestly
-/// non-searching, not broken: it returns no citations and its runs complete.
-#[async_trait]
-pub trait Provider: Send + Sync {
-    /// The vendor name recorded with each run (`anthropic`, …).
-    fn name(&self) -> &str;
-    /// The model asked.
-    fn model(&self) -> &str;
-    /// The output token cap per request.
-    fn max_tokens(&self) -> u32;
-    /// Refuse, before any request, a declaration this provider cannot carry.
-    fn check(&self, _web: Option<&WebAccess>) -> Result<()> {
-        Ok(())
-    }
-    /// Answer one turn.
-    async fn complete(&self, turn: &Turn, sink: &dyn AttemptSink) -> Result<Reply>;
-}
+pub use talk::{AttemptSink, NoSink, Provider, Reply};

@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use super::Vendor;
 use crate::core::web::WebAccess;
+use crate::error::{Error, Result};
 
 /// One vendor API shape.
 #[derive(
@@ -402,6 +403,20 @@ fn new_wire_text(wire: Wire, feature: Feature, allowed: &[String], blocked: &[St
         "provider \"{vendor}\" with {setting} cannot {} — {why}; {advice}. No request was sent.",
         feature.refused_as()
     )
+}
+
+/// Whether this wire can carry the declaration; the refusal if not, derived from
+/// the capability table. `encode` calls it first; a `Fallback` calls it for every
+/// member before any request.
+pub fn check_wire(wire: Wire, web: Option<&WebAccess>) -> Result<()> {
+    let Some(web) = web.filter(|w| w.enabled()) else {
+        return Ok(());
+    };
+    web.check_not_emptied()?;
+    match refusal(wire, web) {
+        Some(text) => Err(Error::config(text)),
+        None => Ok(()),
+    }
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@
 
 mod anthropic;
 mod chat;
+mod delta;
 mod frame;
 mod openai_responses;
 pub mod render;
@@ -27,51 +28,13 @@ use std::task::{Context, Poll, Waker};
 use futures_util::Stream;
 use sse_stream::{Sse, SseByteStream};
 
-use crate::core::completion::{Citation, Completion, ServerToolCall, ToolCall};
+use crate::core::completion::Completion;
 use crate::core::turn::WireResponse;
 use crate::core::wire::Vendor;
 use crate::core::wire::Wire;
+pub use delta::{Delta, WireAssembler};
+pub(crate) use delta::{bad_event, incomplete};
 use crate::error::{Error, Result};
-
-/// Something a stream made known before it ended, in the order it arrived.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Delta {
-    /// More answer text.
-    Text(String),
-    /// A provider-executed tool started; its input (the query, the URL) is complete
-    /// where the wire says it this early (OpenAI Responses names it only with the
-    /// result, so there it comes with `ServerToolReturned`).
-    ServerToolStarted {
-        /// The vendor's id for the call (empty where the wire has none).
-        id: String,
-        /// `web_search`, `web_fetch`.
-        tool: String,
-        /// The query or URL, where the vendor said.
-        input: Option<String>,
-    },
-    /// A provider-executed tool's result arrived: ok, or failed with the vendor's code.
-    ServerToolReturned {
-        /// The id of the call it answers.
-        id: String,
-        /// The call, paired with what it was asked.
-        call: ServerToolCall,
-    },
-    /// A source the answer cites.
-    Citation(Citation),
-    /// The model asked for a local tool, its arguments complete.
-    ToolCallRequested(ToolCall),
-    /// The vendor's count of output tokens so far.
-    OutputTokens(u64),
-}
-
-/// The per-wire half of an assembler: fed whole SSE events, in order.
-pub trait WireAssembler: Send {
-    /// One event: its `event:` name, where it had one, and its `data:` text.
-    /// `Err` ends the attempt (an `error` event, an error chunk, a malformed event).
-    fn event(&mut self, name: Option<&str>, data: &str, out: &mut Vec<Delta>) -> Result<()>;
-    /// The body ended: the completion, or why what arrived is not one.
-    fn finish(self: Box<Self>) -> Result<Completion>;
-}
 
 /// The assembler for a streamed answer on `wire`, or `None` for a wire this
 /// crate does not stream (its encoder then never asks for a stream). `head` is
@@ -196,25 +159,5 @@ impl Assembler {
                 }
             }
         }
-    }
-}
-
-/// The error for a body that ended before its wire's final event.
-pub(crate) fn incomplete(provider: &str, what: &str, events: u64) -> Error {
-    Error::Transport {
-        provider: provider.to_string(),
-        message: format!(
-            "the stream ended before {what} ({events} events received); nothing of it was recorded"
-        ),
-        retryable: true,
-    }
-}
-
-/// The error for an event whose data is not the JSON its wire sends.
-pub(crate) fn bad_event(provider: &str, data: &str, e: &serde_json::Error) -> Error {
-    Error::Decode {
-        provider: provider.to_string(),
-        message: format!("a stream event is not JSON: {e}"),
-        snippet: super::json::snippet(data.as_bytes()),
     }
 }
