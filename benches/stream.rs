@@ -101,11 +101,10 @@ fn assemble(c: &mut Criterion) {
 
 fn to_screen(c: &mut Criterion) {
     use io_harness::config::{Config, Loaded};
-    use io_harness::console::effects::setup::{Connection, initial_state};
+    use io_harness::console::effects::setup::initial_state;
     use io_harness::console::state::{Msg, Screen};
     use io_harness::console::update::update;
     use io_harness::console::view;
-    use io_harness::core::wire::Endpoint;
     use io_harness::provider::stream::event_of;
     use io_harness::{Event, EventKind, RunId};
     use ratatui::Terminal;
@@ -115,15 +114,8 @@ fn to_screen(c: &mut Criterion) {
         config: Config::default(),
         path: None,
     };
-    let connection = Connection {
-        endpoints: Vendor::ALL
-            .iter()
-            .map(|&v| (v, Endpoint::public(v)))
-            .collect(),
-        stub: None,
-        mode: "bench".into(),
-    };
-    let Ok(mut state) = initial_state(&loaded, &connection, false) else {
+    let plan = std::sync::Arc::new(io_harness::launch::Plan::of(&loaded.config, false));
+    let Ok(mut state) = initial_state(&loaded, &plan, "bench") else {
         return;
     };
     state.screen = Screen::Run;

@@ -13,7 +13,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use io_harness::run::{NoObserver, Observer, RunOptions, run_with_options};
 use io_harness::stub::{Script, ScriptedResponse, StubVendor};
 use io_harness::telemetry::Telemetry;
-use io_harness::telemetry::settings::{TelemetryTable, resolve};
+use io_harness::telemetry::settings::{Stated, resolve};
 use io_harness::{
     ApiKey, ApproveAll, Budget, Endpoint, HttpProvider, Policy, Store, TaskContract, Vendor,
     Verification,
@@ -51,9 +51,9 @@ fn down() -> String {
 }
 
 fn telemetry(url: &str) -> Telemetry {
-    let table = TelemetryTable {
+    let table = Stated {
         otlp_endpoint: Some(url.to_string()),
-        ..TelemetryTable::default()
+        ..Stated::default()
     };
     let settings = p(resolve(Some(&table), &|_| None));
     p(Telemetry::start(&settings, Vec::new())).unwrap_or_else(|| panic!("no endpoint"))

@@ -34,7 +34,7 @@ pub mod telemetry;
 pub use crate::approve::{
     Answer, ApprovalRequest, ApproveAll, Approver, ChannelApprover, DenyAll, NobodyToAsk,
 };
-pub use crate::config::{AgentDef, Config, Loaded, McpDef, USER_CONFIG_ENV, write_web};
+pub use crate::config::{Config, Loaded, USER_CONFIG_ENV, write_web};
 pub use crate::core::completion::{
     Citation, Completion, ServerToolCall, StopReason, ToolCall, Usage,
 };
@@ -47,8 +47,10 @@ pub use crate::core::turn::{HeaderValue, ToolSpec, Turn, WireRequest, WireRespon
 pub use crate::core::web::WebAccess;
 pub use crate::core::wire::{Endpoint, Vendor, Wire};
 pub use crate::error::{Error, Result, VendorError};
+pub use crate::mcp::McpDef;
 pub use crate::provider::{
     ApiKey, AttemptSink, Fallback, HttpProvider, NoSink, Provider, Reply, RetryPolicy,
 };
+pub use crate::run::AgentDef;
 pub use crate::run::{RunOptions, RunResult, Session, run_with, run_with_options};
 pub use crate::store::Store;

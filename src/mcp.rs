@@ -12,9 +12,23 @@ use rmcp::service::RunningService;
 use rmcp::transport::TokioChildProcess;
 use rmcp::{RoleClient, ServiceExt};
 
-use crate::config::McpDef;
 use crate::core::turn::ToolSpec;
 use crate::error::{Error, Result};
+
+/// A stdio MCP server to start, as io.toml's `[[mcp]]` resolves to.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct McpDef {
+    /// Its name (tools appear as `mcp__<name>__<tool>`).
+    pub name: String,
+    /// The program to start.
+    pub command: String,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// Extra environment.
+    pub env: std::collections::BTreeMap<String, String>,
+    /// Hosts it states it may reach: recorded, not enforced here.
+    pub net: Vec<String>,
+}
 
 /// How long a start or a call may take by default.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);

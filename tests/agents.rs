@@ -9,7 +9,7 @@
 mod common;
 
 use common::*;
-use io_harness::config::AgentDef;
+use io_harness::run::AgentDef;
 use io_harness::run::{RunOptions, Session, run_with_options};
 use io_harness::{
     ApiKey, ApproveAll, Config, Endpoint, Fallback, HttpProvider, Policy, Provider, RetryPolicy,

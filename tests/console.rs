@@ -152,7 +152,12 @@ fn the_goal_takes_text_and_keys_still_work_from_it() {
 
 #[test]
 fn an_empty_goal_is_not_run() {
-    let mut s = initial_state(&loaded("provider = \"openai\"\n"), &connection(), false).unwrap();
+    let mut s = initial_state(
+        &loaded("provider = \"openai\"\n"),
+        &public_plan(&loaded("provider = \"openai\"\n")),
+        LIVE,
+    )
+    .unwrap();
     assert_eq!(update(&mut s, ctrl('r')), vec![]);
     assert_eq!(
         s.notice.unwrap().0,
@@ -295,8 +300,10 @@ fn themes_cycle_and_key_overrides_apply_everywhere() {
     assert_eq!(s.theme.0, "light");
     let mut s = initial_state(
         &loaded(&format!("{CONFIG}\n[console.keys]\nrun = \"f6\"\n")),
-        &connection(),
-        false,
+        &public_plan(&loaded(&format!(
+            "{CONFIG}\n[console.keys]\nrun = \"f6\"\n"
+        ))),
+        LIVE,
     )
     .unwrap();
     assert!(matches!(
@@ -306,8 +313,8 @@ fn themes_cycle_and_key_overrides_apply_everywhere() {
     assert!(screen(&s, 100, 24).contains("F6 run"));
     let e = initial_state(
         &loaded("[console]\ntheme = \"sepia\"\n"),
-        &connection(),
-        false,
+        &public_plan(&loaded("[console]\ntheme = \"sepia\"\n")),
+        LIVE,
     )
     .err()
     .unwrap()
@@ -384,10 +391,7 @@ async fn a_demo_run_streams_into_the_panes_and_sources_read_it_back() {
     // The temp workspace and the stub's port differ per run; the rest must not.
     let mut shown = l.state.clone();
     shown.form.workspace = "<temp>/ws".into();
-    let text = screen(&shown, 80, 24).replace(
-        &l.stub.as_ref().unwrap().addr().to_string(),
-        "127.0.0.1:PORT",
-    );
+    let text = screen(&shown, 80, 24).replace(&l.stub_addr.unwrap().to_string(), "127.0.0.1:PORT");
     insta::assert_snapshot!("declare_demo_80x24", text);
     l.send(ctrl('r'));
     l.until(|s| s.run.outcome.is_some()).await;
@@ -608,11 +612,7 @@ async fn a_spawned_child_is_nested_under_its_parent_and_counted_in_the_total() {
         repeat: false,
         emulate_usage: false,
     };
-    let mut l = LiveConsole::scripted(script).await;
-    l.executor.agents = vec![io_harness::config::AgentDef {
-        name: "researcher".into(),
-        ..Default::default()
-    }];
+    let mut l = LiveConsole::scripted_with(script, "[[agent]]\nname = \"researcher\"\n").await;
     l.send(ctrl('r'));
     // Spawning is an `Ask` under the default policy.
     l.until(|s| s.run.approval.is_some()).await;
@@ -643,7 +643,7 @@ fn snapshot_declare_shows_the_roster_and_mcp_boundaries() {
     let text = format!(
         "{CONFIG}\n[[agent]]\nname = \"researcher\"\ndescription = \"looks things up\"\n\n[[mcp]]\nname = \"everything\"\ncommand = \"npx\"\nnet = [\"example.com\"]\n"
     );
-    let mut s = initial_state(&loaded(&text), &connection(), false).unwrap();
+    let mut s = initial_state(&loaded(&text), &public_plan(&loaded(&text)), LIVE).unwrap();
     focus(&mut s, "verify contains");
     insta::assert_snapshot!("declare_roster_100x30", screen(&s, 100, 30));
     // The preview carries what the run will offer: spawn_agent with the roster.

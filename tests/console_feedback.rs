@@ -59,7 +59,7 @@ fn called(step: u32, text: &str, stop: &str) -> Msg {
 
 #[test]
 fn the_demo_defaults_run_on_every_provider() {
-    let mut s = initial_state(&loaded(""), &connection(), true).unwrap();
+    let mut s = initial_state(&loaded(""), &demo_plan(&loaded("")), LIVE).unwrap();
     for p in &s.previews {
         assert!(p.request.is_ok(), "{}: {:?}", p.vendor, p.request);
     }
@@ -105,7 +105,12 @@ fn a_refusal_notice_clears_once_the_form_no_longer_refuses() {
 
 #[test]
 fn the_empty_goal_notice_clears_when_a_goal_is_typed() {
-    let mut s = initial_state(&loaded("provider = \"openai\"\n"), &connection(), false).unwrap();
+    let mut s = initial_state(
+        &loaded("provider = \"openai\"\n"),
+        &public_plan(&loaded("provider = \"openai\"\n")),
+        LIVE,
+    )
+    .unwrap();
     update(&mut s, ctrl('r'));
     assert!(s.notice.is_some());
     typed(&mut s, "find it");
@@ -191,8 +196,8 @@ fn a_binding_that_shadows_another_is_a_config_error_naming_both() {
     let err = |keys: &str| {
         initial_state(
             &loaded(&format!("{CONFIG}\n[console.keys]\n{keys}\n")),
-            &connection(),
-            false,
+            &public_plan(&loaded(&format!("{CONFIG}\n[console.keys]\n{keys}\n"))),
+            LIVE,
         )
         .err()
         .map(|e| e.to_string())
@@ -446,13 +451,16 @@ async fn ctrl_s_says_which_file_and_what_was_written() {
     let (tx, mut rx) = mpsc::unbounded_channel();
     let (approver, _approvals) = ChannelApprover::new();
     let s = state();
+    let store_path = dir.path().join("runs.db");
+    let loaded = io_harness::config::Loaded {
+        path: Some(path.clone()),
+        ..loaded(CONFIG)
+    };
+    let launch = std::sync::Arc::new(io_harness::launch::Launch::resolve(&loaded, false));
     let mut executor = Executor::new(
-        Store::open(dir.path().join("runs.db")).unwrap(),
-        path.clone(),
-        s.form.endpoints.clone(),
-        None,
-        s.form.max_tokens.clone(),
-        io_harness::PriceTable::default(),
+        Store::open(&store_path).unwrap(),
+        &store_path,
+        launch,
         tx,
         approver,
     );

@@ -10,10 +10,8 @@ use common::console::{key, screen};
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use io_harness::config::{Config, Loaded, Scope};
-use io_harness::console::effects::setup::{Connection, initial_state};
 use io_harness::console::state::{Effect, Msg, State};
 use io_harness::console::update::update;
-use io_harness::core::wire::Endpoint;
 use io_harness::{Answer, Vendor};
 
 fn scope(layer: &str, path: &str, text: &str) -> Scope {
@@ -25,16 +23,8 @@ fn scope(layer: &str, path: &str, text: &str) -> Scope {
 }
 
 fn state_of(config: Config) -> State {
-    let connection = Connection {
-        endpoints: Vendor::ALL
-            .iter()
-            .map(|&v| (v, Endpoint::public(v)))
-            .collect(),
-        stub: None,
-        mode: "live".into(),
-    };
     let loaded = Loaded { config, path: None };
-    initial_state(&loaded, &connection, false).unwrap()
+    common::console::state_of(&loaded, "live")
 }
 
 const USER: &str = "[policy]\ndeny = [\"read:.env\"]\n";

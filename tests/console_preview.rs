@@ -7,11 +7,11 @@
 
 mod common;
 
-use common::console::{connection, ctrl, focus, key, loaded, screen};
+use common::console::{ctrl, focus, key, loaded, plan_with, screen};
 
 use crossterm::event::KeyCode;
 use io_harness::Vendor;
-use io_harness::console::effects::setup::{Connection, initial_state};
+use io_harness::console::effects::setup::initial_state;
 use io_harness::console::state::State;
 use io_harness::console::update::update;
 use io_harness::core::wire::{Endpoint, Wire};
@@ -29,12 +29,8 @@ fn state_with(endpoints: Vec<(Vendor, Endpoint)>) -> State {
 }
 
 fn state_from(config: &str, endpoints: Vec<(Vendor, Endpoint)>) -> State {
-    let connection = Connection {
-        endpoints: endpoints.into_iter().collect(),
-        mode: "live".into(),
-        ..connection()
-    };
-    initial_state(&loaded(config), &connection, false).unwrap()
+    let loaded = loaded(config);
+    initial_state(&loaded, &plan_with(&loaded, endpoints), "live").unwrap()
 }
 
 fn state() -> State {

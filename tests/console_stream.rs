@@ -9,21 +9,16 @@
 
 mod common;
 
-use common::console::{connection, loaded};
+use common::console::{loaded, state_of};
 
-use io_harness::console::effects::setup::{Connection, initial_state};
 use io_harness::console::state::{Msg, Screen, State};
 use io_harness::console::update::update;
 use io_harness::{Cost, Event, EventKind, RunId, Usage};
 use pretty_assertions::assert_eq;
 
 fn state() -> State {
-    let connection = Connection {
-        mode: "offline demo: built-in stub vendor".into(),
-        ..connection()
-    };
     let loaded = loaded("[task]\ngoal = \"Find the release.\"\n");
-    let mut s = initial_state(&loaded, &connection, false).unwrap();
+    let mut s = state_of(&loaded, "offline demo: built-in stub vendor");
     s.screen = Screen::Run;
     s
 }

@@ -596,13 +596,18 @@ async fn the_consoles_next_request_is_the_body_the_resume_sends() {
     .await;
     let c = transcript("look");
     interrupted_at(&h, &c, 2).await;
+    // The plan with this harness's endpoint and output cap, no roster.
+    let vendor = h.provider.endpoint().vendor;
+    let mut plan = io_harness::launch::Plan::of(&io_harness::Config::default(), false);
+    let setup = plan.vendors.get_mut(&vendor).unwrap();
+    setup.endpoint = h.provider.endpoint().clone();
+    setup.max_tokens = 256;
     let lines = io_harness::console::effects::next_request(
         &h.store,
+        &plan,
         io_harness::RunId(1),
-        h.provider.endpoint(),
-        "m".into(),
-        256,
-        io_harness::core::tools::offered_tools(&[], &[]),
+        vendor,
+        "m",
     )
     .unwrap();
     assert!(
@@ -624,11 +629,10 @@ async fn the_consoles_next_request_is_the_body_the_resume_sends() {
     // A finished run has no next step, and says so.
     let err = io_harness::console::effects::next_request(
         &h.store,
+        &plan,
         io_harness::RunId(1),
-        h.provider.endpoint(),
-        "m".into(),
-        256,
-        vec![],
+        vendor,
+        "m",
     )
     .unwrap_err()
     .to_string();

@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use common::*;
 use io_harness::RunOutcome;
-use io_harness::config::McpDef;
+use io_harness::mcp::McpDef;
 use io_harness::mcp::McpServers;
 use io_harness::run::RunOptions;
 

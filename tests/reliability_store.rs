@@ -269,10 +269,9 @@ async fn a_truncated_answer_is_its_own_outcome_not_a_pass() {
 #[test]
 fn a_run_whose_process_is_gone_reads_interrupted_in_runs_and_the_console() {
     use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-    use io_harness::console::effects::setup::{Connection, initial_state};
+    use io_harness::console::effects::setup::initial_state;
     use io_harness::console::state::Msg;
     use io_harness::console::update::update;
-    use io_harness::core::wire::{Endpoint, Vendor};
 
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("runs.db");
@@ -303,15 +302,8 @@ fn a_run_whose_process_is_gone_reads_interrupted_in_runs_and_the_console() {
         config: io_harness::Config::parse("", "io.toml").unwrap(),
         path: None,
     };
-    let connection = Connection {
-        endpoints: Vendor::ALL
-            .iter()
-            .map(|&v| (v, Endpoint::public(v)))
-            .collect(),
-        stub: None,
-        mode: "test".into(),
-    };
-    let mut state = initial_state(&loaded, &connection, false).unwrap();
+    let plan = std::sync::Arc::new(io_harness::launch::Plan::of(&loaded.config, false));
+    let mut state = initial_state(&loaded, &plan, "test").unwrap();
     update(
         &mut state,
         Msg::Key(KeyEvent::new(KeyCode::F(4), KeyModifiers::NONE)),

@@ -13,10 +13,10 @@ mod common;
 
 use common::otlp::{Mode, Receiver, attr, strings};
 use common::*;
-use io_harness::config::AgentDef;
 use io_harness::provider::scrub::Secrets;
+use io_harness::run::AgentDef;
 use io_harness::run::{RunOptions, RunResult, run_with_options};
-use io_harness::telemetry::settings::{Source, TelemetryTable, resolve};
+use io_harness::telemetry::settings::{Source, Stated, resolve};
 use io_harness::telemetry::{Protocol, Telemetry, backfill};
 use io_harness::{ApproveAll, Config, Policy, TaskContract};
 use opentelemetry_proto::tonic::trace::v1::Span;
@@ -32,12 +32,12 @@ fn telemetry_over(
     capture: bool,
     secrets: Vec<Secrets>,
 ) -> Telemetry {
-    let table = TelemetryTable {
+    let table = Stated {
         otlp_endpoint: Some(url.to_string()),
         protocol: Some(protocol.as_str().to_string()),
         capture_content: Some(capture),
         headers: [("x-team-key".to_string(), "hdr-secret-77".to_string())].into(),
-        ..TelemetryTable::default()
+        ..Stated::default()
     };
     let settings = resolve(Some(&table), &|_| None).unwrap();
     Telemetry::start(&settings, secrets).unwrap().unwrap()
@@ -484,9 +484,9 @@ async fn a_full_queue_drops_and_counts_without_waiting() {
     let rx = Receiver::start(Mode::Hang).await;
     let h = Harness::new(searches()).await;
     let settings = resolve(
-        Some(&TelemetryTable {
+        Some(&Stated {
             otlp_endpoint: Some(rx.base_url.clone()),
-            ..TelemetryTable::default()
+            ..Stated::default()
         }),
         &|_| None,
     )

@@ -5,8 +5,9 @@
 
 use std::path::PathBuf;
 
+use io_harness::launch::Launch;
 use io_harness::telemetry::{self, Telemetry, backfill};
-use io_harness::{Config, Error, Result, RunId, Store, Vendor};
+use io_harness::{Config, Error, Result, RunId, Vendor};
 
 /// What to export.
 #[derive(Debug, clap::Subcommand)]
@@ -30,31 +31,32 @@ pub async fn export(
     let ExportArgs::Otlp { run_ids, since } = args;
     let since = since.as_deref().map(since_key).transpose()?;
     let loaded = Config::discover(config_path.as_deref())?;
-    let config = &loaded.config;
-    let settings = telemetry::resolved(config)?;
+    let launch = Launch::resolve(&loaded, false);
+    let plan = launch.plan();
+    let settings = telemetry::resolved(loaded.config.telemetry.as_ref())?;
     let Some((endpoint, _)) = settings.endpoint.clone() else {
         return Err(Error::config(
             "no OTLP endpoint: set otlp_endpoint under [telemetry] in io.toml, or OTEL_EXPORTER_OTLP_ENDPOINT. Nothing was sent.",
         ));
     };
-    let path = store_path.unwrap_or_else(|| config.store_path(loaded.path.as_deref()));
-    let store = Store::open(&path).map_err(|e| Error::store_unusable(&path, &e))?;
+    let (store, _) = launch.open_store(store_path)?;
     let ids: Vec<RunId> = run_ids.into_iter().map(RunId).collect();
     let runs = backfill::choose(&store, &ids, since.as_deref())?;
-    let Some(t) = Telemetry::start(&settings, telemetry::vendor_secrets(config))? else {
+    let endpoints = plan.vendors.values().map(|s| &s.endpoint);
+    let Some(t) = Telemetry::start(&settings, telemetry::vendor_secrets(endpoints))? else {
         return Ok(());
     };
-    let prices = config.price_table();
+    let prices = &plan.prices;
     let mut spans = 0;
     for run in &runs {
         let base_url = run
             .provider
             .parse::<Vendor>()
-            .map(|v| config.endpoint(v).base_url)
+            .map(|v| plan.setup(v).endpoint.base_url.clone())
             .unwrap_or_default();
         let shape = t.shape(&base_url);
         let root = opentelemetry::Context::new();
-        spans += backfill::send_run(&shape, &store, &prices, run, "io-harness", &root)?;
+        spans += backfill::send_run(&shape, &store, prices, run, "io-harness", &root)?;
     }
     let shown = io_harness::provider::scrub::display_url(&endpoint);
     let trouble = tokio::task::spawn_blocking(move || t.finish())

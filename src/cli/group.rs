@@ -6,35 +6,27 @@
 //! none could run.
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::sync::Arc;
 
-use io_harness::run::group::{
-    Announce, Column, Copies, Entrant, GroupResult, Replay, Venue, run_group, run_in_group,
-};
-use io_harness::run::{Observer, RunOptions};
-use io_harness::stub::demo;
+use io_harness::launch::{Call, Launch};
+use io_harness::run::Observer;
+use io_harness::run::group::{Announce, Column, Copies, GroupResult, Replay};
 use io_harness::{ApproveAll, Approver, Config, Error, NobodyToAsk, Result, RunId, Store, Vendor};
 
-use super::run::{
-    Printer, RunArgs, cancel_on_ctrl_c, max_usd, mcp_servers, open_store, provider, spent, task,
-};
+use super::printer::{Printer, spent};
+use super::task::{self, RunArgs};
 
-/// Run the group and pick the exit code.
-pub async fn run(config: Option<PathBuf>, store: Option<PathBuf>, args: RunArgs) -> ExitCode {
-    super::verdict(go(config, store, args).await)
-}
-
-async fn go(
+/// Run the group; whether every vendor that ran passed.
+pub async fn go(
     config_path: Option<PathBuf>,
     store_path: Option<PathBuf>,
     args: RunArgs,
 ) -> Result<bool> {
     let loaded = Config::discover(config_path.as_deref())?;
-    let config = &loaded.config;
-    let (store, path) = open_store(&loaded, store_path)?;
+    let mut launch = Launch::resolve(&loaded, args.demo);
+    let (store, path) = launch.open_store(store_path)?;
     let vendors = match args.replay {
-        Some(_) => vec![super::vendor(args.provider.as_deref(), config)?],
+        Some(_) => vec![launch.plan().vendor(args.provider.as_deref())?],
         None => vendors(&args.providers)?,
     };
     let (mut contract, replay) = match args.replay {
@@ -44,60 +36,61 @@ async fn go(
             })?;
             (r.contract.clone(), Some(r))
         }
-        None => (task(&args, config), None),
+        None => (task::contract(&args, launch.plan()), None),
     };
-    if contract.goal.trim().is_empty() {
-        return Err(Error::config(super::NO_GOAL));
-    }
-    let cap = max_usd(args.max_usd)?;
+    task::require_goal(&contract)?;
+    let cap = task::max_usd(args.max_usd)?;
     if cap.is_some() {
         contract.budget.usd_micro = cap;
     }
     // The demo's stub serves every vendor; its key is not a secret.
-    let stub = if args.demo {
-        Some(demo::demo_stub().await?)
-    } else {
-        None
-    };
-    let telemetry = io_harness::telemetry::Telemetry::from_config(config)?;
-    let entrants = vendors
-        .iter()
-        .map(|&v| {
-            let provider = provider(config, v, stub.as_ref());
-            let printer: Arc<dyn Observer> = Arc::new(Printer {
-                json: args.json,
-                label: Some(v.to_string()),
-            });
-            let observer = match (&telemetry, &provider) {
-                (Some(t), Ok(p)) => t.observer(&p.endpoint().base_url, printer),
-                _ => printer,
-            };
-            Entrant {
-                vendor: v.to_string(),
-                provider,
-                observer,
-            }
+    launch.start_stub().await?;
+    launch.start_telemetry()?;
+    let json = args.json;
+    let printer = move |v: Vendor| -> Arc<dyn Observer> {
+        Arc::new(Printer {
+            json,
+            label: Some(v.to_string()),
         })
-        .collect::<Vec<_>>();
-    let options = RunOptions {
-        prices: config.price_table(),
-        cancel: cancel_on_ctrl_c(),
-        agents: config.agents.clone(),
-        mcp: mcp_servers(config).await?,
-        ..RunOptions::default()
     };
+    let named: Vec<(Vendor, Option<String>)> = vendors.iter().map(|&v| (v, None)).collect();
+    let entrants = launch.entrants(&named, &printer);
+    let cancel = task::cancel_on_ctrl_c();
+    launch.start_mcp().await?;
     let approver: &dyn Approver = if args.approve_all {
         &ApproveAll
     } else {
         &NobodyToAsk
     };
-    if !args.json {
-        for line in config.web_provenance() {
+    if !json {
+        for line in &launch.plan().provenance {
             eprintln!("{line}");
         }
     }
-    let mut copies = Copies::beside(&path);
-    if !args.json {
+    let copies = copies(&path, json);
+    let call = Call {
+        store: &store,
+        approver,
+        cancel,
+    };
+    let result = match replay.as_ref() {
+        Some(r) => launch.replay(r, entrants, &copies, cap, call).await,
+        None => {
+            launch
+                .run_group(&contract, entrants, &copies, cap, call)
+                .await
+        }
+    };
+    if let Some(line) = launch.finish().await {
+        eprintln!("{line}");
+    }
+    report(&store, &launch, &result?, json)
+}
+
+/// Where the copies go (beside the store), each said as it is made unless `json`.
+fn copies(store_path: &std::path::Path, json: bool) -> Copies {
+    let mut copies = Copies::beside(store_path);
+    if !json {
         copies.announce = Some(Announce(Arc::new(|vendor, at, copied| {
             eprintln!(
                 "{vendor}: workspace copied to {} ({} file{}, {})",
@@ -108,29 +101,7 @@ async fn go(
             );
         })));
     }
-    let policy = config.policy();
-    let venue = Venue {
-        store: &store,
-        copies: &copies,
-        policy: &policy,
-        approver,
-    };
-    let result = match replay.as_ref() {
-        Some(r) => {
-            let group_id = r.group(&store, cap)?;
-            run_in_group(&venue, &contract, entrants, options, cap, group_id).await
-        }
-        None => run_group(&venue, &contract, entrants, options, cap).await,
-    };
-    if let Some(t) = telemetry {
-        if let Some(line) = t.finish_blocking().await {
-            eprintln!("{line}");
-        }
-    }
-    if let Some(stub) = stub {
-        stub.shutdown();
-    }
-    report(&store, config, &result?, args.json)
+    copies
 }
 
 /// The vendors `--providers` names, each once, in the order given.
@@ -153,8 +124,8 @@ fn vendors(names: &[String]) -> Result<Vec<Vendor>> {
 }
 
 /// Each run's line and workspace, then the comparison; whether every run passed.
-fn report(store: &Store, config: &Config, g: &GroupResult, json: bool) -> Result<bool> {
-    let prices = config.price_table();
+fn report(store: &Store, launch: &Launch, g: &GroupResult, json: bool) -> Result<bool> {
+    let prices = &launch.plan().prices;
     let mut ran = 0;
     let mut passed = 0;
     for (vendor, copy, column) in &g.columns {
@@ -167,7 +138,7 @@ fn report(store: &Store, config: &Config, g: &GroupResult, json: bool) -> Result
                     r.run_id,
                     r.outcome.label(),
                     r.steps,
-                    spent(store, r, &prices),
+                    spent(store, r, prices),
                     copy.as_deref()
                         .map_or("—".into(), |p| p.display().to_string())
                 )
@@ -180,7 +151,7 @@ fn report(store: &Store, config: &Config, g: &GroupResult, json: bool) -> Result
         }
     }
     let comparison = store
-        .comparison(g.group_id, &prices)?
+        .comparison(g.group_id, prices)?
         .ok_or_else(|| Error::Store(format!("run group {} was not recorded", g.group_id)))?;
     if json {
         super::out::line(&serde_json::to_string(&comparison).unwrap_or_default())?;

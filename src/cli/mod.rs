@@ -4,20 +4,21 @@
 //! without passing, 2 a configuration error or refusal before any request.
 
 mod compare;
+mod exit;
 mod export;
 mod group;
 mod out;
 mod preview;
+mod printer;
 mod records;
 mod run;
 mod settings;
+mod task;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-
-use io_harness::{Error, Vendor};
 
 /// Run agent tasks against LLM vendors, with provider-executed web search.
 #[derive(Debug, Parser)]
@@ -49,7 +50,7 @@ pub enum Command {
     /// Print the exact request a provider would get, or its refusal. Sends nothing.
     Preview(preview::PreviewArgs),
     /// Run a task to its end, recording everything in the store.
-    Run(run::RunArgs),
+    Run(task::RunArgs),
     /// Past runs, newest first.
     Runs {
         /// JSON instead of a table.
@@ -143,7 +144,15 @@ pub async fn main(cli: Cli) -> ExitCode {
             io_harness::console::open(cli.config, cli.store, demo || cli.demo).await
         }
         Some(Command::Preview(args)) => preview::preview(cli.config, cli.store, args).await,
-        Some(Command::Run(args)) => return run::run(cli.config, cli.store, args).await,
+        Some(Command::Run(args)) => {
+            let grouped = !args.providers.is_empty() || args.replay.is_some();
+            let ran = if grouped {
+                group::go(cli.config, cli.store, args).await
+            } else {
+                run::go(cli.config, cli.store, args).await
+            };
+            return exit::verdict(ran);
+        }
         Some(Command::Runs { json, limit }) => records::runs(cli.config, cli.store, json, limit),
         Some(Command::Compare { group_id, json }) => {
             compare::compare(cli.config, cli.store, group_id, json)
@@ -178,41 +187,7 @@ pub async fn main(cli: Cli) -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => fail(&e),
-    }
-}
-
-/// What `run` and `preview` say when there is nothing to ask.
-pub(crate) const NO_GOAL: &str = "no goal: pass --goal TEXT or set `goal` under [task] in io.toml";
-
-/// The exit code of a run (or a group of runs): 0 passed, 1 ended without
-/// passing, else the error's.
-pub(crate) fn verdict(result: io_harness::Result<bool>) -> ExitCode {
-    match result {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::from(1),
-        Err(e) => fail(&e),
-    }
-}
-
-/// Print an error and pick its exit code.
-pub(crate) fn fail(e: &Error) -> ExitCode {
-    eprintln!("{e}");
-    if e.is_config() {
-        ExitCode::from(2)
-    } else {
-        ExitCode::from(1)
-    }
-}
-
-/// The vendor named on the command line, else the config's.
-pub(crate) fn vendor(
-    flag: Option<&str>,
-    config: &io_harness::Config,
-) -> io_harness::Result<Vendor> {
-    match flag {
-        Some(name) => name.parse(),
-        None => Ok(config.provider),
+        Err(e) => exit::fail(&e),
     }
 }
 

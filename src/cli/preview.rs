@@ -5,13 +5,11 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use io_harness::core::tools::offered_tools;
-use io_harness::core::wire;
-use io_harness::core::wire::transcript::same_family;
-use io_harness::launch;
+use io_harness::launch::{Launch, Preview};
 use io_harness::run::next_step;
-use io_harness::stub::demo;
-use io_harness::{Config, Error, HeaderValue, Result, RunId, Store, Turn, Wire};
+use io_harness::{Config, Error, HeaderValue, Result, RunId, Store};
+
+use super::task::require_goal;
 
 /// What `preview` was asked: its flags.
 #[derive(Debug, clap::Args)]
@@ -55,89 +53,36 @@ pub async fn preview(
         resume,
     } = args;
     let loaded = Config::discover(config_path.as_deref())?;
-    let config = &loaded.config;
-    let mut contract = config.task_contract();
-    if let Some(goal) = goal {
-        contract.goal = goal;
-    }
-    let agents: Vec<String> = config.agents.iter().map(|a| a.name.clone()).collect();
-    let tools = offered_tools(&agents, &[]);
-    let mut resumed_notes = Vec::new();
-    let (vendor, turn) = match resume {
+    // Nothing is started: `run --demo` starts the stub on a free port, so none is
+    // named; MCP servers start with a run, so their tools are not in the body.
+    let launch = Launch::resolve(&loaded, demo);
+    let plan = launch.plan();
+    let vendor = plan.vendor(provider.as_deref())?;
+    let (preview, contract) = match resume {
         Some(run_id) => {
-            let path = store_path.unwrap_or_else(|| config.store_path(loaded.path.as_deref()));
-            let store = Store::open(&path)?;
+            let store = Store::open(launch.store_path(store_path))?;
             let next = next_step(&store, RunId(run_id))?;
             // As `run --resume` will: the configured (or named) vendor and model.
-            let vendor = super::vendor(provider.as_deref(), config)?;
-            let turn = Turn::for_step(
-                &next.contract,
-                model.unwrap_or_else(|| config.model(vendor)),
-                config.max_tokens(vendor),
-                tools,
-                next.observations,
-                next.history,
-            );
-            resumed_notes.push(format!(
-                "note: the next step (step {}) of run {run_id}, in its {} conversation; \
-                 `io-harness run --resume {run_id}` sends it",
-                next.step + 1,
-                turn.conversation.as_str()
-            ));
-            contract = next.contract;
-            (vendor, turn)
+            let contract = next.contract.clone();
+            let preview = plan.preview_next(next, run_id, vendor, model.as_deref());
+            (preview, contract)
         }
         None => {
-            let vendor = super::vendor(provider.as_deref(), config)?;
-            if demo {
-                demo::demo_defaults(config, &mut contract);
-            }
-            let model = model.unwrap_or_else(|| config.model(vendor));
-            let turn = Turn::for_step(
-                &contract,
-                model,
-                config.max_tokens(vendor),
-                tools,
-                Vec::new(),
-                Vec::new(),
-            );
-            (vendor, turn)
+            let contract = plan.contract(|c| {
+                if let Some(goal) = goal {
+                    c.goal = goal;
+                }
+            });
+            (plan.preview(&contract, vendor, model.as_deref()), contract)
         }
     };
-    // `run --demo` starts the stub on a free port; none is listening now, so none
-    // is named.
-    let stub_url = demo.then(|| io_harness::stub::base_url("127.0.0.1:<port>", vendor));
-    let endpoint = launch::endpoint(config, vendor, stub_url);
-    resumed_notes.extend(foreign_steps(&turn, endpoint.wire));
+    let Preview {
+        request, cautions, ..
+    } = preview;
     // A refusal first (it is about the declaration, whatever the goal), then
     // the same refusal of an empty goal that `run` gives.
-    let request = wire::encode(&endpoint, &turn)?;
-    if contract.goal.trim().is_empty() {
-        return Err(Error::config(super::NO_GOAL));
-    }
-    let mut cautions = wire::cautions_wire(endpoint.wire, contract.web.as_ref());
-    cautions.extend(resumed_notes);
-    cautions.extend(contract.budget.note_for(vendor));
-    if demo {
-        cautions.push(
-            "note: `run --demo` starts the stub vendor on a free loopback port, chosen when the \
-             run starts"
-                .to_string(),
-        );
-    }
-    cautions.extend(config.web_provenance());
-    if !config.mcp.is_empty() {
-        let names: Vec<String> = config.mcp.iter().map(|m| format!("`{}`", m.name)).collect();
-        let (servers, start) = if names.len() == 1 {
-            ("server", "it starts")
-        } else {
-            ("servers", "they start")
-        };
-        cautions.push(format!(
-            "note: a run also offers the tools of the MCP {servers} {} once {start}; preview starts no process, so they are not in this body",
-            names.join(", ")
-        ));
-    }
+    let request = request?;
+    require_goal(&contract)?;
     let mut out = std::io::stdout().lock();
     let io = |e: std::io::Error| Error::io("stdout", e);
     if body_only {
@@ -184,24 +129,4 @@ fn shown(value: &HeaderValue) -> String {
             )
         }
     }
-}
-
-/// Where a transcript's earlier steps were answered by another vendor (a
-/// fallback): their blocks are not sent — encrypted content is readable only by
-/// the vendor that produced it — and this vendor starts from the goal and the
-/// observations made before them.
-fn foreign_steps(turn: &Turn, wire: Wire) -> Option<String> {
-    let foreign = turn
-        .history
-        .iter()
-        .filter(|e| !same_family(e.wire, wire))
-        .count();
-    (turn.conversation == io_harness::core::wire::transcript::Conversation::Transcript
-        && foreign > 0)
-        .then(|| {
-            format!(
-                "note: {foreign} earlier step(s) were answered by another vendor; their blocks are not sent to {} (encrypted content is readable only by the vendor that produced it), which starts from the goal and the observations made so far",
-                wire.label()
-            )
-        })
 }

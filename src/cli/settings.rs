@@ -12,8 +12,8 @@ use io_harness::{Config, Error, Result};
 pub fn show(config_path: Option<PathBuf>, json: bool) -> Result<()> {
     let loaded = Config::discover(config_path.as_deref())?;
     let mut listing = loaded.config.listing();
-    let telemetry = io_harness::telemetry::resolved(&loaded.config)?;
-    listing.extend(io_harness::telemetry::settings::in_effect(&telemetry));
+    let telemetry = io_harness::telemetry::resolved(loaded.config.telemetry.as_ref())?;
+    listing.extend(io_harness::config::Setting::telemetry(&telemetry));
     let mut out = std::io::stdout().lock();
     let io = |e: std::io::Error| Error::io("stdout", e);
     if json {

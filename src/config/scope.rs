@@ -8,6 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::file::Scope;
 use super::{Config, Loaded};
 use crate::error::{Error, Result};
 
@@ -17,17 +18,6 @@ pub const USER_CONFIG_ENV: &str = "IO_HARNESS_USER_CONFIG";
 
 /// Tables the project replaces as a whole rather than key by key.
 pub(super) const WHOLE: [&str; 3] = ["web", "agent", "mcp"];
-
-/// One file that was read.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Scope {
-    /// `user` or `project`.
-    pub layer: String,
-    /// The file.
-    pub path: PathBuf,
-    /// Its text, for `io-harness config` to point into.
-    pub text: String,
-}
 
 /// The user-level io.toml: `IO_HARNESS_USER_CONFIG` when set (empty: none), else
 /// the platform config directory's `io-harness/io.toml`.
@@ -110,9 +100,10 @@ impl Config {
                     anchor_store_path(&mut table, &s.path);
                     overlay(&mut merged, table, true);
                 }
-                let mut config: Config = toml::Value::Table(merged).try_into().map_err(|e| {
+                let file: super::File = toml::Value::Table(merged).try_into().map_err(|e| {
                     Error::config(format!("the user and project io.toml together: {e}"))
                 })?;
+                let mut config = Config::from(file);
                 config.rules = parsed.iter().flat_map(|c| c.rules.clone()).collect();
                 config.resolve_web()?;
                 config

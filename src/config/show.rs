@@ -37,6 +37,22 @@ impl std::fmt::Display for Setting {
     }
 }
 
+impl Setting {
+    /// What the `OTEL_*` variables (or a default) put in effect for telemetry,
+    /// as listing lines.
+    pub fn telemetry(r: &crate::telemetry::Resolved) -> Vec<Setting> {
+        crate::telemetry::settings::in_effect(r)
+            .into_iter()
+            .map(|(key, value, source)| Setting {
+                key,
+                value,
+                origin: source.describe(),
+                note: Some("in effect; io.toml does not set it".into()),
+            })
+            .collect()
+    }
+}
+
 impl Config {
     /// Every value and rule in effect, with where it came from.
     pub fn listing(&self) -> Vec<Setting> {

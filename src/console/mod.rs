@@ -34,53 +34,28 @@ pub async fn open(config: Option<PathBuf>, store: Option<PathBuf>, demo: bool) -
     let store_path = store.unwrap_or_else(|| loaded.config.store_path(loaded.path.as_deref()));
     let store = Store::open(&store_path).map_err(|e| Error::store_unusable(&store_path, &e))?;
     log_to_file(&store_path);
-    let connection = setup::connect(&loaded, demo).await?;
-    let mut state = setup::initial_state(&loaded, &connection, connection.stub.is_some())?;
-    let (tx, rx) = mpsc::unbounded_channel();
-    let (approver, approvals) = ChannelApprover::new();
-    let mut executor = Executor::new(
-        store,
-        setup::config_target(&loaded),
-        connection.endpoints.clone(),
-        connection
-            .stub
-            .as_ref()
-            .map(crate::stub::StubHandle::rewinder),
-        state.form.max_tokens.clone(),
-        loaded.config.price_table(),
-        tx,
-        approver,
-    );
-    executor.agents = loaded.config.agents.clone();
-    executor.limits = crate::core::wire::Vendor::ALL
-        .iter()
-        .map(|&v| (v, crate::launch::Limits::of(&loaded.config, v)))
-        .collect();
-    executor.policy = loaded.config.policy();
-    executor.copies = Some(crate::run::group::Copies::beside(&store_path));
+    let setup::Connection { mut launch, mode } = setup::connect(&loaded, demo).await?;
     // A malformed [telemetry] is named before the terminal is taken.
-    executor.telemetry = crate::telemetry::Telemetry::from_config(&loaded.config)?;
+    launch.start_telemetry()?;
     if !loaded.config.mcp.is_empty() {
-        // Started before the terminal is taken, so progress and a failure print plainly.
+        // Started before the terminal is taken, so progress and a failure print
+        // plainly; every preview then shows the tools the run will offer.
         let names: Vec<&str> = loaded.config.mcp.iter().map(|m| m.name.as_str()).collect();
         eprintln!("starting MCP servers: {} …", names.join(", "));
-        let servers =
-            crate::mcp::McpServers::start(&loaded.config.mcp, crate::mcp::DEFAULT_TIMEOUT).await?;
-        // The preview shows the tools the run will offer, the servers' included.
-        state.form.extra_tools = servers.specs();
-        state.refresh_preview();
-        executor.mcp = Some(std::sync::Arc::new(servers));
+        launch.start_mcp().await?;
     }
+    let state = setup::initial_state(&loaded, launch.plan(), &mode)?;
+    let (tx, rx) = mpsc::unbounded_channel();
+    let (approver, approvals) = ChannelApprover::new();
+    let launch = std::sync::Arc::new(launch);
+    let mut executor = Executor::new(store, &store_path, launch, tx, approver);
     let mut guard = terminal::enter()
         .map_err(|e| Error::config(format!("cannot take over the terminal: {e}")))?;
     let result = run_loop(&mut guard, state, &mut executor, rx, approvals).await;
     drop(guard);
     // Said once, on the restored terminal: what the collector did not take.
-    if let Some(line) = executor.finish_telemetry().await {
+    if let Some(line) = executor.finish_launch().await {
         eprintln!("{line}");
-    }
-    if let Some(stub) = connection.stub {
-        stub.shutdown();
     }
     result
 }

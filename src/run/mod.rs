@@ -18,7 +18,7 @@ pub mod workspace;
 pub use engine::{run_with, run_with_options};
 pub use observe::{Emitter, NoObserver, Observer};
 pub use options::{
-    DEFAULT_MAX_CONTINUATIONS, DEFAULT_MAX_DEPTH, GroupBudget, RunOptions, RunResult,
+    AgentDef, DEFAULT_MAX_CONTINUATIONS, DEFAULT_MAX_DEPTH, GroupBudget, RunOptions, RunResult,
 };
 pub use resume::{NextStep, next_step};
 pub use session::Session;

@@ -7,7 +7,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
-use crate::config::AgentDef;
 use crate::core::completion::Usage;
 use crate::core::event::{RunId, RunOutcome};
 use crate::core::price::PriceTable;
@@ -19,6 +18,22 @@ pub const DEFAULT_MAX_CONTINUATIONS: u32 = 3;
 
 /// How deep spawned agents may nest by default (a root's child is depth 1).
 pub const DEFAULT_MAX_DEPTH: u32 = 2;
+
+/// A sub-agent the model may spawn (`spawn_agent`), as io.toml's `[[agent]]`
+/// resolves to.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AgentDef {
+    /// The name `spawn_agent` takes.
+    pub name: String,
+    /// What it is for, shown to the model.
+    pub description: String,
+    /// Put before its task.
+    pub instructions: String,
+    /// Local tools it may use (all when empty).
+    pub tools: Vec<String>,
+    /// Its model, when not the parent's.
+    pub model: Option<String>,
+}
 
 /// What a finished run reports.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

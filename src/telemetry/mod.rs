@@ -25,35 +25,32 @@ use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::trace::SdkTracerProvider;
 
 pub use live::TraceObserver;
-pub use queue::{QUEUE_SPANS, Scrub};
-pub use settings::{Protocol, Resolved, TelemetryTable};
+pub use queue::{EXPORT_TIMEOUT, QUEUE_SPANS, Scrub};
+pub use settings::{Protocol, Resolved, Stated};
 
+use crate::core::wire::Endpoint;
 use crate::error::{Error, Result};
 use crate::provider::scrub::{Secrets, display_url};
 use crate::run::Observer;
 use queue::{BoundedQueue, Counters, Driver};
 
-/// How long one export may take before it counts as failed.
-pub const EXPORT_TIMEOUT: Duration = Duration::from_secs(3);
-
 /// How long the end of a command waits for the last spans to go out.
 pub const FINISH_GRACE: Duration = Duration::from_millis(3500);
 
-/// The telemetry settings io.toml and this process's `OTEL_*` variables put in
-/// effect; a malformed variable is a config error naming it.
-pub fn resolved(config: &crate::config::Config) -> Result<Resolved> {
-    settings::resolve(config.telemetry.as_ref(), &|k| std::env::var(k).ok())
+/// The telemetry settings io.toml's `[telemetry]` (`stated`) and this process's
+/// `OTEL_*` variables put in effect; a malformed variable is a config error
+/// naming it.
+pub fn resolved(stated: Option<&Stated>) -> Result<Resolved> {
+    settings::resolve(stated, &|k| std::env::var(k).ok())
         .map_err(|e| Error::config(format!("{e}. Nothing was sent.")))
 }
 
-/// The secrets of every vendor io.toml configures (keys from their variables,
+/// The secrets of every vendor `endpoints` reach (keys from their variables,
 /// `base_url` credentials): what no exported attribute may carry.
-pub fn vendor_secrets(config: &crate::config::Config) -> Vec<Secrets> {
-    use crate::core::wire::Vendor;
-    [Vendor::Anthropic, Vendor::OpenAi, Vendor::OpenRouter]
+pub fn vendor_secrets<'a>(endpoints: impl IntoIterator<Item = &'a Endpoint>) -> Vec<Secrets> {
+    endpoints
         .into_iter()
-        .map(|v| {
-            let e = config.endpoint(v);
+        .map(|e| {
             let key = std::env::var(&e.api_key_env).ok();
             Secrets::new(key.as_deref(), &e.base_url)
         })
@@ -75,12 +72,6 @@ impl Telemetry {
     /// `Ok(None)` when no endpoint is in effect.
     pub fn start(settings: &Resolved, secrets: Vec<Secrets>) -> Result<Option<Telemetry>> {
         Telemetry::start_with_queue(settings, secrets, QUEUE_SPANS)
-    }
-
-    /// The exporter io.toml and the `OTEL_*` variables ask for, scrubbing every
-    /// configured vendor's secrets; `Ok(None)` when no endpoint is in effect.
-    pub fn from_config(config: &crate::config::Config) -> Result<Option<Telemetry>> {
-        Telemetry::start(&resolved(config)?, vendor_secrets(config))
     }
 
     /// As `start`, with a queue of `capacity` spans.

@@ -21,6 +21,9 @@ use opentelemetry_sdk::trace::{Span, SpanData, SpanExporter, SpanProcessor};
 
 use crate::provider::scrub::Secrets;
 
+/// How long one export may take before it counts as failed.
+pub const EXPORT_TIMEOUT: Duration = Duration::from_secs(3);
+
 /// Spans held before new ones are dropped.
 pub const QUEUE_SPANS: usize = 2048;
 /// Spans sent in one export.
@@ -325,7 +328,7 @@ fn reach(addr: &str) -> Result<(), String> {
         .map_err(|e| format!("{addr} does not resolve: {e}"))?;
     let mut last = format!("{addr} has no address");
     for a in addrs {
-        match std::net::TcpStream::connect_timeout(&a, super::EXPORT_TIMEOUT) {
+        match std::net::TcpStream::connect_timeout(&a, EXPORT_TIMEOUT) {
             Ok(_) => return Ok(()),
             Err(e) => last = format!("cannot connect to {addr}: {e}"),
         }

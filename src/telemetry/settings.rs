@@ -1,5 +1,5 @@
 //! `[telemetry]` in io.toml and the standard `OTEL_*` variables: what is written
-//! (`TelemetryTable`), what is wrong with it (`problems`, turned into
+//! (`Stated`), what is wrong with it (`problems`, turned into
 //! `PATH:LINE` errors by the config checks), and what is in effect (`resolve`).
 //!
 //! Precedence: a key io.toml states wins over its variable (the file is this
@@ -15,12 +15,10 @@
 
 use std::collections::BTreeMap;
 
-use serde::Deserialize;
-
-/// `[telemetry]` as written.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TelemetryTable {
+/// What io.toml states under `[telemetry]`, handed over by the config layer:
+/// nothing resolved yet (the `OTEL_*` variables are read by `resolve`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Stated {
     /// The collector's OTLP/HTTP base URL (`http://localhost:4318`), or with
     /// `protocol = "grpc"` its gRPC URL (`http://localhost:4317`); unset: nothing
     /// is exported unless `OTEL_EXPORTER_OTLP_ENDPOINT` says where.
@@ -28,7 +26,6 @@ pub struct TelemetryTable {
     /// `"http/protobuf"` (the default) or `"grpc"`.
     pub protocol: Option<String>,
     /// Headers sent with every export (an API key for a hosted backend).
-    #[serde(default)]
     pub headers: BTreeMap<String, String>,
     /// Put message text, search queries and cited text on spans (default false).
     pub capture_content: Option<bool>,
@@ -114,7 +111,7 @@ impl Resolved {
 pub type Problem = (Vec<String>, String);
 
 /// What is wrong with a `[telemetry]` table, each problem under its key path.
-pub fn problems(t: &TelemetryTable) -> Vec<Problem> {
+pub fn problems(t: &Stated) -> Vec<Problem> {
     let mut out = Vec::new();
     let at = |keys: &[&str]| -> Vec<String> {
         std::iter::once("telemetry")
@@ -192,7 +189,7 @@ pub fn check_header(name: &str, value: &str) -> Result<(), String> {
 /// The settings in effect: io.toml's table over the `OTEL_*` variables `env`
 /// looks up. `Err` names the variable whose value is malformed.
 pub fn resolve(
-    table: Option<&TelemetryTable>,
+    table: Option<&Stated>,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Resolved, String> {
     let t = table.cloned().unwrap_or_default();
@@ -275,16 +272,14 @@ pub fn resolve(
     })
 }
 
-/// The lines `io-harness config` adds for what the `OTEL_*` variables put in
-/// effect (io.toml's own keys are listed with their `PATH:LINE` already), and,
-/// when spans are exported, the protocol even when it is the default; header
+/// What `io-harness config` adds for what the `OTEL_*` variables put in effect
+/// (io.toml's own keys are listed with their `PATH:LINE` already), and, when
+/// spans are exported, the protocol even when it is the default: each the key
+/// under `telemetry.`, its value as TOML would write it, and its source; header
 /// values are never shown.
-pub fn in_effect(r: &Resolved) -> Vec<crate::config::Setting> {
-    let line = |key: &str, value: String, source: &Source| crate::config::Setting {
-        key: format!("telemetry.{key}"),
-        value,
-        origin: source.describe(),
-        note: Some("in effect; io.toml does not set it".into()),
+pub fn in_effect(r: &Resolved) -> Vec<(String, String, Source)> {
+    let line = |key: &str, value: String, source: &Source| {
+        (format!("telemetry.{key}"), value, source.clone())
     };
     let mut out = Vec::new();
     if let Some((url, source @ Source::Env(_))) = &r.endpoint {
@@ -367,10 +362,10 @@ mod tests {
 
     #[test]
     fn the_file_wins_over_the_variables_and_the_variables_fill_the_rest() {
-        let t = TelemetryTable {
+        let t = Stated {
             otlp_endpoint: Some("http://file:4318".into()),
             headers: [("x-a".to_string(), "file".to_string())].into(),
-            ..TelemetryTable::default()
+            ..Stated::default()
         };
         let env = env_of(&[
             ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://env:4318"),
@@ -437,10 +432,10 @@ mod tests {
 
     #[test]
     fn grpc_is_taken_from_the_file_or_the_variables_and_its_endpoint_used_as_given() {
-        let t = TelemetryTable {
+        let t = Stated {
             otlp_endpoint: Some("http://file:4317".into()),
             protocol: Some("grpc".into()),
-            ..TelemetryTable::default()
+            ..Stated::default()
         };
         let env = env_of(&[("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf")]);
         let r = resolve(Some(&t), &env).expect("resolves");
@@ -460,12 +455,9 @@ mod tests {
                 Source::Env("OTEL_EXPORTER_OTLP_ENDPOINT")
             ))
         );
-        let shown: Vec<String> = in_effect(&r).iter().map(ToString::to_string).collect();
+        let shown = in_effect(&r);
         assert!(
-            shown.contains(
-                &"telemetry.protocol = \"grpc\"  (in effect; io.toml does not set it)  env OTEL_EXPORTER_OTLP_PROTOCOL"
-                    .to_string()
-            ),
+            shown.contains(&("telemetry.protocol".into(), "\"grpc\"".into(), var.clone())),
             "{shown:#?}"
         );
         // The signal's own variable wins over the general one.
@@ -494,12 +486,13 @@ mod tests {
         )
         .expect("resolves");
         assert_eq!(on.protocol, (Protocol::HttpProtobuf, Source::Default));
-        let shown: Vec<String> = in_effect(&on).iter().map(ToString::to_string).collect();
+        let shown = in_effect(&on);
         assert!(
-            shown.contains(
-                &"telemetry.protocol = \"http/protobuf\"  (in effect; io.toml does not set it)  default"
-                    .to_string()
-            ),
+            shown.contains(&(
+                "telemetry.protocol".into(),
+                "\"http/protobuf\"".into(),
+                Source::Default
+            )),
             "{shown:#?}"
         );
     }

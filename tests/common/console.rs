@@ -9,13 +9,15 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use io_harness::Vendor;
 use io_harness::config::{Config, Loaded};
-use io_harness::console::effects::setup::{Connection, initial_state};
+use io_harness::console::effects::setup::initial_state;
 use io_harness::console::state::{Msg, State};
 use io_harness::console::update::update;
 use io_harness::console::view;
 use io_harness::core::wire::Endpoint;
+use io_harness::launch::{Launch, Plan};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
+use std::sync::Arc;
 
 /// A search declaration with a cap and an allow-list, on Anthropic.
 pub const CONFIG: &str = r#"
@@ -37,21 +39,50 @@ pub fn loaded(text: &str) -> Loaded {
     }
 }
 
-/// Every vendor at its public endpoint, as a live console would start.
-pub fn connection() -> Connection {
-    Connection {
-        endpoints: Vendor::ALL
-            .iter()
-            .map(|&v| (v, Endpoint::public(v)))
-            .collect(),
-        stub: None,
-        mode: "live: anthropic at https://api.anthropic.com · key from ANTHROPIC_API_KEY".into(),
+/// What the status line says of a live console on Anthropic.
+pub const LIVE: &str = "live: anthropic at https://api.anthropic.com · key from ANTHROPIC_API_KEY";
+
+/// The plan of `loaded` with each vendor at the endpoint `endpoints` gives.
+pub fn plan_with(
+    loaded: &Loaded,
+    endpoints: impl IntoIterator<Item = (Vendor, Endpoint)>,
+) -> Arc<Plan> {
+    let mut plan = Plan::of(&loaded.config, false);
+    // As the console has them: io.toml's MCP servers started (here, offering no tools).
+    plan.mcp_tools = Some(Vec::new());
+    for (v, endpoint) in endpoints {
+        if let Some(setup) = plan.vendors.get_mut(&v) {
+            setup.endpoint = endpoint;
+        }
     }
+    Arc::new(plan)
+}
+
+/// Every vendor at its public endpoint, as a live console would start.
+pub fn public_plan(loaded: &Loaded) -> Arc<Plan> {
+    plan_with(
+        loaded,
+        Vendor::ALL.iter().map(|&v| (v, Endpoint::public(v))),
+    )
+}
+
+/// As `public_plan`, for the demo: its defaults apply (its stub, as the console
+/// would have started it, stands at the public endpoints).
+pub fn demo_plan(loaded: &Loaded) -> Arc<Plan> {
+    let mut plan = (*public_plan(loaded)).clone();
+    plan.demo = true;
+    plan.stub_started = true;
+    Arc::new(plan)
+}
+
+/// The console on `loaded`, every vendor at its public endpoint, `mode` on the status line.
+pub fn state_of(loaded: &Loaded, mode: &str) -> State {
+    initial_state(loaded, &public_plan(loaded), mode).unwrap()
 }
 
 /// The console on `CONFIG`.
 pub fn state() -> State {
-    initial_state(&loaded(CONFIG), &connection(), false).unwrap()
+    state_of(&loaded(CONFIG), LIVE)
 }
 
 pub fn key(code: KeyCode) -> Msg {
@@ -96,52 +127,45 @@ pub struct LiveConsole {
     pub rx: tokio::sync::mpsc::UnboundedReceiver<Msg>,
     pub approvals: tokio::sync::mpsc::Receiver<io_harness::approve::PendingApproval>,
     pub store_path: std::path::PathBuf,
-    pub stub: Option<io_harness::stub::StubHandle>,
+    /// Where the stub listens.
+    pub stub_addr: Option<std::net::SocketAddr>,
     pub dir: tempfile::TempDir,
-    _conn: Option<Connection>,
 }
 
 impl LiveConsole {
-    fn start(
-        dir: tempfile::TempDir,
-        loaded: &Loaded,
-        conn: Connection,
-        stub: Option<io_harness::stub::StubHandle>,
-    ) -> LiveConsole {
-        let state = initial_state(loaded, &conn, true).unwrap();
+    fn start(dir: tempfile::TempDir, loaded: &Loaded, launch: Launch, mode: &str) -> LiveConsole {
+        let state = initial_state(loaded, launch.plan(), mode).unwrap();
         let store_path = dir.path().join("runs.db");
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         let (approver, approvals) = io_harness::approve::ChannelApprover::new();
-        let rewinder = stub
-            .as_ref()
-            .or(conn.stub.as_ref())
-            .map(io_harness::stub::StubHandle::rewinder);
+        let stub_addr = launch.stub_addr();
         let mut executor = io_harness::console::effects::Executor::new(
             io_harness::store::Store::open(&store_path).unwrap(),
-            dir.path().join("io.toml"),
-            conn.endpoints.clone(),
-            rewinder,
-            state.form.max_tokens.clone(),
-            loaded.config.price_table(),
+            &store_path,
+            Arc::new(launch),
             tx,
             approver,
         );
-        executor.copies = Some(io_harness::run::group::Copies::beside(&store_path));
+        executor.config_path = dir.path().join("io.toml");
         LiveConsole {
             state,
             executor,
             rx,
             approvals,
             store_path,
-            stub,
+            stub_addr,
             dir,
-            _conn: Some(conn),
         }
     }
 
     /// The shared io.toml (`CONFIG`) against a stub answering `script`, a workspace
     /// holding `notes.md`.
     pub async fn scripted(script: io_harness::stub::Script) -> LiveConsole {
+        LiveConsole::scripted_with(script, "").await
+    }
+
+    /// As `scripted`, with `more` io.toml added (an `[[agent]]` roster, say).
+    pub async fn scripted_with(script: io_harness::stub::Script, more: &str) -> LiveConsole {
         let dir = tempfile::tempdir().unwrap();
         let ws = dir.path().join("ws");
         std::fs::create_dir(&ws).unwrap();
@@ -150,7 +174,7 @@ impl LiveConsole {
             .await
             .unwrap();
         let text = format!(
-            "{CONFIG}\n[providers.anthropic]\nbase_url = \"{}\"\n",
+            "{CONFIG}\n[providers.anthropic]\nbase_url = \"{}\"\n{more}",
             stub.base_url(Vendor::Anthropic)
         )
         .replace(
@@ -158,15 +182,9 @@ impl LiveConsole {
             &format!("[task]\nworkspace = {:?}\n", ws.display().to_string()),
         );
         let loaded = loaded(&text);
-        let conn = Connection {
-            endpoints: Vendor::ALL
-                .iter()
-                .map(|&v| (v, loaded.config.endpoint(v)))
-                .collect(),
-            stub: None,
-            mode: "offline demo: built-in stub vendor".into(),
-        };
-        LiveConsole::start(dir, &loaded, conn, Some(stub))
+        let mut launch = Launch::resolve(&loaded, true);
+        launch.serve_with(stub);
+        LiveConsole::start(dir, &loaded, launch, "offline demo: built-in stub vendor")
     }
 
     /// The console's own `--demo`: the built-in stub and its demo script.
@@ -177,7 +195,7 @@ impl LiveConsole {
         let conn = io_harness::console::effects::setup::connect(&loaded, true)
             .await
             .unwrap();
-        LiveConsole::start(dir, &loaded, conn, None)
+        LiveConsole::start(dir, &loaded, conn.launch, &conn.mode)
     }
 
     /// One message through `update`, its effects performed.

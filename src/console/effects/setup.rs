@@ -2,25 +2,22 @@
 //! vendor when it is the demo, and seed the state from io.toml (goal, provider,
 //! models, the `[web]` declaration, theme, key overrides).
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::config::Loaded;
 use crate::console::state::State;
 use crate::console::state::form::Form;
 use crate::console::state::theme::Theme;
 use crate::console::update::keys::Keymap;
-use crate::core::wire::{Endpoint, Vendor};
 use crate::error::Result;
-use crate::stub::StubHandle;
-use crate::stub::demo::{demo_defaults, demo_stub};
+use crate::launch::{Launch, Plan};
 
-/// Where the console's runs go.
+/// Where the console's runs go: the launch every run and preview goes through,
+/// and the status line's words for it.
 pub struct Connection {
-    /// Each vendor's endpoint.
-    pub endpoints: BTreeMap<Vendor, Endpoint>,
-    /// The built-in stub, when it is the demo.
-    pub stub: Option<StubHandle>,
+    /// io.toml resolved, the demo's stub started when it is the demo.
+    pub launch: Launch,
     /// The status line's description of it.
     pub mode: String,
 }
@@ -29,10 +26,6 @@ pub struct Connection {
 /// built-in loopback stub vendor with its demo script.
 pub async fn connect(loaded: &Loaded, demo: bool) -> Result<Connection> {
     let config = &loaded.config;
-    let mut endpoints: BTreeMap<Vendor, Endpoint> = Vendor::ALL
-        .iter()
-        .map(|&v| (v, config.endpoint(v)))
-        .collect();
     let chosen = config.endpoint(config.provider);
     let key_set = std::env::var(&chosen.api_key_env).is_ok_and(|k| !k.trim().is_empty());
     if !demo && key_set {
@@ -43,50 +36,33 @@ pub async fn connect(loaded: &Loaded, demo: bool) -> Result<Connection> {
             chosen.api_key_env
         );
         return Ok(Connection {
-            endpoints,
-            stub: None,
+            launch: Launch::resolve(loaded, false),
             mode,
         });
     }
-    let stub = demo_stub().await?;
-    for (v, e) in endpoints.iter_mut() {
-        e.base_url = stub.base_url(*v);
-    }
+    let mut launch = Launch::resolve(loaded, true);
+    launch.start_stub().await?;
     let why = if demo {
         "--demo".to_string()
     } else {
         format!("{} is not set", chosen.api_key_env)
     };
+    let addr = launch
+        .stub_addr()
+        .map_or_else(|| "loopback".to_string(), |a| a.to_string());
     let mode = format!(
-        "offline demo: built-in stub vendor on {} ({why}); nothing leaves this machine",
-        stub.addr()
+        "offline demo: built-in stub vendor on {addr} ({why}); nothing leaves this machine"
     );
-    Ok(Connection {
-        endpoints,
-        stub: Some(stub),
-        mode,
-    })
+    Ok(Connection { launch, mode })
 }
 
-/// The first state: the form seeded from io.toml, the theme and keys it names.
-pub fn initial_state(loaded: &Loaded, connection: &Connection, demo: bool) -> Result<State> {
+/// The first state: the form seeded from the plan's task and io.toml, the theme
+/// and keys io.toml names; `mode` is the status line's description of where
+/// runs go.
+pub fn initial_state(loaded: &Loaded, plan: &Arc<Plan>, mode: &str) -> Result<State> {
     let config = &loaded.config;
-    let mut contract = config.task_contract();
-    if demo {
-        demo_defaults(config, &mut contract);
-    }
-    let models = Vendor::ALL.iter().map(|&v| (v, config.model(v))).collect();
-    let max_tokens = Vendor::ALL
-        .iter()
-        .map(|&v| (v, config.max_tokens(v)))
-        .collect();
-    let mut form = Form::new(
-        &contract,
-        config.provider,
-        connection.endpoints.clone(),
-        models,
-        max_tokens,
-    );
+    let contract = plan.contract(|_| {});
+    let mut form = Form::new(&contract, plan.default_vendor, plan.clone());
     form.agents = config
         .agents
         .iter()
@@ -112,8 +88,8 @@ pub fn initial_state(loaded: &Loaded, connection: &Connection, demo: bool) -> Re
         form,
         keys,
         (name, theme),
-        config.price_table(),
-        connection.mode.clone(),
+        plan.prices.clone(),
+        mode.to_string(),
     ))
 }
 
@@ -122,12 +98,4 @@ pub fn themes_dir(config_file: Option<&Path>) -> PathBuf {
     config_file
         .and_then(Path::parent)
         .map_or_else(|| PathBuf::from("themes"), |d| d.join("themes"))
-}
-
-/// Where `Ctrl-S` writes: the io.toml that was read, else `./io.toml`.
-pub fn config_target(loaded: &Loaded) -> PathBuf {
-    loaded
-        .path
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("io.toml"))
 }

@@ -1,17 +1,16 @@
 //! The Sources screen's effects: search this run's citations or every run, fetch
 //! a run's sources and check their quotes, write them as Markdown next to io.toml,
-//! build the request a stored run's next step would send; and the store reads the
-//! Sources and Run screens show.
+//! build the request a stored run's next step would send (through the launch's
+//! plan, as `preview --resume` does).
 
 use std::path::PathBuf;
 
-use super::Executor;
+use crate::console::effects::executor::Executor;
+use crate::console::effects::reads::{next_request, run_sources};
 use crate::console::state::Msg;
-use crate::console::state::past::PastRun;
 use crate::core::event::RunId;
-use crate::core::price::PriceTable;
-use crate::core::wire::{Endpoint, Vendor};
-use crate::store::{CitationQuery, Store};
+use crate::core::wire::Vendor;
+use crate::store::CitationQuery;
 
 impl Executor {
     /// Citations across runs whose URL, title or quote holds `text`.
@@ -42,7 +41,8 @@ impl Executor {
     /// Fetch a run's sources under the policy, record the verdicts, and say how
     /// they came out.
     pub(super) fn check_sources(&self, run_id: RunId) {
-        let (store, policy, tx) = (self.store.clone(), self.policy.clone(), self.tx.clone());
+        let (store, tx) = (self.store.clone(), self.tx.clone());
+        let policy = self.launch.plan().policy.clone();
         tokio::spawn(async move {
             let limits = crate::check::Limits::default();
             let msg = match crate::check::check_run(&store, run_id, &policy, limits).await {
@@ -105,73 +105,10 @@ impl Executor {
 
     /// The request a stored run's next step would send to `vendor` and `model`.
     pub(super) fn preview_next(&self, run_id: RunId, vendor: Vendor, model: String) {
-        let (endpoint, max_tokens) = self.target(vendor);
-        let names: Vec<String> = self.agents.iter().map(|a| a.name.clone()).collect();
-        let extra = self.mcp.as_ref().map(|m| m.specs()).unwrap_or_default();
-        let tools = crate::core::tools::offered_tools(&names, &extra);
+        let plan = self.launch.plan().clone();
         self.read(move |s| {
-            let lines = next_request(s, run_id, &endpoint, model, max_tokens, tools);
+            let lines = next_request(s, &plan, run_id, vendor, &model);
             Ok(Msg::Next(run_id, lines.map_err(|e| e.to_string())))
         })
     }
-}
-
-/// A run's sources for the Sources screen: its citations and its children's (a
-/// spawned child's sources belong to its parent's run too), its server-tool calls
-/// and what checking them found.
-pub fn run_sources(store: &Store, id: RunId) -> crate::Result<Msg> {
-    Ok(Msg::RunSources(
-        store.citations_with_children(id)?,
-        store.server_tool_calls(id)?,
-        store.checks(id)?,
-    ))
-}
-
-/// Everything the Run panes show about a past run.
-pub fn past_run(store: &Store, id: RunId, prices: &PriceTable) -> crate::Result<Msg> {
-    Ok(Msg::Past(Box::new(PastRun {
-        run: store.run(id)?,
-        steps: store.steps(id)?,
-        ledger: store.ledger(id, prices)?,
-        server: store.server_tool_calls(id)?,
-        citations: store.citations(id)?.len(),
-    })))
-}
-
-/// The request a stored run's next step would send to `endpoint`, as lines: the
-/// method and URL, then the body pretty-printed (secrets are never in a body).
-pub fn next_request(
-    store: &Store,
-    run_id: RunId,
-    endpoint: &Endpoint,
-    model: String,
-    max_tokens: u32,
-    tools: Vec<crate::core::turn::ToolSpec>,
-) -> crate::Result<Vec<String>> {
-    let next = crate::run::next_step(store, run_id)?;
-    let turn = crate::core::turn::Turn::for_step(
-        &next.contract,
-        model,
-        max_tokens,
-        tools,
-        next.observations,
-        next.history,
-    );
-    let request = crate::core::wire::encode(endpoint, &turn)?;
-    let body: serde_json::Value = serde_json::from_slice(&request.body)
-        .map_err(|e| crate::Error::config(format!("the request body is not JSON: {e}")))?;
-    let pretty = serde_json::to_string_pretty(&body)
-        .map_err(|e| crate::Error::config(format!("cannot show the request body: {e}")))?;
-    let mut lines = vec![
-        format!(
-            "step {} · {} conversation · {} {}",
-            next.step + 1,
-            turn.conversation.as_str(),
-            request.method,
-            crate::provider::scrub::display_url(&request.url)
-        ),
-        String::new(),
-    ];
-    lines.extend(pretty.lines().map(str::to_string));
-    Ok(lines)
 }

@@ -4,18 +4,18 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use ratatui_textarea::TextArea;
 
 use crate::console::state::preview::{PreviewLine, request_lines};
 use crate::core::contract::{Budget, TaskContract, Verification};
 use crate::core::policy::Rule;
-use crate::core::tools::offered_tools;
-use crate::core::turn::ToolSpec;
 use crate::core::turn::Turn;
 use crate::core::web::WebAccess;
 use crate::core::wire::transcript::{CacheTtl, Conversation};
-use crate::core::wire::{self, Endpoint, Vendor, Wire};
+use crate::core::wire::{self, Vendor, Wire};
+use crate::launch::Plan;
 
 /// The form's fields, in focus order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,12 +89,10 @@ pub struct Form {
     pub goal: TextArea<'static>,
     /// The chosen vendor.
     pub vendor: Vendor,
-    /// Where each vendor is reached (the stub's address in demo mode).
-    pub endpoints: BTreeMap<Vendor, Endpoint>,
-    /// The model per vendor.
+    /// io.toml resolved: every preview is the plan's (the request a run sends).
+    pub plan: Arc<Plan>,
+    /// The model per vendor (io.toml's until edited).
     pub models: BTreeMap<Vendor, String>,
-    /// Output cap per vendor.
-    pub max_tokens: BTreeMap<Vendor, u32>,
     /// Search on.
     pub search: bool,
     /// Fetch on.
@@ -127,8 +125,6 @@ pub struct Form {
     pub agents: Vec<(String, String)>,
     /// The `[[mcp]]` servers: name and the hosts each states it may reach.
     pub mcp: Vec<(String, Vec<String>)>,
-    /// Tools beyond the built-ins the run will offer (the MCP servers').
-    pub extra_tools: Vec<ToolSpec>,
     /// The operator's `[policy]` rules, layer by layer (`user`, `project`).
     pub rules: Vec<Rule>,
     /// `[web] from_policy = true`: the domain lists are the policy's projection.
@@ -168,14 +164,13 @@ impl VendorPreview {
 }
 
 impl Form {
-    /// A form seeded from a contract.
-    pub fn new(
-        contract: &TaskContract,
-        vendor: Vendor,
-        endpoints: BTreeMap<Vendor, Endpoint>,
-        models: BTreeMap<Vendor, String>,
-        max_tokens: BTreeMap<Vendor, u32>,
-    ) -> Form {
+    /// A form seeded from a contract, previewing through `plan`.
+    pub fn new(contract: &TaskContract, vendor: Vendor, plan: Arc<Plan>) -> Form {
+        let models = plan
+            .vendors
+            .iter()
+            .map(|(v, setup)| (*v, setup.model.clone()))
+            .collect();
         let web = contract.web.clone().unwrap_or_default();
         let (verify_file, verify_contains) = match &contract.verification {
             Verification::WorkspaceFileContains { file, needle } => {
@@ -195,9 +190,8 @@ impl Form {
         Form {
             goal,
             vendor,
-            endpoints,
+            plan,
             models,
-            max_tokens,
             search: web.search,
             fetch: web.fetch,
             max_uses: web.max_uses,
@@ -214,16 +208,11 @@ impl Form {
             error: None,
             agents: Vec::new(),
             mcp: Vec::new(),
-            extra_tools: Vec::new(),
             rules: Vec::new(),
             from_policy: false,
             provenance: Vec::new(),
             web_error: None,
         }
-    }
-
-    fn agent_names(&self) -> Vec<String> {
-        self.agents.iter().map(|(n, _)| n.clone()).collect()
     }
 
     /// The declaration as the form states it.
@@ -378,37 +367,23 @@ impl Form {
         Vendor::ALL
             .iter()
             .map(|&v| {
-                let (endpoint, max_tokens) =
-                    crate::launch::target(&self.endpoints, &self.max_tokens, v);
                 let mut contract = self.contract();
                 contract.web = Some(web.clone());
-                let turn = Turn::for_step(
-                    &contract,
-                    self.model_for(v),
-                    max_tokens,
-                    offered_tools(&self.agent_names(), &self.extra_tools),
-                    Vec::new(),
-                    Vec::new(),
-                );
+                let preview = self.plan.preview(&contract, v, Some(&self.model_for(v)));
                 let undeclared = Turn {
                     web: None,
-                    ..turn.clone()
+                    ..preview.turn.clone()
                 };
-                let baseline = wire::encode(&endpoint, &undeclared).ok();
-                let request = wire::encode(&endpoint, &turn)
-                    .map(|r| request_lines(&r, baseline.as_ref(), folded));
-                let request = match &self.web_error {
-                    Some(e) => Err(format!("{e}. No request was sent.")),
-                    None => request.map_err(|e| e.to_string()),
-                };
-                let mut cautions = wire::cautions_wire(endpoint.wire, Some(&web));
-                cautions.extend(self.budget.note_for(v));
-                cautions.extend(self.provenance.iter().cloned());
+                let baseline = wire::encode(&preview.endpoint, &undeclared).ok();
+                let request = preview
+                    .request
+                    .map(|r| request_lines(&r, baseline.as_ref(), folded))
+                    .map_err(|e| e.to_string());
                 VendorPreview {
                     vendor: v,
-                    wire: endpoint.wire,
+                    wire: preview.endpoint.wire,
                     request,
-                    cautions,
+                    cautions: preview.cautions,
                 }
             })
             .collect()

@@ -2,6 +2,7 @@
 //! the screen, and a status line; the help overlay and the approval dialog draw on
 //! top. Areas too small to be useful get a note instead of a panic.
 
+mod chrome;
 mod compare;
 mod declare;
 mod requests;
@@ -12,11 +13,11 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span, Text};
-use ratatui::widgets::{Block, Borders, Cell, Clear, Paragraph, Row, Table, Wrap};
+use ratatui::widgets::{Block, Cell, Clear, Paragraph, Row, Table, Wrap};
 
-use crate::console::state::theme::Theme;
 use crate::console::state::{Screen, State};
 use crate::console::update::keys::{Action, Scope};
+pub(crate) use chrome::{block, centered, count};
 
 /// The smallest area the screens are drawn in.
 pub const MIN: (u16, u16) = (40, 10);
@@ -303,36 +304,4 @@ fn wrap_text(text: &str, width: usize) -> Vec<String> {
         rows.push(row);
     }
     rows
-}
-
-/// `1 source`, `3 sources`.
-pub(crate) fn count(n: usize, noun: &str) -> String {
-    if n == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{n} {noun}s")
-    }
-}
-
-/// A bordered block with a title, highlighted when focused.
-pub(crate) fn block<'a>(t: &Theme, title: &'a str, focused: bool) -> Block<'a> {
-    Block::default()
-        .borders(Borders::ALL)
-        .border_style(Style::default().fg(if focused { t.accent } else { t.border }))
-        .title(Span::styled(
-            title,
-            Style::default().fg(if focused { t.accent } else { t.text }),
-        ))
-}
-
-/// A rectangle of at most `w`×`h` centred in `area`.
-pub(crate) fn centered(area: Rect, w: u16, h: u16) -> Rect {
-    let w = w.min(area.width);
-    let h = h.min(area.height);
-    Rect {
-        x: area.x + (area.width - w) / 2,
-        y: area.y + (area.height - h) / 2,
-        width: w,
-        height: h,
-    }
 }

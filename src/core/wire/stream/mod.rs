@@ -32,9 +32,9 @@ use crate::core::completion::Completion;
 use crate::core::turn::WireResponse;
 use crate::core::wire::Vendor;
 use crate::core::wire::Wire;
+use crate::error::{Error, Result};
 pub use delta::{Delta, WireAssembler};
 pub(crate) use delta::{bad_event, incomplete};
-use crate::error::{Error, Result};
 
 /// The assembler for a streamed answer on `wire`, or `None` for a wire this
 /// crate does not stream (its encoder then never asks for a stream). `head` is

@@ -1,0 +1,107 @@
+//! What `run`'s flags ask for, shared by a single run and a group: the flags
+//! (`RunArgs`), the contract they describe over io.toml's (the demo's defaults
+//! applied by the plan), `--max-usd` in millionths, the refusal of an empty goal
+//! (`preview` gives the same), and the cancellation Ctrl-C sets.
+
+use std::path::PathBuf;
+
+use io_harness::launch::Plan;
+use io_harness::{Error, Result, TaskContract, Verification};
+use tokio_util::sync::CancellationToken;
+
+/// The flags of `run`.
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// anthropic, openai or openrouter (default: `provider` in io.toml).
+    #[arg(long)]
+    pub provider: Option<String>,
+    /// The goal (default: `[task] goal`).
+    #[arg(long)]
+    pub goal: Option<String>,
+    /// The workspace local tools are confined to (default: `[task] workspace`).
+    #[arg(long)]
+    pub workspace: Option<PathBuf>,
+    /// Success is this workspace file containing --verify-contains.
+    #[arg(long, requires = "verify_contains")]
+    pub verify_file: Option<PathBuf>,
+    /// The text --verify-file must contain.
+    #[arg(long, requires = "verify_file")]
+    pub verify_contains: Option<String>,
+    /// One JSON object per event, one a line.
+    #[arg(long)]
+    pub json: bool,
+    /// Resume a killed run from its last checkpoint.
+    #[arg(long)]
+    pub resume: Option<i64>,
+    /// Approve every `Ask` effect (default: refuse them; there is no one to ask).
+    #[arg(long)]
+    pub approve_all: bool,
+    /// End the run once it has spent more than this many US dollars (overrides `[budget] usd`).
+    #[arg(long)]
+    pub max_usd: Option<f64>,
+    /// Run against the built-in loopback stub vendor and its demo script: no
+    /// key, nothing leaves this machine.
+    #[arg(long)]
+    pub demo: bool,
+    /// Run the same task on several vendors at once, each in its own copy of the
+    /// workspace, as one run group: e.g. anthropic,openai,openrouter.
+    #[arg(long, value_delimiter = ',', conflicts_with_all = ["provider", "resume", "replay"])]
+    pub providers: Vec<String>,
+    /// Run a stored run's goal, declaration and verification on --provider, as a
+    /// new run in the original's group.
+    #[arg(long, requires = "provider", conflicts_with_all = ["resume", "goal", "workspace", "verify_file"])]
+    pub replay: Option<i64>,
+}
+
+/// What `run` and `preview` say when there is nothing to ask.
+pub const NO_GOAL: &str = "no goal: pass --goal TEXT or set `goal` under [task] in io.toml";
+
+/// Refuse an empty goal, before anything is sent.
+pub fn require_goal(contract: &TaskContract) -> Result<()> {
+    if contract.goal.trim().is_empty() {
+        return Err(Error::config(NO_GOAL));
+    }
+    Ok(())
+}
+
+/// The contract the flags and io.toml describe (the demo's where `--demo`).
+pub fn contract(args: &RunArgs, plan: &Plan) -> TaskContract {
+    plan.contract(|contract| {
+        if let Some(goal) = &args.goal {
+            contract.goal = goal.clone();
+        }
+        if let Some(ws) = &args.workspace {
+            contract.workspace = ws.clone();
+        }
+        if let (Some(file), Some(needle)) = (&args.verify_file, &args.verify_contains) {
+            contract.verification = Verification::WorkspaceFileContains {
+                file: file.clone(),
+                needle: needle.clone(),
+            };
+        }
+    })
+}
+
+/// A cancellation Ctrl-C sets: the run (or every run of a group) ends as cancelled.
+pub fn cancel_on_ctrl_c() -> CancellationToken {
+    let cancel = CancellationToken::new();
+    let on_ctrl_c = cancel.clone();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            on_ctrl_c.cancel();
+        }
+    });
+    cancel
+}
+
+/// `--max-usd` in millionths of a dollar.
+pub fn max_usd(flag: Option<f64>) -> Result<Option<u64>> {
+    flag.map(|usd| {
+        io_harness::config::usd_micro(usd).ok_or_else(|| {
+            Error::config(format!(
+                "--max-usd {usd} is not a positive number of US dollars"
+            ))
+        })
+    })
+    .transpose()
+}

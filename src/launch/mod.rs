@@ -1,0 +1,19 @@
+//! Where a run is assembled — the one seam every run, preview and comparison
+//! goes through. io.toml is resolved once into a `Plan` (per vendor its
+//! endpoint, model, output cap and limits; the task; the tools a run offers;
+//! the policy and prices) and a `Launch` adds what runs need started (the demo's
+//! stub, the MCP servers, the OTLP exporter) and begins them: `run`,
+//! `run_group`, `replay`. A preview is built by the plan the way the run's step
+//! builds a request, so the previewed bytes are the sent bytes.
+//!
+//! `vendor` resolves one vendor (`VendorSetup`, `Limits`, `Key`); `plan` is
+//! pure; `start` does the starting. Below the console and the command line,
+//! above `config`, `run`, `mcp`, `telemetry` and `stub`.
+
+mod plan;
+mod start;
+mod vendor;
+
+pub use plan::{Plan, Preview, STUB_PLACEHOLDER};
+pub use start::{Call, Launch};
+pub use vendor::{Key, Limits, VendorSetup};

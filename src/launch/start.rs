@@ -1,0 +1,298 @@
+//! `Launch`: the plan plus what a run needs started — the demo's stub vendor,
+//! io.toml's MCP servers, the OTLP exporter — and the one place runs begin:
+//! `run` (one vendor), `run_group` (several at once) and `replay` (a stored
+//! run's task on another vendor). `run`, `run --providers`, `run --replay` and
+//! the console's runs and comparisons all start here, with the provider the
+//! plan's setup builds, the observer traced when `[telemetry]` says so, and the
+//! options every run is given.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use tokio_util::sync::CancellationToken;
+
+use crate::approve::Approver;
+use crate::config::Loaded;
+use crate::core::contract::TaskContract;
+use crate::core::event::RunId;
+use crate::core::wire::Vendor;
+use crate::error::Result;
+use crate::launch::plan::{Plan, Preview};
+use crate::launch::vendor::Key;
+use crate::mcp::McpServers;
+use crate::provider::HttpProvider;
+use crate::run::group::{Copies, Entrant, GroupResult, Replay, Venue, run_group, run_in_group};
+use crate::run::{Observer, RunOptions, RunResult, run_with_options};
+use crate::store::Store;
+use crate::stub::{Rewinder, StubHandle};
+use crate::telemetry::Telemetry;
+
+/// io.toml resolved, and what runs need started.
+pub struct Launch {
+    plan: Arc<Plan>,
+    /// The io.toml that was read (`None`: the embedded defaults).
+    pub config_file: Option<PathBuf>,
+    store_default: PathBuf,
+    telemetry_stated: Option<crate::telemetry::Stated>,
+    stub: Mutex<Option<StubHandle>>,
+    rewinder: Option<Rewinder>,
+    mcp: Option<Arc<McpServers>>,
+    telemetry: Mutex<Option<Telemetry>>,
+}
+
+impl std::fmt::Debug for Launch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Launch").field("plan", &self.plan).finish()
+    }
+}
+
+/// What a run is started with besides its contract and vendor.
+pub struct Call<'a> {
+    /// The store it records into.
+    pub store: &'a Store,
+    /// Who answers what the policy asks.
+    pub approver: &'a dyn Approver,
+    /// Cancel to end it (or every run of a group) as cancelled.
+    pub cancel: CancellationToken,
+}
+
+impl Launch {
+    /// io.toml (`loaded`) resolved; `demo` sends every request to the built-in
+    /// stub vendor. Nothing is started.
+    pub fn resolve(loaded: &Loaded, demo: bool) -> Launch {
+        let config = &loaded.config;
+        Launch {
+            plan: Arc::new(Plan::of(config, demo)),
+            config_file: loaded.path.clone(),
+            store_default: config.store_path(loaded.path.as_deref()),
+            telemetry_stated: config.telemetry.clone(),
+            stub: Mutex::new(None),
+            rewinder: None,
+            mcp: None,
+            telemetry: Mutex::new(None),
+        }
+    }
+
+    /// The plan every preview and run reads.
+    pub fn plan(&self) -> &Arc<Plan> {
+        &self.plan
+    }
+
+    /// The first request of `contract` to `vendor`, or its refusal (see `Plan::preview`).
+    pub fn preview(&self, contract: &TaskContract, vendor: Vendor, model: Option<&str>) -> Preview {
+        self.plan.preview(contract, vendor, model)
+    }
+
+    /// The store file: the flag's, else io.toml's `[store] path`, else the data directory.
+    pub fn store_path(&self, flag: Option<PathBuf>) -> PathBuf {
+        flag.unwrap_or_else(|| self.store_default.clone())
+    }
+
+    /// The store the flag or io.toml names, opened, and where it is; one that
+    /// cannot be opened is refused before anything runs.
+    pub fn open_store(&self, flag: Option<PathBuf>) -> Result<(Store, PathBuf)> {
+        let path = self.store_path(flag);
+        let store =
+            Store::open(&path).map_err(|e| crate::error::Error::store_unusable(&path, &e))?;
+        Ok((store, path))
+    }
+
+    /// In the demo, start the built-in stub vendor with its demo script on a
+    /// free loopback port and send every vendor's requests there; otherwise nothing.
+    pub async fn start_stub(&mut self) -> Result<()> {
+        if !self.plan.demo || self.plan.stub_started {
+            return Ok(());
+        }
+        self.serve_with(crate::stub::demo::demo_stub().await?);
+        Ok(())
+    }
+
+    /// Send every vendor's requests to `stub` (already listening, with its own
+    /// script), each run rewinding its script under a key of its own.
+    pub fn serve_with(&mut self, stub: StubHandle) {
+        let plan = Arc::make_mut(&mut self.plan);
+        for (v, setup) in plan.vendors.iter_mut() {
+            setup.endpoint.base_url = stub.base_url(*v);
+        }
+        plan.stub_started = true;
+        self.rewinder = Some(stub.rewinder());
+        if let Ok(mut slot) = self.stub.lock() {
+            *slot = Some(stub);
+        }
+    }
+
+    /// The stub's address while it runs.
+    pub fn stub_addr(&self) -> Option<std::net::SocketAddr> {
+        self.stub.lock().ok()?.as_ref().map(StubHandle::addr)
+    }
+
+    /// Start io.toml's `[[mcp]]` servers; their tools are offered from now on
+    /// (and shown in every preview).
+    pub async fn start_mcp(&mut self) -> Result<()> {
+        if self.plan.mcp.is_empty() || self.mcp.is_some() {
+            return Ok(());
+        }
+        let servers = McpServers::start(&self.plan.mcp, crate::mcp::DEFAULT_TIMEOUT).await?;
+        Arc::make_mut(&mut self.plan).mcp_tools = Some(servers.specs());
+        self.mcp = Some(Arc::new(servers));
+        Ok(())
+    }
+
+    /// Start the OTLP exporter `[telemetry]` and the `OTEL_*` variables ask for,
+    /// scrubbing every vendor's secrets; nothing when no endpoint is in effect.
+    pub fn start_telemetry(&mut self) -> Result<()> {
+        let settings = crate::telemetry::resolved(self.telemetry_stated.as_ref())?;
+        let endpoints = self.plan.vendors.values().map(|s| &s.endpoint);
+        let secrets = crate::telemetry::vendor_secrets(endpoints);
+        let started = Telemetry::start(&settings, secrets)?;
+        if let Ok(mut slot) = self.telemetry.lock() {
+            *slot = started;
+        }
+        Ok(())
+    }
+
+    /// The key the next run (or comparison) sends: in the demo, the stub's
+    /// script rewound to its start under a key (not a secret) that tells the
+    /// stub which requests are this run's; else each vendor's variable.
+    pub fn key(&self) -> Key {
+        match &self.rewinder {
+            Some(rewinder) => Key::Stub(rewinder.rewind()),
+            None => Key::FromEnv,
+        }
+    }
+
+    /// The provider for `vendor` asking `model` (the plan's when `None`), with `key`.
+    pub fn provider(&self, vendor: Vendor, model: Option<&str>, key: &Key) -> Result<HttpProvider> {
+        self.plan.setup(vendor).provider(model, key)
+    }
+
+    /// `inner`, traced when an exporter runs (spans name the provider's base URL).
+    pub fn traced(&self, provider: &HttpProvider, inner: Arc<dyn Observer>) -> Arc<dyn Observer> {
+        match self.telemetry.lock().ok().as_ref().and_then(|t| t.as_ref()) {
+            Some(t) => t.observer(&provider.endpoint().base_url, inner),
+            None => inner,
+        }
+    }
+
+    /// What every run is given: `observer`, the prices, the agents, the MCP
+    /// servers, and `cancel`.
+    pub fn options(&self, observer: Arc<dyn Observer>, cancel: CancellationToken) -> RunOptions {
+        RunOptions {
+            observer,
+            prices: self.plan.prices.clone(),
+            cancel,
+            agents: self.plan.agents.clone(),
+            mcp: self.mcp.clone(),
+            ..RunOptions::default()
+        }
+    }
+
+    /// Run `contract` on `provider` to its end (or resume run `resume`),
+    /// recorded in the call's store, its events to `observer` (traced).
+    pub async fn run(
+        &self,
+        contract: &TaskContract,
+        provider: &HttpProvider,
+        observer: Arc<dyn Observer>,
+        resume: Option<RunId>,
+        call: Call<'_>,
+    ) -> Result<RunResult> {
+        let observer = self.traced(provider, observer);
+        let options = RunOptions {
+            resume,
+            ..self.options(observer, call.cancel)
+        };
+        run_with_options(
+            contract,
+            provider,
+            call.store,
+            &self.plan.policy,
+            call.approver,
+            options,
+        )
+        .await
+    }
+
+    /// One entrant per vendor of a comparison: its provider under one key (one
+    /// rewind of the demo's script for the whole group), or why none could be
+    /// built, and its events to `observer_for(vendor)`, traced.
+    pub fn entrants(
+        &self,
+        vendors: &[(Vendor, Option<String>)],
+        observer_for: &dyn Fn(Vendor) -> Arc<dyn Observer>,
+    ) -> Vec<Entrant<HttpProvider>> {
+        let key = self.key();
+        vendors
+            .iter()
+            .map(|(vendor, model)| {
+                let provider = self.provider(*vendor, model.as_deref(), &key);
+                let inner = observer_for(*vendor);
+                let observer = match &provider {
+                    Ok(p) => self.traced(p, inner),
+                    Err(_) => inner,
+                };
+                Entrant {
+                    vendor: vendor.to_string(),
+                    provider,
+                    observer,
+                }
+            })
+            .collect()
+    }
+
+    /// Run `contract` on every entrant at once as a new run group, each in its
+    /// own copy of the workspace (`copies`), sharing `cap` dollars.
+    pub async fn run_group(
+        &self,
+        contract: &TaskContract,
+        entrants: Vec<Entrant<HttpProvider>>,
+        copies: &Copies,
+        cap: Option<u64>,
+        call: Call<'_>,
+    ) -> Result<GroupResult> {
+        let venue = Venue {
+            store: call.store,
+            copies,
+            policy: &self.plan.policy,
+            approver: call.approver,
+        };
+        let options = self.options(Arc::new(crate::run::NoObserver), call.cancel);
+        run_group(&venue, contract, entrants, options, cap).await
+    }
+
+    /// Run a stored run's task (`replay`) on the entrants, in the original's
+    /// group (a new one holding the original when it had none).
+    pub async fn replay(
+        &self,
+        replay: &Replay,
+        entrants: Vec<Entrant<HttpProvider>>,
+        copies: &Copies,
+        cap: Option<u64>,
+        call: Call<'_>,
+    ) -> Result<GroupResult> {
+        let mut contract = replay.contract.clone();
+        if cap.is_some() {
+            contract.budget.usd_micro = cap;
+        }
+        let group_id = replay.group(call.store, cap)?;
+        let venue = Venue {
+            store: call.store,
+            copies,
+            policy: &self.plan.policy,
+            approver: call.approver,
+        };
+        let options = self.options(Arc::new(crate::run::NoObserver), call.cancel);
+        run_in_group(&venue, &contract, entrants, options, cap, group_id).await
+    }
+
+    /// Send the spans still held (briefly), stop the stub, and say in one line
+    /// what the collector did not take; `None` when nothing is traced or all
+    /// went out.
+    pub async fn finish(&self) -> Option<String> {
+        if let Some(stub) = self.stub.lock().ok().and_then(|mut s| s.take()) {
+            stub.shutdown();
+        }
+        let telemetry = self.telemetry.lock().ok().and_then(|mut t| t.take())?;
+        telemetry.finish_blocking().await
+    }
+}
