@@ -60,7 +60,7 @@ pub async fn check_run(
     limits: Limits,
 ) -> Result<Vec<CheckRow>> {
     if store.run(run_id)?.is_none() {
-        return Err(Error::config(format!(
+        return Err(Error::refused(format!(
             "there is no run {run_id} in this store; `io-harness runs` lists them"
         )));
     }

@@ -9,13 +9,24 @@ use std::time::Duration;
 /// Result alias used throughout the crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-/// Everything that can go wrong, by boundary.
+/// The error behind a failure while working (a SQLite error, an `io::Error`, a
+/// CSV writer's), kept as the source of the variant that names what failed.
+pub type Source = Box<dyn std::error::Error + Send + Sync>;
+
+/// Everything that can go wrong, by boundary. Two kinds end a command before
+/// anything was sent or done (exit 2): `Config` and `Refused`; every other is a
+/// failure while working (exit 1).
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// A declaration, policy or configuration that cannot be honoured. Raised before
-    /// any request is sent.
+    /// A declaration, policy or configuration that cannot be honoured (io.toml, a
+    /// flag, a theme, a script). Raised before any request is sent.
     #[error("{0}")]
     Config(String),
+    /// What was asked cannot be done as asked — an unknown run, a finished run,
+    /// a run another process holds, an empty query — and nothing was sent or
+    /// changed.
+    #[error("{0}")]
+    Refused(String),
     /// The vendor answered with an error (an HTTP error status, or an error object
     /// inside a 200).
     #[error(transparent)]
@@ -41,15 +52,40 @@ pub enum Error {
         retryable: bool,
     },
     /// The SQLite store failed.
-    #[error("store: {0}")]
-    Store(String),
+    #[error("store: {what}{}", .source.as_ref().map(|s| format!(": {s}")).unwrap_or_default())]
+    Store {
+        /// What was being done, or what is wrong with what was read.
+        what: String,
+        /// SQLite's (or the decoder's) own error, where there is one.
+        #[source]
+        source: Option<Source>,
+    },
     /// A file or directory could not be read or written.
-    #[error("{path}: {message}")]
+    #[error("{path}: {source}")]
     Io {
-        /// The path involved.
+        /// The path (or the thing: `stdout`, the export thread) involved.
         path: String,
         /// What the OS said.
-        message: String,
+        #[source]
+        source: Source,
+    },
+    /// A document could not be written (CSV, JSON, a pretty-printed body).
+    #[error("{what}: {source}")]
+    Export {
+        /// What was being written.
+        what: String,
+        /// The writer's error.
+        #[source]
+        source: Source,
+    },
+    /// The terminal could not be taken over, read or drawn on.
+    #[error("the terminal: {what}: {source}")]
+    Terminal {
+        /// What was being done.
+        what: String,
+        /// What the terminal library said.
+        #[source]
+        source: std::io::Error,
     },
     /// The run was cancelled by the operator.
     #[error("cancelled")]
@@ -76,9 +112,53 @@ impl Error {
         Error::Config(message.into())
     }
 
+    /// A refusal, before anything was sent or changed, of what was asked.
+    pub fn refused(message: impl Into<String>) -> Self {
+        Error::Refused(message.into())
+    }
+
+    /// A store failure: what was being done, and SQLite's (or the decoder's) error.
+    pub fn store(what: impl Into<String>, source: impl Into<Source>) -> Self {
+        Error::Store {
+            what: what.into(),
+            source: Some(source.into()),
+        }
+    }
+
+    /// A store failure with nothing underneath: what was read is not what it should be.
+    pub fn store_says(what: impl Into<String>) -> Self {
+        Error::Store {
+            what: what.into(),
+            source: None,
+        }
+    }
+
+    /// A document that could not be written.
+    pub fn export(what: impl Into<String>, source: impl Into<Source>) -> Self {
+        Error::Export {
+            what: what.into(),
+            source: source.into(),
+        }
+    }
+
+    /// The terminal failed at `what`.
+    pub fn terminal(what: impl Into<String>, source: std::io::Error) -> Self {
+        Error::Terminal {
+            what: what.into(),
+            source,
+        }
+    }
+
     /// Whether this is a configuration error (raised before any request was sent).
     pub fn is_config(&self) -> bool {
         matches!(self, Error::Config(_))
+    }
+
+    /// Whether the command ended before anything was sent or done — a
+    /// configuration error or a refusal (exit 2) — rather than failing while
+    /// working (exit 1).
+    pub fn before_anything(&self) -> bool {
+        matches!(self, Error::Config(_) | Error::Refused(_))
     }
 
     /// Whether waiting and sending the same request again could succeed.
@@ -90,21 +170,21 @@ impl Error {
         }
     }
 
-    /// The store at `path` could not be opened: a configuration error (exit 2,
-    /// before any request), saying how to point at another file.
+    /// The store at `path` could not be opened: refused before anything ran
+    /// (exit 2), saying how to point at another file.
     pub fn store_unusable(path: &std::path::Path, e: &Error) -> Self {
-        Error::config(format!(
+        Error::refused(format!(
             "the store {} cannot be opened ({e}); nothing was run. Pass --store PATH to use \
              another file, or set `path` under [store] in io.toml",
             path.display()
         ))
     }
 
-    /// An I/O error with the path that caused it.
-    pub fn io(path: impl AsRef<std::path::Path>, err: impl std::fmt::Display) -> Self {
+    /// An I/O error with the path (or thing) that caused it.
+    pub fn io(path: impl AsRef<std::path::Path>, err: impl Into<Source>) -> Self {
         Error::Io {
             path: path.as_ref().display().to_string(),
-            message: err.to_string(),
+            source: err.into(),
         }
     }
 }

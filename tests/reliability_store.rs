@@ -190,7 +190,7 @@ async fn resuming_a_finished_run_is_refused_and_sends_nothing() {
         ..RunOptions::default()
     };
     let err = h.try_run_with(contract("g"), options).await.unwrap_err();
-    assert!(err.is_config(), "{err}");
+    assert!(err.before_anything(), "{err}");
     assert_eq!(
         err.to_string(),
         format!(

@@ -21,7 +21,7 @@ pub fn compare(
     let path = store.unwrap_or_else(|| loaded.config.store_path(loaded.path.as_deref()));
     let store = Store::open(&path).map_err(|e| Error::store_unusable(&path, &e))?;
     let Some(c) = store.comparison(group_id, &loaded.config.price_table())? else {
-        return Err(Error::config(format!(
+        return Err(Error::refused(format!(
             "there is no run group {group_id} in {}; `io-harness runs` shows each run's group",
             path.display()
         )));

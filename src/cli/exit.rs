@@ -19,7 +19,7 @@ pub fn verdict(result: io_harness::Result<bool>) -> ExitCode {
 /// Print an error and pick its exit code.
 pub fn fail(e: &Error) -> ExitCode {
     eprintln!("{e}");
-    if e.is_config() {
+    if e.before_anything() {
         ExitCode::from(2)
     } else {
         ExitCode::from(1)

@@ -63,11 +63,14 @@ pub async fn export(
         .await
         .unwrap_or_else(|e| Some(format!("telemetry: the export thread failed: {e}")));
     match trouble {
-        Some(line) => Err(Error::config(format!(
-            "{line}. {} run{} read from the store; send them again once the collector is reachable.",
-            runs.len(),
-            if runs.len() == 1 { " was" } else { "s were" }
-        ))),
+        Some(line) => Err(Error::export(
+            line,
+            format!(
+                "{} run{} read from the store; send them again once the collector is reachable",
+                runs.len(),
+                if runs.len() == 1 { " was" } else { "s were" }
+            ),
+        )),
         None => {
             eprintln!(
                 "sent {} run{} ({spans} spans) to {shown}",

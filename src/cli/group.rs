@@ -32,7 +32,7 @@ pub async fn go(
     let (mut contract, replay) = match args.replay {
         Some(id) => {
             let r = Replay::of(&store, RunId(id)).map_err(|e| {
-                Error::config(format!("--replay {id}: {e} (store {})", path.display()))
+                Error::refused(format!("--replay {id}: {e} (store {})", path.display()))
             })?;
             (r.contract.clone(), Some(r))
         }
@@ -152,7 +152,7 @@ fn report(store: &Store, launch: &Launch, g: &GroupResult, json: bool) -> Result
     }
     let comparison = store
         .comparison(g.group_id, prices)?
-        .ok_or_else(|| Error::Store(format!("run group {} was not recorded", g.group_id)))?;
+        .ok_or_else(|| Error::store_says(format!("run group {} was not recorded", g.group_id)))?;
     if json {
         super::out::line(&serde_json::to_string(&comparison).unwrap_or_default())?;
     } else {
@@ -163,7 +163,7 @@ fn report(store: &Store, launch: &Launch, g: &GroupResult, json: bool) -> Result
         );
     }
     if ran == 0 {
-        return Err(Error::config(format!(
+        return Err(Error::refused(format!(
             "no vendor could run the task (group {}): each one's reason is above",
             g.group_id
         )));

@@ -117,7 +117,7 @@ pub fn citations(
     let (_, store) = open(config, store)?;
     let id = RunId(run_id);
     if store.run(id)?.is_none() {
-        return Err(io_harness::Error::config(format!(
+        return Err(io_harness::Error::refused(format!(
             "there is no run {run_id} in this store; `io-harness runs` lists them"
         )));
     }
@@ -170,7 +170,7 @@ pub fn search(
     let (_, store) = open(config, store)?;
     if let Some(run) = q.run {
         if store.run(run)?.is_none() {
-            return Err(io_harness::Error::config(format!(
+            return Err(io_harness::Error::refused(format!(
                 "there is no run {run} in this store; `io-harness runs` lists them"
             )));
         }

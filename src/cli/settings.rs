@@ -18,7 +18,7 @@ pub fn show(config_path: Option<PathBuf>, json: bool) -> Result<()> {
     let io = |e: std::io::Error| Error::io("stdout", e);
     if json {
         let text = serde_json::to_string_pretty(&listing)
-            .map_err(|e| Error::config(format!("cannot encode the listing: {e}")))?;
+            .map_err(|e| Error::export("the listing as JSON", e))?;
         writeln!(out, "{text}").map_err(io)?;
     } else {
         for setting in &listing {

@@ -49,8 +49,7 @@ pub async fn open(config: Option<PathBuf>, store: Option<PathBuf>, demo: bool) -
     let (approver, approvals) = ChannelApprover::new();
     let launch = std::sync::Arc::new(launch);
     let mut executor = Executor::new(store, &store_path, launch, tx, approver);
-    let mut guard = terminal::enter()
-        .map_err(|e| Error::config(format!("cannot take over the terminal: {e}")))?;
+    let mut guard = terminal::enter().map_err(|e| Error::terminal("cannot take it over", e))?;
     let result = run_loop(&mut guard, state, &mut executor, rx, approvals).await;
     drop(guard);
     // Said once, on the restored terminal: what the collector did not take.
@@ -83,7 +82,7 @@ async fn run_loop(
             guard
                 .terminal
                 .draw(|frame| view::draw(frame, &state))
-                .map_err(|e| Error::config(format!("cannot draw: {e}")))?;
+                .map_err(|e| Error::terminal("cannot draw", e))?;
             state.dirty = false;
         }
         let msg = tokio::select! {
@@ -96,7 +95,7 @@ async fn run_loop(
                 },
                 Some(Ok(TermEvent::Resize(..))) => Msg::Resize,
                 Some(Ok(_)) => continue,
-                Some(Err(e)) => return Err(Error::config(format!("cannot read the terminal: {e}"))),
+                Some(Err(e)) => return Err(Error::terminal("cannot read it", e)),
                 None => return Ok(()),
             },
             Some(msg) = rx.recv() => msg,

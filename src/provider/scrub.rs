@@ -72,6 +72,14 @@ impl Secrets {
         bytes
     }
 
+    /// An underlying error kept as it is, unless its text carries a secret: then
+    /// only the scrubbed text is kept.
+    fn source(&self, source: crate::error::Source) -> crate::error::Source {
+        let said = source.to_string();
+        let clean = self.text(&said);
+        if clean == said { source } else { clean.into() }
+    }
+
     /// An error with every secret replaced in every text it carries.
     pub fn error(&self, e: Error) -> Error {
         if self.0.is_empty() {
@@ -104,10 +112,22 @@ impl Secrets {
                 message: self.text(&message),
                 retryable,
             },
-            Error::Store(m) => Error::Store(self.text(&m)),
-            Error::Io { path, message } => Error::Io {
+            Error::Refused(m) => Error::Refused(self.text(&m)),
+            Error::Store { what, source } => Error::Store {
+                what: self.text(&what),
+                source: source.map(|s| self.source(s)),
+            },
+            Error::Io { path, source } => Error::Io {
                 path: self.text(&path),
-                message: self.text(&message),
+                source: self.source(source),
+            },
+            Error::Export { what, source } => Error::Export {
+                what: self.text(&what),
+                source: self.source(source),
+            },
+            Error::Terminal { what, source } => Error::Terminal {
+                what: self.text(&what),
+                source,
             },
             Error::Cancelled => Error::Cancelled,
         }

@@ -118,7 +118,7 @@ fn reopen<P: Provider + ?Sized>(
     refuse_resume(store, run_id)?;
     let checkpoint = store
         .load_checkpoint(run_id)?
-        .ok_or_else(|| Error::config(format!("run {run_id} has no checkpoint to resume from")))?;
+        .ok_or_else(|| Error::refused(format!("run {run_id} has no checkpoint to resume from")))?;
     provider.check(checkpoint.contract.web.as_ref())?;
     // A transcript that cannot be read back is refused before anything is sent.
     let transcript = match checkpoint.contract.conversation {
@@ -299,12 +299,12 @@ fn deadline_after(start: std::time::Instant, seconds: u64) -> std::time::Instant
 /// another live process is still running.
 fn refuse_resume(store: &Store, run_id: RunId) -> Result<()> {
     if let Some(outcome) = finished(store, run_id)? {
-        return Err(Error::config(format!(
+        return Err(Error::refused(format!(
             "run {run_id} already finished ({outcome}); a finished run is not resumed and nothing was sent — start a new run instead"
         )));
     }
     if let Some(pid) = store.running_elsewhere(run_id)? {
-        return Err(Error::config(format!(
+        return Err(Error::refused(format!(
             "run {run_id} is still running in process {pid}; nothing was sent — resume it once that process has ended"
         )));
     }

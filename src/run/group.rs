@@ -187,12 +187,14 @@ where
         // Absolute, so the run resumes (and a replay copies) from any directory.
         let copy = absolute(&unused(&dir, &entrant.vendor));
         let copied = copy_workspace(&contract.workspace, &copy, &skip).map_err(|e| {
-            Error::config(format!(
-                "the workspace {} could not be copied for {} into {}: {e}",
-                contract.workspace.display(),
-                entrant.vendor,
-                copy.display()
-            ))
+            Error::io(
+                &contract.workspace,
+                format!(
+                    "could not be copied for {} into {}: {e}",
+                    entrant.vendor,
+                    copy.display()
+                ),
+            )
         })?;
         if let Some(Announce(say)) = &copies.announce {
             say(&entrant.vendor, &copy, copied);
@@ -271,12 +273,12 @@ impl Replay {
     /// The task of stored run `id`; a config error when there is none.
     pub fn of(store: &Store, id: RunId) -> Result<Replay> {
         let Some(run) = store.run(id)? else {
-            return Err(Error::config(format!(
+            return Err(Error::refused(format!(
                 "there is no run {id} in the store; `io-harness runs` lists them"
             )));
         };
         let Some(checkpoint) = store.load_checkpoint(id)? else {
-            return Err(Error::config(format!(
+            return Err(Error::refused(format!(
                 "run {id} has no recorded task to replay"
             )));
         };

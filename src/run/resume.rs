@@ -26,13 +26,13 @@ pub struct NextStep {
 /// checkpoint or a stored transcript that does not parse is an error naming it.
 pub fn next_step(store: &Store, run_id: RunId) -> Result<NextStep> {
     if let Some(outcome) = finished(store, run_id)? {
-        return Err(Error::config(format!(
+        return Err(Error::refused(format!(
             "run {run_id} already finished ({outcome}); it has no next step to preview"
         )));
     }
     let checkpoint = store
         .load_checkpoint(run_id)?
-        .ok_or_else(|| Error::config(format!("run {run_id} has no checkpoint to resume from")))?;
+        .ok_or_else(|| Error::refused(format!("run {run_id} has no checkpoint to resume from")))?;
     let history = match checkpoint.contract.conversation {
         Conversation::Transcript => store.exchanges(run_id, checkpoint.step)?,
         Conversation::Flattened => Vec::new(),
@@ -49,7 +49,7 @@ pub fn next_step(store: &Store, run_id: RunId) -> Result<NextStep> {
 /// an unknown run is an error naming it.
 pub(crate) fn finished(store: &Store, run_id: RunId) -> Result<Option<String>> {
     let row = store.run(run_id)?.ok_or_else(|| {
-        Error::config(format!(
+        Error::refused(format!(
             "there is no run {run_id} in this store; `io-harness runs` lists them"
         ))
     })?;

@@ -53,7 +53,7 @@ impl std::fmt::Debug for Store {
 }
 
 pub(crate) fn db_err(what: &str) -> impl Fn(rusqlite::Error) -> Error + '_ {
-    move |e| Error::Store(format!("{what}: {e}"))
+    move |e| Error::store(what, e)
 }
 
 impl Store {
@@ -64,7 +64,7 @@ impl Store {
             std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
         }
         let conn = Connection::open(path)
-            .map_err(|e| Error::Store(format!("cannot open {}: {e}", path.display())))?;
+            .map_err(|e| Error::store(format!("cannot open {}", path.display()), e))?;
         // Before anything that takes a lock: another process may be creating the file.
         conn.busy_timeout(BUSY_TIMEOUT)
             .map_err(db_err("setting the busy timeout"))?;
@@ -112,7 +112,7 @@ impl Store {
                         say_indexing(&tx);
                     }
                     migrate(&tx, sql)
-                        .map_err(|e| Error::Store(format!("migration {} failed: {e}", i + 1)))?;
+                        .map_err(|e| Error::store(format!("migration {} failed", i + 1), e))?;
                 }
                 tx.pragma_update(None, "user_version", upto as i64)
                     .map_err(db_err("recording the schema version"))?;
@@ -134,7 +134,7 @@ impl Store {
     pub(crate) fn lock(&self) -> Result<MutexGuard<'_, Connection>> {
         self.conn
             .lock()
-            .map_err(|_| Error::Store("the store connection was poisoned by a panic".into()))
+            .map_err(|_| Error::store_says("the store connection was poisoned by a panic"))
     }
 }
 

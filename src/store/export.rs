@@ -30,7 +30,7 @@ impl FromStr for Format {
             "markdown" | "md" => Ok(Format::Markdown),
             "csv" => Ok(Format::Csv),
             "json" => Ok(Format::Json),
-            other => Err(Error::config(format!(
+            other => Err(Error::refused(format!(
                 "unknown export format \"{other}\"; use one of: markdown, csv, json"
             ))),
         }
@@ -70,7 +70,7 @@ pub fn export(
         .collect();
     match format {
         Format::Json => serde_json::to_string_pretty(&entries)
-            .map_err(|e| Error::config(format!("cannot write the sources as JSON: {e}"))),
+            .map_err(|e| Error::export("cannot write the sources as JSON", e)),
         Format::Csv => csv(&entries),
         Format::Markdown => Ok(markdown(run, &entries)),
     }
@@ -80,7 +80,7 @@ fn csv(entries: &[Entry<'_>]) -> Result<String> {
     let mut w = ::csv::Writer::from_writer(Vec::new());
     for e in entries {
         w.serialize(e)
-            .map_err(|e| Error::config(format!("cannot write the sources as CSV: {e}")))?;
+            .map_err(|e| Error::export("cannot write the sources as CSV", e))?;
     }
     if entries.is_empty() {
         w.write_record([
@@ -92,12 +92,12 @@ fn csv(entries: &[Entry<'_>]) -> Result<String> {
             "cited_text",
             "recorded_at",
         ])
-        .map_err(|e| Error::config(format!("cannot write the sources as CSV: {e}")))?;
+        .map_err(|e| Error::export("cannot write the sources as CSV", e))?;
     }
     let bytes = w
         .into_inner()
-        .map_err(|e| Error::config(format!("cannot write the sources as CSV: {e}")))?;
-    String::from_utf8(bytes).map_err(|e| Error::config(format!("the CSV is not UTF-8: {e}")))
+        .map_err(|e| Error::export("cannot write the sources as CSV", e.into_error()))?;
+    String::from_utf8(bytes).map_err(|e| Error::export("the CSV is not UTF-8", e))
 }
 
 fn markdown(run: RunId, entries: &[Entry<'_>]) -> String {

@@ -78,7 +78,7 @@ impl Store {
             )
             .map_err(db_err("putting a run into a group"))?;
         if changed == 0 {
-            return Err(Error::Store(format!(
+            return Err(Error::store_says(format!(
                 "run {run_id} is not in the store or is already in a group"
             )));
         }

@@ -156,12 +156,12 @@ impl Store {
     /// Hits for `q`, newest run first (or best first with `rank`).
     pub fn search(&self, q: &SearchQuery) -> Result<Vec<Hit>> {
         if q.text.trim().is_empty() {
-            return Err(Error::config(
+            return Err(Error::refused(
                 "nothing to search for: give a word or a phrase (`io-harness search QUERY`)",
             ));
         }
         if q.limit == 0 {
-            return Err(Error::config(
+            return Err(Error::refused(
                 "--limit 0 would show no hits; give 1 or more (default 20)",
             ));
         }
@@ -188,14 +188,14 @@ impl Store {
                 rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::Unknown
             );
             if generic {
-                Error::config(format!(
+                Error::refused(format!(
                     "cannot search for {:?}: {}. To search for the words as written, put them in double quotes: {}",
                     q.text,
                     fts_reason(&why),
                     quoted(&q.text)
                 ))
             } else {
-                Error::Store(format!("searching: {why}"))
+                Error::store("searching", e)
             }
         };
         let mut stmt = conn.prepare(&sql).map_err(unparsable)?;

@@ -59,9 +59,10 @@ impl Store {
         checkpoint: &Checkpoint,
         outcome: Option<&RunOutcome>,
     ) -> Result<()> {
-        let body = serde_json::to_string(checkpoint).map_err(|e| Error::Store(e.to_string()))?;
-        let obs =
-            serde_json::to_string(record.observations).map_err(|e| Error::Store(e.to_string()))?;
+        let body = serde_json::to_string(checkpoint)
+            .map_err(|e| Error::store("encoding the checkpoint", e))?;
+        let obs = serde_json::to_string(record.observations)
+            .map_err(|e| Error::store("encoding the observations", e))?;
         let mut conn = self.lock()?;
         let tx = conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
@@ -111,7 +112,8 @@ impl Store {
             record.citations,
         )?;
         if let Some(e) = record.exchange {
-            let json = serde_json::to_string(e).map_err(|e| Error::Store(e.to_string()))?;
+            let json =
+                serde_json::to_string(e).map_err(|e| Error::store("encoding the exchange", e))?;
             tx.execute(
                 "INSERT INTO exchanges (run_id, step, wire, exchange_json) VALUES (?1, ?2, ?3, ?4)
                  ON CONFLICT (run_id, step) DO UPDATE SET wire = excluded.wire, exchange_json = excluded.exchange_json",
@@ -154,7 +156,7 @@ impl Store {
         for row in rows {
             let (step, json) = row.map_err(db_err("reading a transcript"))?;
             let exchange = serde_json::from_str(&json).map_err(|e| {
-                Error::Store(format!(
+                Error::store_says(format!(
                     "run {run_id}: the stored transcript of step {step} does not parse ({e}); \
                      nothing was sent — the run cannot be resumed, start it again"
                 ))

@@ -21,7 +21,8 @@ impl Store {
     /// Record a new run and its first checkpoint (before any request) in one
     /// transaction, so even a run killed during its first request can be resumed.
     pub fn start_run(&self, run: &NewRun, checkpoint: &Checkpoint) -> Result<RunId> {
-        let body = serde_json::to_string(checkpoint).map_err(|e| Error::Store(e.to_string()))?;
+        let body = serde_json::to_string(checkpoint)
+            .map_err(|e| Error::store("encoding the checkpoint", e))?;
         let mut conn = self.lock()?;
         let tx = conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
@@ -56,7 +57,8 @@ impl Store {
         text: &str,
         observations: &[String],
     ) -> Result<()> {
-        let obs = serde_json::to_string(observations).map_err(|e| Error::Store(e.to_string()))?;
+        let obs = serde_json::to_string(observations)
+            .map_err(|e| Error::store("encoding the observations", e))?;
         let mut conn = self.lock()?;
         let tx = conn
             .transaction()
@@ -166,7 +168,8 @@ impl Store {
 
     /// Save the state a killed run resumes from.
     pub fn save_checkpoint(&self, run_id: RunId, checkpoint: &Checkpoint) -> Result<()> {
-        let body = serde_json::to_string(checkpoint).map_err(|e| Error::Store(e.to_string()))?;
+        let body = serde_json::to_string(checkpoint)
+            .map_err(|e| Error::store("encoding the checkpoint", e))?;
         self.lock()?
             .execute(
                 "INSERT INTO checkpoints (run_id, format, step, body_json, saved_at) VALUES (?1, ?2, ?3, ?4, ?5)
@@ -194,13 +197,13 @@ impl Store {
         };
         // Format 7 (before transcripts) is format 8 with no exchanges.
         if format != CHECKPOINT_FORMAT && format != 7 {
-            return Err(Error::Store(format!(
+            return Err(Error::store_says(format!(
                 "run {run_id} has a checkpoint in format {format}; this release resumes formats 7 and {CHECKPOINT_FORMAT} only"
             )));
         }
         serde_json::from_str(&body)
             .map(Some)
-            .map_err(|e| Error::Store(format!("run {run_id}: the checkpoint does not parse: {e}")))
+            .map_err(|e| Error::store(format!("run {run_id}: the checkpoint does not parse"), e))
     }
 
     /// Record how a run ended.

@@ -161,10 +161,10 @@ impl StubVendor {
     pub async fn start(addr: SocketAddr, script: Script) -> Result<StubHandle> {
         let listener = tokio::net::TcpListener::bind(addr)
             .await
-            .map_err(|e| Error::config(format!("the stub vendor cannot listen on {addr}: {e}")))?;
+            .map_err(|e| Error::io(format!("the stub vendor's address {addr}"), e))?;
         let addr = listener
             .local_addr()
-            .map_err(|e| Error::config(format!("stub vendor: {e}")))?;
+            .map_err(|e| Error::io("the stub vendor's socket", e))?;
         let shared: Shared = Arc::new(Mutex::new(Inner {
             script,
             ..Inner::default()
@@ -200,7 +200,7 @@ pub async fn serve(
     ready(handle.addr());
     tokio::signal::ctrl_c()
         .await
-        .map_err(|e| Error::config(format!("waiting for Ctrl-C: {e}")))?;
+        .map_err(|e| Error::io("waiting for Ctrl-C", e))?;
     handle.shutdown();
     Ok(())
 }

@@ -43,7 +43,7 @@ pub fn choose(store: &Store, ids: &[RunId], since: Option<&str>) -> Result<Vec<R
             match store.run(*id)? {
                 Some(r) => chosen.push(r),
                 None => {
-                    return Err(Error::config(format!(
+                    return Err(Error::refused(format!(
                         "there is no run {id} in the store; `io-harness runs` lists them. Nothing was sent."
                     )));
                 }

@@ -158,7 +158,7 @@ impl Telemetry {
             capacity,
             probe,
         )
-        .map_err(|e| Error::config(format!("the OTLP export thread did not start: {e}")))?;
+        .map_err(|e| Error::io("the OTLP export thread (it did not start)", e))?;
         let queue = Arc::new(queue);
         let provider = SdkTracerProvider::builder()
             .with_span_processor(Shared(queue.clone()))

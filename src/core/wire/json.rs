@@ -135,7 +135,7 @@ pub(crate) fn request(
     body: Map<String, Value>,
 ) -> Result<WireRequest> {
     let bytes = serde_json::to_vec(&Value::Object(body))
-        .map_err(|e| Error::config(format!("could not serialise the request body: {e}")))?;
+        .map_err(|e| Error::export("the request body", e))?;
     Ok(WireRequest {
         method: "POST".to_string(),
         url: endpoint.url(),

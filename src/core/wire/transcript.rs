@@ -155,7 +155,7 @@ impl Exchange {
     /// not JSON is a config error naming the exchange and the block.
     pub(crate) fn resend(&self, i: usize) -> crate::error::Result<Vec<serde_json::Value>> {
         self.values().map_err(|why| {
-            crate::error::Error::config(format!("the transcript's exchange {i}: {why}"))
+            crate::error::Error::refused(format!("the transcript's exchange {i}: {why}"))
         })
     }
 }
