@@ -16,6 +16,7 @@
 #![warn(missing_docs)]
 
 pub mod approve;
+#[cfg(feature = "check")]
 pub mod check;
 pub mod config;
 #[cfg(feature = "console")]

@@ -4,6 +4,7 @@
 //! carries web; a chain that one member would refuse sends nothing; a failing
 //! member hands over and the rows say who answered.
 
+#![cfg(feature = "stub")]
 #![allow(clippy::unwrap_used)]
 
 mod common;

@@ -1,6 +1,14 @@
 //! The headless command line, run as the real binary: `preview` bytes and refusals,
 //! config errors, and `run --json` → `runs` → `citations` against the loopback stub.
 
+// The binary is built with every default feature, and these tests run it.
+#![cfg(all(
+    feature = "console",
+    feature = "stub",
+    feature = "otlp",
+    feature = "mcp",
+    feature = "check"
+))]
 #![allow(clippy::unwrap_used)]
 
 mod common;

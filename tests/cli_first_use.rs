@@ -2,6 +2,14 @@
 //! its header, `preview` refuses an empty goal as `run` does, `--demo` runs and previews against the built-in stub with no key,
 //! and `io.toml.example` starts nothing optional until its parts are uncommented.
 
+// The binary is built with every default feature, and these tests run it.
+#![cfg(all(
+    feature = "console",
+    feature = "stub",
+    feature = "otlp",
+    feature = "mcp",
+    feature = "check"
+))]
 #![allow(clippy::unwrap_used)]
 
 mod common;

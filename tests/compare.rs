@@ -5,6 +5,7 @@
 //! group's total, the rows of a grouped run the same as of the run made alone,
 //! and a replay on another vendor carrying none of the original's vendor blocks.
 
+#![cfg(feature = "stub")]
 #![allow(clippy::unwrap_used)]
 
 mod common;

@@ -3,6 +3,14 @@
 //! reads back; two comparisons at once on one store lose nothing; a comparison
 //! killed with SIGKILL leaves each run resumable on its own; bad flags are named.
 
+// The binary is built with every default feature, and these tests run it.
+#![cfg(all(
+    feature = "console",
+    feature = "stub",
+    feature = "otlp",
+    feature = "mcp",
+    feature = "check"
+))]
 #![allow(clippy::unwrap_used)]
 
 mod common;

@@ -3,6 +3,7 @@
 //! file, store reads, an approval answered), and every screen drawn into a
 //! `TestBackend` and compared with insta snapshots.
 
+#![cfg(all(feature = "console", feature = "stub"))]
 #![allow(clippy::unwrap_used)]
 
 mod common;

@@ -4,6 +4,7 @@
 //! run in Run and `s` in Sources, Esc twice cancelling every run — on the pure
 //! state (TestBackend snapshots) and driven for real against the demo stub.
 
+#![cfg(all(feature = "console", feature = "stub"))]
 #![allow(clippy::unwrap_used)]
 
 mod common;

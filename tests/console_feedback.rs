@@ -4,6 +4,7 @@
 //! built-in stub vendor (loopback HTTP, a temp SQLite file). Each was a place an
 //! operator stumbled, lost an edit or was misled.
 
+#![cfg(all(feature = "console", feature = "stub"))]
 #![allow(clippy::unwrap_used)]
 
 mod common;

@@ -2,6 +2,7 @@
 //! layer and the `from_policy` projection, a projection that fails shows at the
 //! field (and nothing runs), and the approval prompt offers "allow for this run".
 
+#![cfg(all(feature = "console", feature = "stub"))]
 #![allow(clippy::unwrap_used)]
 
 mod common;

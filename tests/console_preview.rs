@@ -3,6 +3,7 @@
 //! unfolds them), the view anchors on the first added line, and side by side lists
 //! every wire with its verdict. Drawn into a `TestBackend` at 120×40.
 
+#![cfg(all(feature = "console", feature = "stub"))]
 #![allow(clippy::unwrap_used)]
 
 mod common;

@@ -4,6 +4,14 @@
 //! (`stty` run after it in the same terminal reports canonical mode and echo back
 //! on). The screen is read with a VT100 parser, as a terminal would draw it.
 
+// The binary is built with every default feature, and these tests run it.
+#![cfg(all(
+    feature = "console",
+    feature = "stub",
+    feature = "otlp",
+    feature = "mcp",
+    feature = "check"
+))]
 #![allow(clippy::unwrap_used)]
 
 mod common;

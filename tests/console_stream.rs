@@ -5,6 +5,7 @@
 //! stream keeps what arrived, marked interrupted, and the retry starts afresh;
 //! the summary events of the complete response add nothing twice.
 
+#![cfg(all(feature = "console", feature = "stub"))]
 #![allow(clippy::unwrap_used)]
 
 mod common;

@@ -3,6 +3,14 @@
 //! unchanged, caching marks the prefix, a resumed run re-sends byte for byte what
 //! the uninterrupted run sent, and a damaged stored transcript is refused.
 
+// The binary is built with every default feature, and these tests run it.
+#![cfg(all(
+    feature = "console",
+    feature = "stub",
+    feature = "otlp",
+    feature = "mcp",
+    feature = "check"
+))]
 #![allow(clippy::unwrap_used)]
 
 mod common;

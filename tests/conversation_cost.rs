@@ -4,6 +4,7 @@
 //! estimated from bytes), so the ratio is checked here; `cargo bench --bench
 //! conversation` prints all four figures.
 
+#![cfg(feature = "stub")]
 #![allow(clippy::unwrap_used)]
 
 mod common;

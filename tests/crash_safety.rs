@@ -10,6 +10,14 @@
 //! request is in flight. The resume talks to a second stub holding the answers for
 //! the steps the first process did not commit.
 
+// The binary is built with every default feature, and these tests run it.
+#![cfg(all(
+    feature = "console",
+    feature = "stub",
+    feature = "otlp",
+    feature = "mcp",
+    feature = "check"
+))]
 #![allow(clippy::unwrap_used)]
 
 use std::io::{BufRead, BufReader};

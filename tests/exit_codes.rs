@@ -3,6 +3,14 @@
 //! export that did not go out, a vendor, the store), each message naming the
 //! thing and what to do. Through the real binary.
 
+// The binary is built with every default feature, and these tests run it.
+#![cfg(all(
+    feature = "console",
+    feature = "stub",
+    feature = "otlp",
+    feature = "mcp",
+    feature = "check"
+))]
 #![allow(clippy::unwrap_used)]
 
 mod common;

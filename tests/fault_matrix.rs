@@ -4,6 +4,7 @@
 //! be retried) against a real run over HTTP into a real store, each case asserting
 //! the outcome, the number of HTTP attempts the stub saw and the rows written.
 
+#![cfg(feature = "stub")]
 #![allow(clippy::unwrap_used)]
 
 mod common;

@@ -3,6 +3,7 @@
 //! builds is byte for byte the body the loopback stub received when the same
 //! launch ran the same contract (or both refuse, and nothing reaches the stub).
 
+#![cfg(feature = "stub")]
 #![allow(clippy::unwrap_used)]
 
 use std::sync::Arc;

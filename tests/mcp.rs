@@ -5,6 +5,7 @@
 //! observation, a server killed mid-run ends the run cleanly, and a server that
 //! cannot start or speaks garbage is an error naming it, never a hang.
 
+#![cfg(all(feature = "mcp", feature = "stub"))]
 #![allow(clippy::unwrap_used)]
 
 mod common;

@@ -3,6 +3,14 @@
 //! counts; plain `run` telling why a run failed; a killed run shown as interrupted.
 //! (Crash safety — kill -9 at every step boundary — is `tests/crash_safety.rs`.)
 
+// The binary is built with every default feature, and these tests run it.
+#![cfg(all(
+    feature = "console",
+    feature = "stub",
+    feature = "otlp",
+    feature = "mcp",
+    feature = "check"
+))]
 #![allow(clippy::unwrap_used)]
 
 use std::path::{Path, PathBuf};

@@ -4,6 +4,7 @@
 //! killed during its first request, a re-sent step marked as a retry, and refusals
 //! and truncations reported as their own outcomes.
 
+#![cfg(feature = "stub")]
 #![allow(clippy::unwrap_used)]
 
 mod common;
@@ -266,6 +267,7 @@ async fn a_truncated_answer_is_its_own_outcome_not_a_pass() {
     );
 }
 
+#[cfg(feature = "console")]
 #[test]
 fn a_run_whose_process_is_gone_reads_interrupted_in_runs_and_the_console() {
     use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};

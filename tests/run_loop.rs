@@ -2,6 +2,7 @@
 //! real local tools. Each test asserts rows, events and the observations carried
 //! in the next request body.
 
+#![cfg(feature = "stub")]
 #![allow(clippy::unwrap_used)]
 
 mod common;

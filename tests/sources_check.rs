@@ -5,6 +5,7 @@
 //! unless a `[policy]` rule names it. The verdicts are recorded; the run is
 //! untouched.
 
+#![cfg(all(feature = "check", feature = "stub"))]
 #![allow(clippy::unwrap_used)]
 
 use std::net::SocketAddr;

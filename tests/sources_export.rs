@@ -2,6 +2,14 @@
 //! real run recorded against the stub (loopback HTTP, a temp SQLite file), and the
 //! errors an operator can make.
 
+// The binary is built with every default feature, and these tests run it.
+#![cfg(all(
+    feature = "console",
+    feature = "stub",
+    feature = "otlp",
+    feature = "mcp",
+    feature = "check"
+))]
 #![allow(clippy::unwrap_used)]
 
 mod common;

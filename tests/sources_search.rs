@@ -3,6 +3,14 @@
 //! newest first or best first; one run's only; and a query FTS5 cannot parse, an
 //! empty one or an unknown run is a clear refusal, exit 2.
 
+// The binary is built with every default feature, and these tests run it.
+#![cfg(all(
+    feature = "console",
+    feature = "stub",
+    feature = "otlp",
+    feature = "mcp",
+    feature = "check"
+))]
 #![allow(clippy::unwrap_used)]
 
 mod common;

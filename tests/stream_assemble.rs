@@ -7,6 +7,7 @@
 //! (tests/fixtures/*/…chunks.jsonl, provenance in tests/fixtures/README.md)
 //! assemble the same however they are cut, to what they say.
 
+#![cfg(feature = "stub")]
 #![allow(clippy::unwrap_used)]
 
 mod common;

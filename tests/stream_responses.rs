@@ -6,6 +6,7 @@
 //! deltas that agree with the decoded answer; and a stream that stops short of
 //! its terminal event is never a completion.
 
+#![cfg(feature = "stub")]
 #![allow(clippy::unwrap_used)]
 
 mod common;

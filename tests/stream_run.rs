@@ -5,6 +5,7 @@
 //! reset, a silence, an OpenRouter error chunk — are retried under the bounded
 //! policy with the new attempt visible, nothing half-received ever stored.
 
+#![cfg(feature = "stub")]
 #![allow(clippy::unwrap_used)]
 
 mod common;

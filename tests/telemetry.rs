@@ -7,6 +7,7 @@
 //! the protocol taken from io.toml or the variables, and stored runs sent after
 //! the fact with their original timestamps.
 
+#![cfg(all(feature = "otlp", feature = "stub"))]
 #![allow(clippy::unwrap_used)]
 
 mod common;

@@ -1,5 +1,6 @@
 //! Local tools against a real temp workspace: confinement, policy gates, approvals.
 
+#![cfg(feature = "stub")]
 #![allow(clippy::unwrap_used)]
 
 use std::sync::Mutex;

@@ -4,6 +4,14 @@
 //! cancellation in a local tool, open an unusable store, or send a response with
 //! no size or time bound. Each was seen failing on the code before its fix.
 
+// The binary is built with every default feature, and these tests run it.
+#![cfg(all(
+    feature = "console",
+    feature = "stub",
+    feature = "otlp",
+    feature = "mcp",
+    feature = "check"
+))]
 #![allow(clippy::unwrap_used)]
 
 mod common;

@@ -3,6 +3,7 @@
 //! next request's observations checked; the Responses run once more streamed, to
 //! the same rows, with the searches and the text reported as they arrive.
 
+#![cfg(feature = "stub")]
 #![allow(clippy::unwrap_used)]
 
 mod common;

@@ -24,7 +24,10 @@ use crate::error::{Error, Result};
 use crate::launch::vendor::VendorSetup;
 use crate::mcp::McpDef;
 use crate::run::{AgentDef, NextStep};
-use crate::stub::demo::DEMO_GOAL;
+
+/// The goal the offline demo starts with when io.toml gives none.
+pub const DEMO_GOAL: &str =
+    "Find the current io-harness release on crates.io and say which version it is.";
 
 /// The port a preview names for the demo stub, which starts only with a run.
 pub const STUB_PLACEHOLDER: &str = "127.0.0.1:<port>";
@@ -89,7 +92,7 @@ impl Plan {
             .collect();
         if demo {
             for (v, setup) in vendors.iter_mut() {
-                setup.endpoint.base_url = crate::stub::base_url(STUB_PLACEHOLDER, *v);
+                setup.endpoint.base_url = v.base_url_at(STUB_PLACEHOLDER);
             }
         }
         Plan {

@@ -7,7 +7,7 @@
 //! options every run is given.
 
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
@@ -24,7 +24,9 @@ use crate::provider::HttpProvider;
 use crate::run::group::{Copies, Entrant, GroupResult, Replay, Venue, run_group, run_in_group};
 use crate::run::{Observer, RunOptions, RunResult, run_with_options};
 use crate::store::Store;
+#[cfg(feature = "stub")]
 use crate::stub::{Rewinder, StubHandle};
+#[cfg(feature = "otlp")]
 use crate::telemetry::Telemetry;
 
 /// io.toml resolved, and what runs need started.
@@ -34,10 +36,13 @@ pub struct Launch {
     pub config_file: Option<PathBuf>,
     store_default: PathBuf,
     telemetry_stated: Option<crate::telemetry::Stated>,
-    stub: Mutex<Option<StubHandle>>,
+    #[cfg(feature = "stub")]
+    stub: std::sync::Mutex<Option<StubHandle>>,
+    #[cfg(feature = "stub")]
     rewinder: Option<Rewinder>,
     mcp: Option<Arc<McpServers>>,
-    telemetry: Mutex<Option<Telemetry>>,
+    #[cfg(feature = "otlp")]
+    telemetry: std::sync::Mutex<Option<Telemetry>>,
 }
 
 impl std::fmt::Debug for Launch {
@@ -66,10 +71,13 @@ impl Launch {
             config_file: loaded.path.clone(),
             store_default: config.store_path(loaded.path.as_deref()),
             telemetry_stated: config.telemetry.clone(),
-            stub: Mutex::new(None),
+            #[cfg(feature = "stub")]
+            stub: std::sync::Mutex::new(None),
+            #[cfg(feature = "stub")]
             rewinder: None,
             mcp: None,
-            telemetry: Mutex::new(None),
+            #[cfg(feature = "otlp")]
+            telemetry: std::sync::Mutex::new(None),
         }
     }
 
@@ -99,6 +107,7 @@ impl Launch {
 
     /// In the demo, start the built-in stub vendor with its demo script on a
     /// free loopback port and send every vendor's requests there; otherwise nothing.
+    #[cfg(feature = "stub")]
     pub async fn start_stub(&mut self) -> Result<()> {
         if !self.plan.demo || self.plan.stub_started {
             return Ok(());
@@ -107,8 +116,21 @@ impl Launch {
         Ok(())
     }
 
+    /// Built without the `stub` feature there is no demo: asking for one is refused.
+    #[cfg(not(feature = "stub"))]
+    pub async fn start_stub(&mut self) -> Result<()> {
+        if !self.plan.demo {
+            return Ok(());
+        }
+        Err(crate::error::Error::config(
+            "the offline demo needs the built-in stub vendor, which this build of io-harness \
+             does not have (cargo feature `stub`). Nothing was sent.",
+        ))
+    }
+
     /// Send every vendor's requests to `stub` (already listening, with its own
     /// script), each run rewinding its script under a key of its own.
+    #[cfg(feature = "stub")]
     pub fn serve_with(&mut self, stub: StubHandle) {
         let plan = Arc::make_mut(&mut self.plan);
         for (v, setup) in plan.vendors.iter_mut() {
@@ -122,6 +144,7 @@ impl Launch {
     }
 
     /// The stub's address while it runs.
+    #[cfg(feature = "stub")]
     pub fn stub_addr(&self) -> Option<std::net::SocketAddr> {
         self.stub.lock().ok()?.as_ref().map(StubHandle::addr)
     }
@@ -140,6 +163,7 @@ impl Launch {
 
     /// Start the OTLP exporter `[telemetry]` and the `OTEL_*` variables ask for,
     /// scrubbing every vendor's secrets; nothing when no endpoint is in effect.
+    #[cfg(feature = "otlp")]
     pub fn start_telemetry(&mut self) -> Result<()> {
         let settings = crate::telemetry::resolved(self.telemetry_stated.as_ref())?;
         let endpoints = self.plan.vendors.values().map(|s| &s.endpoint);
@@ -151,10 +175,32 @@ impl Launch {
         Ok(())
     }
 
+    /// Built without the `otlp` feature: io.toml asking for an exporter is
+    /// refused (nothing is exported); the `OTEL_*` variables alone, which other
+    /// programs on the machine may share, are not this build's to honour.
+    #[cfg(not(feature = "otlp"))]
+    pub fn start_telemetry(&mut self) -> Result<()> {
+        match self
+            .telemetry_stated
+            .as_ref()
+            .and_then(|t| t.otlp_endpoint.as_ref())
+        {
+            Some(endpoint) => Err(crate::error::Error::config(format!(
+                "[telemetry] otlp_endpoint = {endpoint:?}, but this build of io-harness has no \
+                 OTLP export (cargo feature `otlp`); build with it, or remove otlp_endpoint. \
+                 Nothing was sent."
+            ))),
+            None => Ok(()),
+        }
+    }
+
     /// The key the next run (or comparison) sends: in the demo, the stub's
     /// script rewound to its start under a key (not a secret) that tells the
     /// stub which requests are this run's; else each vendor's variable.
     pub fn key(&self) -> Key {
+        #[cfg(not(feature = "stub"))]
+        return Key::FromEnv;
+        #[cfg(feature = "stub")]
         match &self.rewinder {
             Some(rewinder) => Key::Stub(rewinder.rewind()),
             None => Key::FromEnv,
@@ -168,6 +214,11 @@ impl Launch {
 
     /// `inner`, traced when an exporter runs (spans name the provider's base URL).
     pub fn traced(&self, provider: &HttpProvider, inner: Arc<dyn Observer>) -> Arc<dyn Observer> {
+        #[cfg(not(feature = "otlp"))]
+        let _ = provider;
+        #[cfg(not(feature = "otlp"))]
+        return inner;
+        #[cfg(feature = "otlp")]
         match self.telemetry.lock().ok().as_ref().and_then(|t| t.as_ref()) {
             Some(t) => t.observer(&provider.endpoint().base_url, inner),
             None => inner,
@@ -289,10 +340,19 @@ impl Launch {
     /// what the collector did not take; `None` when nothing is traced or all
     /// went out.
     pub async fn finish(&self) -> Option<String> {
+        #[cfg(feature = "stub")]
         if let Some(stub) = self.stub.lock().ok().and_then(|mut s| s.take()) {
             stub.shutdown();
         }
-        let telemetry = self.telemetry.lock().ok().and_then(|mut t| t.take())?;
-        telemetry.finish_blocking().await
+        #[cfg(feature = "otlp")]
+        return self
+            .telemetry
+            .lock()
+            .ok()
+            .and_then(|mut t| t.take())?
+            .finish_blocking()
+            .await;
+        #[cfg(not(feature = "otlp"))]
+        None
     }
 }

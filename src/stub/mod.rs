@@ -101,10 +101,7 @@ impl StubHandle {
 
 /// The base URL a stub listening on `host_port` serves `vendor` under.
 pub fn base_url(host_port: &str, vendor: Vendor) -> String {
-    match vendor {
-        Vendor::OpenRouter => format!("http://{host_port}/api"),
-        Vendor::Anthropic | Vendor::OpenAi => format!("http://{host_port}"),
-    }
+    vendor.base_url_at(host_port)
 }
 
 /// Sends a running stub's script back to its first answer.

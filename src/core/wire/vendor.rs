@@ -56,6 +56,15 @@ impl Vendor {
         }
     }
 
+    /// The base URL of this vendor's API served at `host_port` over plain HTTP, as
+    /// the built-in stub serves it (OpenRouter's under `/api`, as on openrouter.ai).
+    pub fn base_url_at(self, host_port: &str) -> String {
+        match self {
+            Vendor::OpenRouter => format!("http://{host_port}/api"),
+            Vendor::Anthropic | Vendor::OpenAi => format!("http://{host_port}"),
+        }
+    }
+
     /// The variable that holds the key unless `io.toml` names another.
     pub fn default_api_key_env(self) -> &'static str {
         match self {

@@ -1,9 +1,7 @@
-//! Stdio MCP servers (`[[mcp]]`), through the official Rust SDK (`rmcp`): each is
-//! started as a child process, its tools listed and offered to the model as
-//! `mcp__<server>__<tool>`, and each call made with a timeout, so a server that
-//! exits or answers garbage gives an observation, never a hang. The hosts a server
-//! states it may reach (`net`) are recorded with the run as what this process was
-//! told — declared here, enforced (if at all) by that server.
+//! The MCP client (the `mcp` feature): each `[[mcp]]` server started as a child
+//! process through the official Rust SDK (`rmcp`), its tools listed and offered
+//! as `mcp__<server>__<tool>`, and each call made with a timeout, so a server that
+//! exits or answers garbage gives an observation, never a hang.
 
 use std::time::Duration;
 
@@ -14,24 +12,7 @@ use rmcp::{RoleClient, ServiceExt};
 
 use crate::core::turn::ToolSpec;
 use crate::error::{Error, Result};
-
-/// A stdio MCP server to start, as io.toml's `[[mcp]]` resolves to.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct McpDef {
-    /// Its name (tools appear as `mcp__<name>__<tool>`).
-    pub name: String,
-    /// The program to start.
-    pub command: String,
-    /// Its arguments.
-    pub args: Vec<String>,
-    /// Extra environment.
-    pub env: std::collections::BTreeMap<String, String>,
-    /// Hosts it states it may reach: recorded, not enforced here.
-    pub net: Vec<String>,
-}
-
-/// How long a start or a call may take by default.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+use crate::mcp::def::McpDef;
 
 struct Server {
     def: McpDef,
