@@ -239,7 +239,14 @@ fn sources_navigation_asks_the_store_for_what_it_shows() {
         citation(1, 1, "https://docs.rs/a"),
         citation(1, 2, "https://crates.io/b"),
     ];
-    update(&mut s, Msg::RunSources(cites, vec![], vec![]));
+    update(
+        &mut s,
+        Msg::RunSources {
+            citations: cites,
+            calls: vec![],
+            checks: vec![],
+        },
+    );
     update(&mut s, key(KeyCode::Tab));
     update(&mut s, key(KeyCode::Down));
     assert_eq!(
@@ -691,14 +698,14 @@ fn a_parents_sources_include_its_childrens_marked_as_such() {
     update(&mut s, Msg::Runs(vec![run_row(1, "root")]));
     update(
         &mut s,
-        Msg::RunSources(
-            vec![
+        Msg::RunSources {
+            citations: vec![
                 citation(1, 1, "https://docs.rs/a"),
                 citation(2, 1, "https://crates.io/child"),
             ],
-            vec![],
-            vec![],
-        ),
+            calls: vec![],
+            checks: vec![],
+        },
     );
     let text = screen(&s, 80, 24);
     assert!(text.contains("step 1"), "{text}");
@@ -731,7 +738,7 @@ async fn loading_a_runs_sources_reads_its_childrens_from_the_store() {
         .await
         .unwrap()
         .unwrap();
-    let Msg::RunSources(citations, _, _) = msg else {
+    let Msg::RunSources { citations, .. } = msg else {
         panic!("{msg:?}")
     };
     assert_eq!(
@@ -782,7 +789,7 @@ fn the_total_row_stays_on_screen_however_many_requests() {
     );
     // The wheel scrolls the help overlay, not the list under it.
     update(&mut s, key(KeyCode::F(1)));
-    update(&mut s, Msg::Scroll(false));
+    update(&mut s, Msg::Scroll(io_harness::console::state::Wheel::Down));
     assert_eq!((s.help, s.help_scroll, s.run_scroll), (true, 1, 0));
 }
 
@@ -801,13 +808,13 @@ fn n_on_sources_asks_for_the_next_request_and_esc_closes_it() {
     );
     update(
         &mut s,
-        Msg::Next(
-            io_harness::RunId(1),
-            Ok(vec![
+        Msg::Next {
+            run_id: io_harness::RunId(1),
+            lines: Ok(vec![
                 "step 2 · transcript conversation · POST https://api.anthropic.com/v1/messages"
                     .into(),
             ]),
-        ),
+        },
     );
     let shown = screen(&s, 100, 30);
     assert!(
@@ -858,14 +865,14 @@ fn a_checked_citation_shows_its_verdict_in_sources() {
     };
     update(
         &mut s,
-        Msg::RunSources(
-            vec![
+        Msg::RunSources {
+            citations: vec![
                 citation(1, 1, "https://docs.rs/a"),
                 citation(1, 1, "https://docs.rs/b"),
             ],
-            vec![],
-            vec![check("https://docs.rs/a", "found")],
-        ),
+            calls: vec![],
+            checks: vec![check("https://docs.rs/a", "found")],
+        },
     );
     let text = screen(&s, 100, 30);
     assert!(text.contains("https://docs.rs/a  [found]"), "{text}");

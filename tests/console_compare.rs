@@ -69,7 +69,13 @@ fn one_key_runs_every_vendor_that_carries_the_declaration_and_shows_the_refusal(
             input: Some("io-harness release".into()),
         },
     ] {
-        update(&mut s, Msg::GroupRun(Vendor::Anthropic, event(1, 1, kind)));
+        update(
+            &mut s,
+            Msg::GroupRun {
+                vendor: Vendor::Anthropic,
+                event: event(1, 1, kind),
+            },
+        );
     }
     assert_eq!(s.compare.columns[0].run.server.len(), 1);
     assert!(s.compare.columns[1].run.server.is_empty());

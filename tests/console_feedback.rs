@@ -15,7 +15,7 @@ use crossterm::event::KeyCode;
 use io_harness::approve::ChannelApprover;
 use io_harness::console::effects::Executor;
 use io_harness::console::effects::setup::initial_state;
-use io_harness::console::state::{Effect, Msg, Screen};
+use io_harness::console::state::{Effect, Msg, Screen, Tone};
 use io_harness::console::update::keys::{Action, Keymap};
 use io_harness::console::update::update;
 use io_harness::console::view;
@@ -466,7 +466,11 @@ async fn ctrl_s_says_which_file_and_what_was_written() {
         approver,
     );
     assert!(executor.perform(Effect::SaveWeb(s.form.web())));
-    let Some(Msg::Notice(text, false)) = rx.recv().await else {
+    let Some(Msg::Notice {
+        text,
+        tone: Tone::Info,
+    }) = rx.recv().await
+    else {
         panic!()
     };
     assert_eq!(
@@ -557,15 +561,15 @@ fn a_long_notice_wraps_onto_more_status_rows_instead_of_being_cut() {
     let text = format!(
         "wrote [web] to {path} (search on, fetch off, max_uses 3, 2 allowed, 0 blocked); goal, provider and the other fields are not saved"
     );
-    update(&mut s, Msg::Notice(text, false));
+    update(&mut s, Msg::info(text));
     let shown = screen(&s, 80, 24);
     assert!(shown.contains(path), "{shown}");
     assert!(shown.contains("are not saved"), "{shown}");
     // Longer than five rows: cut at the fifth, marked.
-    update(&mut s, Msg::Notice("word ".repeat(100), true));
+    update(&mut s, Msg::error("word ".repeat(100)));
     let shown = screen(&s, 80, 24);
     assert!(shown.contains("word…"), "{shown}");
-    update(&mut s, Msg::Notice("saved".into(), false));
+    update(&mut s, Msg::info("saved"));
     let shown = screen(&s, 80, 24);
     let last = shown.lines().last().unwrap();
     assert!(last.contains("saved"), "{shown}");

@@ -22,7 +22,7 @@ use tokio::sync::mpsc;
 use crate::approve::ChannelApprover;
 use crate::config::Config;
 use crate::console::effects::{Executor, setup, terminal};
-use crate::console::state::{Msg, State};
+use crate::console::state::{Msg, State, Wheel};
 use crate::console::update::update;
 use crate::error::{Error, Result};
 use crate::store::Store;
@@ -89,8 +89,8 @@ async fn run_loop(
             event = input.next() => match event {
                 Some(Ok(TermEvent::Key(key))) if key.kind != KeyEventKind::Release => Msg::Key(key),
                 Some(Ok(TermEvent::Mouse(m))) => match m.kind {
-                    MouseEventKind::ScrollUp => Msg::Scroll(true),
-                    MouseEventKind::ScrollDown => Msg::Scroll(false),
+                    MouseEventKind::ScrollUp => Msg::Scroll(Wheel::Up),
+                    MouseEventKind::ScrollDown => Msg::Scroll(Wheel::Down),
                     _ => continue,
                 },
                 Some(Ok(TermEvent::Resize(..))) => Msg::Resize,

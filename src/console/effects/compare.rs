@@ -19,7 +19,10 @@ struct Tagged(mpsc::UnboundedSender<Msg>, Vendor);
 
 impl Observer for Tagged {
     fn event(&self, event: &Event) {
-        let _ = self.0.send(Msg::GroupRun(self.1, Box::new(event.clone())));
+        let _ = self.0.send(Msg::GroupRun {
+            vendor: self.1,
+            event: Box::new(event.clone()),
+        });
     }
 }
 

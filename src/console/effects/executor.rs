@@ -126,8 +126,8 @@ impl Executor {
             }
             Effect::SaveWeb(web) => {
                 let msg = match crate::config::write_web(&self.config_path, &web) {
-                    Ok(()) => Msg::Notice(saved(&self.config_path, &web), false),
-                    Err(e) => Msg::Notice(e.to_string(), true),
+                    Ok(()) => Msg::info(saved(&self.config_path, &web)),
+                    Err(e) => Msg::error(e.to_string()),
                 };
                 let _ = self.tx.send(msg);
             }
@@ -136,14 +136,14 @@ impl Executor {
                 let mut out = std::io::stdout();
                 let ok = write!(out, "\x1b]52;c;{code}\x07").and_then(|()| out.flush());
                 let _ = self.tx.send(match ok {
-                    Ok(()) => Msg::Notice(format!("copied {url} (OSC 52)"), false),
-                    Err(e) => Msg::Notice(format!("cannot copy: {e}"), true),
+                    Ok(()) => Msg::info(format!("copied {url} (OSC 52)")),
+                    Err(e) => Msg::error(format!("cannot copy: {e}")),
                 });
             }
             Effect::Open(url) => {
                 let _ = self.tx.send(match open::that_detached(&url) {
-                    Ok(()) => Msg::Notice(format!("opened {url}"), false),
-                    Err(e) => Msg::Notice(format!("cannot open {url}: {e}"), true),
+                    Ok(()) => Msg::info(format!("opened {url}")),
+                    Err(e) => Msg::error(format!("cannot open {url}: {e}")),
                 });
             }
         }
@@ -196,7 +196,7 @@ impl Executor {
     {
         let (store, tx) = (self.store.clone(), self.tx.clone());
         tokio::task::spawn_blocking(move || {
-            let msg = f(&store).unwrap_or_else(|e| Msg::Notice(e.to_string(), true));
+            let msg = f(&store).unwrap_or_else(|e| Msg::error(e.to_string()));
             let _ = tx.send(msg);
         });
     }

@@ -15,11 +15,11 @@ use crate::store::Store;
 /// spawned child's sources belong to its parent's run too), its server-tool calls
 /// and what checking them found.
 pub fn run_sources(store: &Store, id: RunId) -> crate::Result<Msg> {
-    Ok(Msg::RunSources(
-        store.citations_with_children(id)?,
-        store.server_tool_calls(id)?,
-        store.checks(id)?,
-    ))
+    Ok(Msg::RunSources {
+        citations: store.citations_with_children(id)?,
+        calls: store.server_tool_calls(id)?,
+        checks: store.checks(id)?,
+    })
 }
 
 /// Everything the Run panes show about a past run.

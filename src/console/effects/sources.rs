@@ -48,20 +48,17 @@ impl Executor {
             let msg = match crate::check::check_run(&store, run_id, &policy, limits).await {
                 Ok(rows) => {
                     let count = |v: &str| rows.iter().filter(|r| r.verdict == v).count();
-                    Msg::Notice(
-                        format!(
-                            "checked {} source(s) of run {run_id}: {} found, {} not found, {} with no quote, {} unreachable, {} not allowed — a verdict is what this machine fetched now",
-                            rows.len(),
-                            count("found"),
-                            count("not_found"),
-                            count("no_quote"),
-                            count("unreachable"),
-                            count("not_allowed")
-                        ),
-                        false,
-                    )
+                    Msg::info(format!(
+                        "checked {} source(s) of run {run_id}: {} found, {} not found, {} with no quote, {} unreachable, {} not allowed — a verdict is what this machine fetched now",
+                        rows.len(),
+                        count("found"),
+                        count("not_found"),
+                        count("no_quote"),
+                        count("unreachable"),
+                        count("not_allowed")
+                    ))
                 }
-                Err(e) => Msg::Notice(format!("cannot check run {run_id}: {e}"), true),
+                Err(e) => Msg::error(format!("cannot check run {run_id}: {e}")),
             };
             let _ = tx.send(msg);
             // The verdicts beside the citations.
@@ -87,18 +84,15 @@ impl Executor {
                 crate::store::export::Format::Markdown,
             )?;
             Ok(match std::fs::write(&path, text) {
-                Ok(()) => Msg::Notice(
-                    format!(
-                        "wrote the {} source(s) of run {run_id} to {}",
-                        rows.len(),
-                        path.display()
-                    ),
-                    false,
-                ),
-                Err(e) => Msg::Notice(
-                    format!("cannot write {}: {e}; nothing was written", path.display()),
-                    true,
-                ),
+                Ok(()) => Msg::info(format!(
+                    "wrote the {} source(s) of run {run_id} to {}",
+                    rows.len(),
+                    path.display()
+                )),
+                Err(e) => Msg::error(format!(
+                    "cannot write {}: {e}; nothing was written",
+                    path.display()
+                )),
             })
         })
     }
@@ -108,7 +102,10 @@ impl Executor {
         let plan = self.launch.plan().clone();
         self.read(move |s| {
             let lines = next_request(s, &plan, run_id, vendor, &model);
-            Ok(Msg::Next(run_id, lines.map_err(|e| e.to_string())))
+            Ok(Msg::Next {
+                run_id,
+                lines: lines.map_err(|e| e.to_string()),
+            })
         })
     }
 }

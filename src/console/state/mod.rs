@@ -175,8 +175,8 @@ impl NoticeCause {
 pub enum Msg {
     /// A key.
     Key(KeyEvent),
-    /// Mouse wheel: true for up.
-    Scroll(bool),
+    /// The mouse wheel turned.
+    Scroll(Wheel),
     /// The terminal was resized.
     Resize,
     /// Time passed: spins the spinner; carries the run's elapsed time while one runs.
@@ -184,7 +184,12 @@ pub enum Msg {
     /// A run event.
     Run(Box<Event>),
     /// An event of one vendor's run in a comparison.
-    GroupRun(Vendor, Box<Event>),
+    GroupRun {
+        /// Whose run.
+        vendor: Vendor,
+        /// What happened.
+        event: Box<Event>,
+    },
     /// A comparison ended: what the store reads back, or why it could not run.
     Compared(std::result::Result<crate::core::compare::Comparison, String>),
     /// The run asks for approval.
@@ -193,12 +198,16 @@ pub enum Msg {
     RunFailed(String),
     /// Runs from the store.
     Runs(Vec<RunRow>),
-    /// One run's citations and server-tool calls.
-    RunSources(
-        Vec<CitationRow>,
-        Vec<ServerToolCallRow>,
-        Vec<crate::store::checks::CheckRow>,
-    ),
+    /// One run's sources: its citations (its children's included), its
+    /// server-tool calls, and what checking them found.
+    RunSources {
+        /// The citations.
+        citations: Vec<CitationRow>,
+        /// The server-tool calls (failed ones among them).
+        calls: Vec<ServerToolCallRow>,
+        /// The verdicts recorded for them.
+        checks: Vec<crate::store::checks::CheckRow>,
+    },
     /// Citations across runs.
     Found(Vec<CitationRow>),
     /// A past run for the Run panes.
@@ -206,9 +215,55 @@ pub enum Msg {
     /// A search's hits, or why it found none.
     Hits(std::result::Result<Vec<crate::store::search::Hit>, String>),
     /// The request a stored run's next step would send, or why there is none.
-    Next(RunId, std::result::Result<Vec<String>, String>),
+    Next {
+        /// The run.
+        run_id: RunId,
+        /// The request as lines, or why there is none.
+        lines: std::result::Result<Vec<String>, String>,
+    },
     /// A notice for the status line.
-    Notice(String, bool),
+    Notice {
+        /// What it says.
+        text: String,
+        /// Said as an error.
+        tone: Tone,
+    },
+}
+
+/// Which way the mouse wheel turned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wheel {
+    /// Towards the top.
+    Up,
+    /// Towards the bottom.
+    Down,
+}
+
+/// How a notice is said.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tone {
+    /// What was done.
+    Info,
+    /// What could not be done, and why.
+    Error,
+}
+
+impl Msg {
+    /// A notice of what was done.
+    pub fn info(text: impl Into<String>) -> Msg {
+        Msg::Notice {
+            text: text.into(),
+            tone: Tone::Info,
+        }
+    }
+
+    /// A notice of what could not be done.
+    pub fn error(text: impl Into<String>) -> Msg {
+        Msg::Notice {
+            text: text.into(),
+            tone: Tone::Error,
+        }
+    }
 }
 
 /// What the loop must do.

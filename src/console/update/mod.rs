@@ -11,7 +11,7 @@ mod sources;
 
 use keys::Action;
 
-use crate::console::state::{Effect, Grouping, Msg, Screen, State};
+use crate::console::state::{Effect, Grouping, Msg, Screen, State, Tone, Wheel};
 
 /// Apply one message.
 pub fn update(state: &mut State, msg: Msg) -> Vec<Effect> {
@@ -31,15 +31,16 @@ fn apply(state: &mut State, msg: Msg) -> Vec<Effect> {
     state.dirty = true;
     match msg {
         Msg::Key(key) => input::on_key(state, key),
-        Msg::Scroll(up) if state.help => {
-            state.help_scroll = if up {
+        Msg::Scroll(wheel) if state.help => {
+            state.help_scroll = if wheel == Wheel::Up {
                 state.help_scroll.saturating_sub(1)
             } else {
                 state.help_scroll.saturating_add(1)
             };
             Vec::new()
         }
-        Msg::Scroll(up) => input::on_action(state, if up { Action::Up } else { Action::Down }),
+        Msg::Scroll(Wheel::Up) => input::on_action(state, Action::Up),
+        Msg::Scroll(Wheel::Down) => input::on_action(state, Action::Down),
         Msg::Resize => Vec::new(),
         Msg::Tick(elapsed) => {
             match elapsed {
@@ -65,7 +66,7 @@ fn apply(state: &mut State, msg: Msg) -> Vec<Effect> {
                 Vec::new()
             }
         }
-        Msg::GroupRun(vendor, event) => {
+        Msg::GroupRun { vendor, event } => {
             state.compare.apply(vendor, &event);
             Vec::new()
         }
@@ -103,10 +104,14 @@ fn apply(state: &mut State, msg: Msg) -> Vec<Effect> {
                 _ => Vec::new(),
             }
         }
-        Msg::RunSources(citations, failures, checks) => {
+        Msg::RunSources {
+            citations,
+            calls,
+            checks,
+        } => {
             state.sources.checks = checks;
             state.sources.citations = citations;
-            state.sources.failures = failures;
+            state.sources.failures = calls;
             state.sources.cursor = 0;
             Vec::new()
         }
@@ -128,12 +133,12 @@ fn apply(state: &mut State, msg: Msg) -> Vec<Effect> {
             state.sources.hits = Some(hits);
             Vec::new()
         }
-        Msg::Next(run_id, request) => {
-            state.sources.next = Some((run_id, request));
+        Msg::Next { run_id, lines } => {
+            state.sources.next = Some((run_id, lines));
             Vec::new()
         }
-        Msg::Notice(text, error) => {
-            state.say(text, error);
+        Msg::Notice { text, tone } => {
+            state.say(text, tone == Tone::Error);
             Vec::new()
         }
     }
