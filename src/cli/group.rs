@@ -8,22 +8,16 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use io_harness::launch::{Call, Launch};
+use io_harness::launch::{Call, Group, Launch};
 use io_harness::run::Observer;
 use io_harness::run::group::{Announce, Column, Copies, GroupResult, Replay};
-use io_harness::{ApproveAll, Approver, Config, Error, NobodyToAsk, Result, RunId, Store, Vendor};
+use io_harness::{Error, Result, RunId, Store, Vendor};
 
 use super::printer::{Printer, spent};
 use super::task::{self, RunArgs};
 
 /// Run the group; whether every vendor that ran passed.
-pub async fn go(
-    config_path: Option<PathBuf>,
-    store_path: Option<PathBuf>,
-    args: RunArgs,
-) -> Result<bool> {
-    let loaded = Config::discover(config_path.as_deref())?;
-    let mut launch = Launch::resolve(&loaded, args.demo);
+pub async fn go(mut launch: Launch, store_path: Option<PathBuf>, args: RunArgs) -> Result<bool> {
     let (store, path) = launch.open_store(store_path)?;
     let vendors = match args.replay {
         Some(_) => vec![launch.plan().vendor(args.provider.as_deref())?],
@@ -57,11 +51,6 @@ pub async fn go(
     let entrants = launch.entrants(&named, &printer);
     let cancel = task::cancel_on_ctrl_c();
     launch.start_mcp().await?;
-    let approver: &dyn Approver = if args.approve_all {
-        &ApproveAll
-    } else {
-        &NobodyToAsk
-    };
     if !json {
         for line in &launch.plan().provenance {
             eprintln!("{line}");
@@ -70,16 +59,17 @@ pub async fn go(
     let copies = copies(&path, json);
     let call = Call {
         store: &store,
-        approver,
+        approver: task::approver(&args),
         cancel,
     };
+    let group = Group {
+        entrants,
+        copies: &copies,
+        cap,
+    };
     let result = match replay.as_ref() {
-        Some(r) => launch.replay(r, entrants, &copies, cap, call).await,
-        None => {
-            launch
-                .run_group(&contract, entrants, &copies, cap, call)
-                .await
-        }
+        Some(r) => launch.replay(r, group, call).await,
+        None => launch.run_group(&contract, group, call).await,
     };
     if let Some(line) = launch.finish().await {
         eprintln!("{line}");

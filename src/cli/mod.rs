@@ -146,10 +146,10 @@ pub async fn main(cli: Cli) -> ExitCode {
         Some(Command::Preview(args)) => preview::preview(cli.config, cli.store, args).await,
         Some(Command::Run(args)) => {
             let grouped = !args.providers.is_empty() || args.replay.is_some();
-            let ran = if grouped {
-                group::go(cli.config, cli.store, args).await
-            } else {
-                run::go(cli.config, cli.store, args).await
+            let ran = match task::launch(cli.config.as_deref(), args.demo) {
+                Ok(launch) if grouped => group::go(launch, cli.store, args).await,
+                Ok(launch) => run::go(launch, cli.store, args).await,
+                Err(e) => Err(e),
             };
             return exit::verdict(ran);
         }

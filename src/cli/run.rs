@@ -9,19 +9,13 @@ use std::sync::Arc;
 
 use io_harness::launch::{Call, Launch};
 use io_harness::run::Observer;
-use io_harness::{ApproveAll, Approver, Config, NobodyToAsk, Result, RunId};
+use io_harness::{Result, RunId};
 
 use super::printer::{Printer, spent};
 use super::task::{self, RunArgs};
 
 /// Run one contract; whether its verification passed.
-pub async fn go(
-    config_path: Option<PathBuf>,
-    store_path: Option<PathBuf>,
-    args: RunArgs,
-) -> Result<bool> {
-    let loaded = Config::discover(config_path.as_deref())?;
-    let mut launch = Launch::resolve(&loaded, args.demo);
+pub async fn go(mut launch: Launch, store_path: Option<PathBuf>, args: RunArgs) -> Result<bool> {
     let vendor = launch.plan().vendor(args.provider.as_deref())?;
     let mut contract = task::contract(&args, launch.plan());
     if args.resume.is_none() {
@@ -41,11 +35,6 @@ pub async fn go(
         json: args.json,
         label: None,
     });
-    let approver: &dyn Approver = if args.approve_all {
-        &ApproveAll
-    } else {
-        &NobodyToAsk
-    };
     if !args.json {
         for line in &launch.plan().provenance {
             eprintln!("{line}");
@@ -53,7 +42,7 @@ pub async fn go(
     }
     let call = Call {
         store: &store,
-        approver,
+        approver: task::approver(&args),
         cancel,
     };
     let resume = args.resume.map(RunId);

@@ -5,8 +5,10 @@
 
 use std::path::PathBuf;
 
-use io_harness::launch::Plan;
-use io_harness::{Error, Result, TaskContract, Verification};
+use io_harness::launch::{Launch, Plan};
+use io_harness::{
+    ApproveAll, Approver, Config, Error, NobodyToAsk, Result, TaskContract, Verification,
+};
 use tokio_util::sync::CancellationToken;
 
 /// The flags of `run`.
@@ -51,6 +53,23 @@ pub struct RunArgs {
     /// new run in the original's group.
     #[arg(long, requires = "provider", conflicts_with_all = ["resume", "goal", "workspace", "verify_file"])]
     pub replay: Option<i64>,
+}
+
+/// io.toml (`--config`, else `./io.toml` and the user's) resolved for a run;
+/// `demo` sends it to the built-in stub vendor.
+pub fn launch(config_path: Option<&std::path::Path>, demo: bool) -> Result<Launch> {
+    let loaded = Config::discover(config_path)?;
+    Ok(Launch::resolve(&loaded, demo))
+}
+
+/// Who answers what the policy asks: nobody on a pipe (every `Ask` is refused,
+/// naming the rule), or everything with `--approve-all`.
+pub fn approver(args: &RunArgs) -> &'static dyn Approver {
+    if args.approve_all {
+        &ApproveAll
+    } else {
+        &NobodyToAsk
+    }
 }
 
 /// What `run` and `preview` say when there is nothing to ask.

@@ -15,5 +15,5 @@ mod start;
 mod vendor;
 
 pub use plan::{Plan, Preview, STUB_PLACEHOLDER};
-pub use start::{Call, Launch};
+pub use start::{Call, Group, Launch};
 pub use vendor::{Key, Limits, VendorSetup};

@@ -51,6 +51,17 @@ impl std::fmt::Debug for Launch {
     }
 }
 
+/// A comparison's runs: one entrant per vendor, where their workspace copies
+/// go, and the dollars they share.
+pub struct Group<'a> {
+    /// Each vendor's provider (or why none could be built) and observer.
+    pub entrants: Vec<Entrant<HttpProvider>>,
+    /// Where the workspace copies go.
+    pub copies: &'a Copies,
+    /// The group's dollar cap, in millionths.
+    pub cap: Option<u64>,
+}
+
 /// What a run is started with besides its contract and vendor.
 pub struct Call<'a> {
     /// The store it records into.
@@ -296,19 +307,10 @@ impl Launch {
     pub async fn run_group(
         &self,
         contract: &TaskContract,
-        entrants: Vec<Entrant<HttpProvider>>,
-        copies: &Copies,
-        cap: Option<u64>,
+        group: Group<'_>,
         call: Call<'_>,
     ) -> Result<GroupResult> {
-        let venue = Venue {
-            store: call.store,
-            copies,
-            policy: &self.plan.policy,
-            approver: call.approver,
-        };
-        let options = self.options(Arc::new(crate::run::NoObserver), call.cancel);
-        run_group(&venue, contract, entrants, options, cap).await
+        self.grouped(contract, group, call, None).await
     }
 
     /// Run a stored run's task (`replay`) on the entrants, in the original's
@@ -316,24 +318,42 @@ impl Launch {
     pub async fn replay(
         &self,
         replay: &Replay,
-        entrants: Vec<Entrant<HttpProvider>>,
-        copies: &Copies,
-        cap: Option<u64>,
+        group: Group<'_>,
         call: Call<'_>,
     ) -> Result<GroupResult> {
         let mut contract = replay.contract.clone();
-        if cap.is_some() {
-            contract.budget.usd_micro = cap;
+        if group.cap.is_some() {
+            contract.budget.usd_micro = group.cap;
         }
-        let group_id = replay.group(call.store, cap)?;
+        let group_id = replay.group(call.store, group.cap)?;
+        self.grouped(&contract, group, call, Some(group_id)).await
+    }
+
+    /// The runs of a group: a new one, or `group_id`.
+    async fn grouped(
+        &self,
+        contract: &TaskContract,
+        group: Group<'_>,
+        call: Call<'_>,
+        group_id: Option<i64>,
+    ) -> Result<GroupResult> {
+        let Group {
+            entrants,
+            copies,
+            cap,
+        } = group;
         let venue = Venue {
             store: call.store,
             copies,
             policy: &self.plan.policy,
             approver: call.approver,
         };
+        // Each entrant's own observer replaces this one.
         let options = self.options(Arc::new(crate::run::NoObserver), call.cancel);
-        run_in_group(&venue, &contract, entrants, options, cap, group_id).await
+        match group_id {
+            Some(g) => run_in_group(&venue, contract, entrants, options, cap, g).await,
+            None => run_group(&venue, contract, entrants, options, cap).await,
+        }
     }
 
     /// Send the spans still held (briefly), stop the stub, and say in one line

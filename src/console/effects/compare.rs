@@ -11,7 +11,7 @@ use crate::console::state::Msg;
 use crate::core::contract::TaskContract;
 use crate::core::event::Event;
 use crate::core::wire::Vendor;
-use crate::launch::Call;
+use crate::launch::{Call, Group};
 use crate::run::Observer;
 
 /// Forwards one vendor's events in a comparison.
@@ -48,9 +48,12 @@ impl Executor {
                 approver: &approver,
                 cancel,
             };
-            let ran = launch
-                .run_group(&contract, entrants, &copies, None, call)
-                .await;
+            let group = Group {
+                entrants,
+                copies: &copies,
+                cap: None,
+            };
+            let ran = launch.run_group(&contract, group, call).await;
             let prices = &launch.plan().prices;
             let compared = match ran {
                 Ok(g) => match store.comparison(g.group_id, prices) {

@@ -43,18 +43,7 @@ fn apply(state: &mut State, msg: Msg) -> Vec<Effect> {
         Msg::Scroll(Wheel::Down) => input::on_action(state, Action::Down),
         Msg::Resize => Vec::new(),
         Msg::Tick(elapsed) => {
-            match elapsed {
-                // A comparison's columns move with their own events; the spinner turns.
-                Some(_) if state.compare.running => {
-                    state.spinner = state.spinner.wrapping_add(1);
-                }
-                Some(ms) if state.run.running => {
-                    state.run.elapsed_ms = state.run.elapsed_ms.max(ms);
-                    state.spinner = state.spinner.wrapping_add(1);
-                }
-                // Nothing moves on screen: no redraw.
-                _ => state.dirty = false,
-            }
+            tick(state, elapsed);
             Vec::new()
         }
         Msg::Run(event) => {
@@ -85,25 +74,7 @@ fn apply(state: &mut State, msg: Msg) -> Vec<Effect> {
             state.run.failed(&message);
             Vec::new()
         }
-        Msg::Runs(runs) => {
-            state.sources.runs = runs;
-            state.sources.loaded = true;
-            // Opened from Compare: that run, where the list has it.
-            if let Some(id) = state.sources.select_run.take() {
-                if let Some(i) = state.sources.runs.iter().position(|r| r.run_id == id) {
-                    state.sources.selected = i;
-                }
-            }
-            state.sources.selected = state
-                .sources
-                .selected
-                .min(state.sources.runs.len().saturating_sub(1));
-            match (state.sources.grouping, state.selected_run()) {
-                (Grouping::ByStep, Some(id)) => vec![Effect::LoadRunSources(id)],
-                (Grouping::ByDomain, _) => vec![Effect::Search(state.sources.filter.clone())],
-                _ => Vec::new(),
-            }
-        }
+        Msg::Runs(runs) => on_runs(state, runs),
         Msg::RunSources {
             citations,
             calls,
@@ -141,5 +112,43 @@ fn apply(state: &mut State, msg: Msg) -> Vec<Effect> {
             state.say(text, tone == Tone::Error);
             Vec::new()
         }
+    }
+}
+
+/// Time passed: the spinner turns and the run's clock moves while something
+/// runs; otherwise nothing moves on screen, so nothing is redrawn.
+fn tick(state: &mut State, elapsed: Option<u64>) {
+    match elapsed {
+        // A comparison's columns move with their own events; the spinner turns.
+        Some(_) if state.compare.running => {
+            state.spinner = state.spinner.wrapping_add(1);
+        }
+        Some(ms) if state.run.running => {
+            state.run.elapsed_ms = state.run.elapsed_ms.max(ms);
+            state.spinner = state.spinner.wrapping_add(1);
+        }
+        _ => state.dirty = false,
+    }
+}
+
+/// The store's runs arrived: keep the selection (or take the run Compare asked
+/// for) and load what the Sources screen shows for it.
+fn on_runs(state: &mut State, runs: Vec<crate::store::RunRow>) -> Vec<Effect> {
+    state.sources.runs = runs;
+    state.sources.loaded = true;
+    // Opened from Compare: that run, where the list has it.
+    if let Some(id) = state.sources.select_run.take() {
+        if let Some(i) = state.sources.runs.iter().position(|r| r.run_id == id) {
+            state.sources.selected = i;
+        }
+    }
+    state.sources.selected = state
+        .sources
+        .selected
+        .min(state.sources.runs.len().saturating_sub(1));
+    match (state.sources.grouping, state.selected_run()) {
+        (Grouping::ByStep, Some(id)) => vec![Effect::LoadRunSources(id)],
+        (Grouping::ByDomain, _) => vec![Effect::Search(state.sources.filter.clone())],
+        _ => Vec::new(),
     }
 }

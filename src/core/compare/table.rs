@@ -75,7 +75,41 @@ fn table(c: &Comparison, text: &mut String) {
         .iter()
         .map(|r| format!("#{} {}", r.run_id, r.vendor))
         .collect();
-    let rows: Vec<(&str, Vec<String>)> = vec![
+    let rows = rows(c);
+    let width = heads
+        .iter()
+        .chain(rows.iter().flat_map(|(_, v)| v.iter()))
+        .map(|s| s.chars().count())
+        .max()
+        .unwrap_or(0)
+        .clamp(12, 32);
+    let cell = |s: &str| {
+        let s: String = s.chars().take(width).collect();
+        format!("  {s:<width$}")
+    };
+    let _ = writeln!(
+        text,
+        "{:<18}{}",
+        "",
+        heads.iter().map(|h| cell(h)).collect::<String>()
+    );
+    for (name, values) in rows {
+        let _ = writeln!(
+            text,
+            "{name:<18}{}",
+            values.iter().map(|v| cell(v)).collect::<String>()
+        );
+    }
+    for r in &c.runs {
+        if let Some(d) = &r.outcome_detail {
+            let _ = writeln!(text, "#{} {}: {}", r.run_id, r.outcome, d);
+        }
+    }
+}
+
+/// The table's rows: a name, then one cell per run.
+fn rows(c: &Comparison) -> Vec<(&'static str, Vec<String>)> {
+    vec![
         ("model", c.runs.iter().map(|r| r.model.clone()).collect()),
         (
             "outcome",
@@ -142,36 +176,7 @@ fn table(c: &Comparison, text: &mut String) {
             "cited domains",
             c.runs.iter().map(|r| r.domains.to_string()).collect(),
         ),
-    ];
-    let width = heads
-        .iter()
-        .chain(rows.iter().flat_map(|(_, v)| v.iter()))
-        .map(|s| s.chars().count())
-        .max()
-        .unwrap_or(0)
-        .clamp(12, 32);
-    let cell = |s: &str| {
-        let s: String = s.chars().take(width).collect();
-        format!("  {s:<width$}")
-    };
-    let _ = writeln!(
-        text,
-        "{:<18}{}",
-        "",
-        heads.iter().map(|h| cell(h)).collect::<String>()
-    );
-    for (name, values) in rows {
-        let _ = writeln!(
-            text,
-            "{name:<18}{}",
-            values.iter().map(|v| cell(v)).collect::<String>()
-        );
-    }
-    for r in &c.runs {
-        if let Some(d) = &r.outcome_detail {
-            let _ = writeln!(text, "#{} {}: {}", r.run_id, r.outcome, d);
-        }
-    }
+    ]
 }
 
 fn label(c: &Comparison, run_id: i64) -> String {
