@@ -101,10 +101,10 @@ fn assemble(c: &mut Criterion) {
 
 fn to_screen(c: &mut Criterion) {
     use io_harness::config::{Config, Loaded};
-    use io_harness::console::effects::setup::initial_state;
-    use io_harness::console::state::{Msg, Screen};
-    use io_harness::console::update::update;
-    use io_harness::console::view;
+    use io_harness::console::testing as view;
+    use io_harness::console::testing::initial_state;
+    use io_harness::console::testing::update;
+    use io_harness::console::testing::{Msg, Screen};
     use io_harness::provider::stream::event_of;
     use io_harness::{Event, EventKind, RunId};
     use ratatui::Terminal;

@@ -7,11 +7,29 @@
 //! modules (`provider`, `store`, `config` loading, `run`) do the effects; the binary's
 //! console and subcommands wire the two.
 //!
-//! The seam where they meet is `launch`: the one place a run is assembled (where a
-//! request to a vendor goes, and its provider with its key and transport limits),
-//! for `run`, `preview` and the console alike. The first request of a contract is
-//! `Turn::for_step` (so a previewed body is the sent body), and the offline demo's
-//! set-up lives with the stub (`stub::demo`).
+//! The seam where they meet is `launch`: io.toml resolved once into a `Plan` (per
+//! vendor its endpoint, model, output cap and limits; the task; the offered tools;
+//! the policy and prices) and a `Launch` that starts what runs need and begins
+//! them (`run`, `run_group`, `replay`). A preview is built by the plan the way the
+//! run's step builds a request, so a previewed body is the sent body.
+//!
+//! ```no_run
+//! # async fn demo() -> io_harness::Result<()> {
+//! use io_harness::{Config, Launch};
+//! let loaded = Config::discover(None)?;
+//! let launch = Launch::resolve(&loaded, false);
+//! let contract = launch.plan().contract(|c| c.goal = "Which version is current?".into());
+//! let preview = launch.preview(&contract, io_harness::Vendor::Anthropic, None);
+//! println!("{}", String::from_utf8_lossy(&preview.request?.body));
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Cargo features (all on by default; the binary needs every one): `console` (the
+//! operator console), `stub` (the loopback stub vendor and the offline demo),
+//! `otlp` (OpenTelemetry export), `mcp` (stdio MCP servers as tools), `check`
+//! (`check-sources`). Without them the library is core, provider, run, store,
+//! config and launch.
 
 #![warn(missing_docs)]
 
@@ -48,6 +66,7 @@ pub use crate::core::turn::{HeaderValue, ToolSpec, Turn, WireRequest, WireRespon
 pub use crate::core::web::WebAccess;
 pub use crate::core::wire::{Endpoint, Vendor, Wire};
 pub use crate::error::{Error, Result, VendorError};
+pub use crate::launch::{Call, Group, Launch, Plan, Preview};
 pub use crate::mcp::McpDef;
 pub use crate::provider::{
     ApiKey, AttemptSink, Fallback, HttpProvider, NoSink, Provider, Reply, RetryPolicy,

@@ -15,11 +15,11 @@ use std::time::Duration;
 use crossterm::event::KeyCode;
 use io_harness::Vendor;
 use io_harness::config::Config;
-use io_harness::console::effects::past_run;
-use io_harness::console::effects::setup::initial_state;
-use io_harness::console::state::{Effect, Grouping, Msg, Screen, State};
-use io_harness::console::update::update;
-use io_harness::console::view;
+use io_harness::console::testing as view;
+use io_harness::console::testing::initial_state;
+use io_harness::console::testing::past_run;
+use io_harness::console::testing::update;
+use io_harness::console::testing::{Effect, Grouping, Msg, Screen, State};
 use io_harness::store::Store;
 use io_harness::stub::{Script, ScriptedResponse};
 use ratatui::Terminal;
@@ -580,7 +580,7 @@ async fn ctrl_s_writes_web_and_keeps_the_rest_of_io_toml() {
 fn the_readme_key_table_is_the_keymap() {
     let readme =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
-    let keymap = io_harness::console::update::keys::Keymap::default();
+    let keymap = io_harness::console::testing::Keymap::default();
     for b in &keymap.bindings {
         let row = format!("| `{}` | {} |", b.key, b.desc);
         assert!(
@@ -789,7 +789,10 @@ fn the_total_row_stays_on_screen_however_many_requests() {
     );
     // The wheel scrolls the help overlay, not the list under it.
     update(&mut s, key(KeyCode::F(1)));
-    update(&mut s, Msg::Scroll(io_harness::console::state::Wheel::Down));
+    update(
+        &mut s,
+        Msg::Scroll(io_harness::console::testing::Wheel::Down),
+    );
     assert_eq!((s.help, s.help_scroll, s.run_scroll), (true, 1, 0));
 }
 

@@ -13,8 +13,8 @@ use std::collections::BTreeSet;
 
 use common::console::*;
 use crossterm::event::KeyCode;
-use io_harness::console::state::{Effect, Msg, Screen};
-use io_harness::console::update::update;
+use io_harness::console::testing::update;
+use io_harness::console::testing::{Effect, Msg, Screen};
 use io_harness::core::compare::{Column, Comparison, NotRun};
 use io_harness::{Event, EventKind, RunId, Vendor};
 use pretty_assertions::assert_eq;

@@ -13,12 +13,12 @@ use common::console::*;
 
 use crossterm::event::KeyCode;
 use io_harness::approve::ChannelApprover;
-use io_harness::console::effects::Executor;
-use io_harness::console::effects::setup::initial_state;
-use io_harness::console::state::{Effect, Msg, Screen, Tone};
-use io_harness::console::update::keys::{Action, Keymap};
-use io_harness::console::update::update;
-use io_harness::console::view;
+use io_harness::console::testing as view;
+use io_harness::console::testing::Executor;
+use io_harness::console::testing::initial_state;
+use io_harness::console::testing::update;
+use io_harness::console::testing::{Action, Keymap};
+use io_harness::console::testing::{Effect, Msg, Screen, Tone};
 use io_harness::store::Store;
 use io_harness::{Cost, Event, EventKind, RunId, Usage, Vendor};
 use ratatui::Terminal;

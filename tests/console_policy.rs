@@ -11,8 +11,8 @@ use common::console::{key, screen};
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use io_harness::config::{Config, Loaded, Scope};
-use io_harness::console::state::{Effect, Msg, State};
-use io_harness::console::update::update;
+use io_harness::console::testing::update;
+use io_harness::console::testing::{Effect, Msg, State};
 use io_harness::{Answer, Vendor};
 
 fn scope(layer: &str, path: &str, text: &str) -> Scope {
@@ -69,10 +69,7 @@ fn the_projected_lists_are_not_edited_in_the_form() {
     let mut s = state_of(config);
     assert!(
         s.form
-            .set(
-                io_harness::console::state::form::Field::Allowed,
-                "evil.test"
-            )
+            .set(io_harness::console::testing::Field::Allowed, "evil.test")
             .unwrap_err()
             .contains("[policy]")
     );

@@ -12,9 +12,9 @@ use common::console::{ctrl, focus, key, loaded, plan_with, screen};
 
 use crossterm::event::KeyCode;
 use io_harness::Vendor;
-use io_harness::console::effects::setup::initial_state;
-use io_harness::console::state::State;
-use io_harness::console::update::update;
+use io_harness::console::testing::State;
+use io_harness::console::testing::initial_state;
+use io_harness::console::testing::update;
 use io_harness::core::wire::{Endpoint, Wire};
 
 /// Six local tools: the five built-ins and spawn_agent (a roster is configured).

@@ -12,8 +12,8 @@ mod common;
 
 use common::console::{loaded, state_of};
 
-use io_harness::console::state::{Msg, Screen, State};
-use io_harness::console::update::update;
+use io_harness::console::testing::update;
+use io_harness::console::testing::{Msg, Screen, State};
 use io_harness::{Cost, Event, EventKind, RunId, Usage};
 use pretty_assertions::assert_eq;
 

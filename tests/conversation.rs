@@ -610,7 +610,7 @@ async fn the_consoles_next_request_is_the_body_the_resume_sends() {
     let setup = plan.vendors.get_mut(&vendor).unwrap();
     setup.endpoint = h.provider.endpoint().clone();
     setup.max_tokens = 256;
-    let lines = io_harness::console::effects::next_request(
+    let lines = io_harness::console::testing::next_request(
         &h.store,
         &plan,
         io_harness::RunId(1),
@@ -635,7 +635,7 @@ async fn the_consoles_next_request_is_the_body_the_resume_sends() {
     let sent: Value = serde_json::from_slice(&h.stub.requests()[2].body).unwrap();
     assert_eq!(shown, sent);
     // A finished run has no next step, and says so.
-    let err = io_harness::console::effects::next_request(
+    let err = io_harness::console::testing::next_request(
         &h.store,
         &plan,
         io_harness::RunId(1),

@@ -271,9 +271,9 @@ async fn a_truncated_answer_is_its_own_outcome_not_a_pass() {
 #[test]
 fn a_run_whose_process_is_gone_reads_interrupted_in_runs_and_the_console() {
     use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-    use io_harness::console::effects::setup::initial_state;
-    use io_harness::console::state::Msg;
-    use io_harness::console::update::update;
+    use io_harness::console::testing::Msg;
+    use io_harness::console::testing::initial_state;
+    use io_harness::console::testing::update;
 
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("runs.db");
@@ -312,7 +312,7 @@ fn a_run_whose_process_is_gone_reads_interrupted_in_runs_and_the_console() {
     );
     update(&mut state, Msg::Runs(runs));
     let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(100, 20)).unwrap();
-    t.draw(|f| io_harness::console::view::draw(f, &state))
+    t.draw(|f| io_harness::console::testing::draw(f, &state))
         .unwrap();
     let screen = t.backend().to_string();
     let line_of = |id: RunId| {

@@ -7,10 +7,26 @@
 //! runs the loop that joins them. The loop
 //! redraws only when a message changed something.
 
-pub mod effects;
-pub mod state;
-pub mod update;
-pub mod view;
+mod effects;
+mod state;
+mod update;
+mod view;
+
+/// What the console's tests drive: the state, its messages and effects,
+/// `update`, `draw`, the set-up and the executor. The library's console surface
+/// is `open`; nothing else of the console is public, and nothing here is a
+/// stable interface.
+#[doc(hidden)]
+pub mod testing {
+    pub use super::effects::Executor;
+    pub use super::effects::setup::{Connection, connect, initial_state};
+    pub use super::effects::{next_request, past_run};
+    pub use super::state::form::{FIELDS, Field};
+    pub use super::state::{Effect, Grouping, Msg, Screen, State, Tone, Wheel};
+    pub use super::update::keys::{Action, Keymap};
+    pub use super::update::update;
+    pub use super::view::{MIN, draw};
+}
 
 use std::path::PathBuf;
 use std::time::Duration;

@@ -9,10 +9,10 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use io_harness::Vendor;
 use io_harness::config::{Config, Loaded};
-use io_harness::console::effects::setup::initial_state;
-use io_harness::console::state::{Msg, State};
-use io_harness::console::update::update;
-use io_harness::console::view;
+use io_harness::console::testing as view;
+use io_harness::console::testing::initial_state;
+use io_harness::console::testing::update;
+use io_harness::console::testing::{Msg, State};
 use io_harness::core::wire::Endpoint;
 use io_harness::launch::{Launch, Plan};
 use ratatui::Terminal;
@@ -109,7 +109,7 @@ pub fn screen(state: &State, w: u16, h: u16) -> String {
 
 /// Focus a field by tabbing to it from where the focus is.
 pub fn focus(state: &mut State, label: &str) {
-    for _ in 0..io_harness::console::state::form::FIELDS.len() {
+    for _ in 0..io_harness::console::testing::FIELDS.len() {
         if state.form.focus.label() == label {
             return;
         }
@@ -123,7 +123,7 @@ pub fn focus(state: &mut State, label: &str) {
 /// executor as the loop does.
 pub struct LiveConsole {
     pub state: State,
-    pub executor: io_harness::console::effects::Executor,
+    pub executor: io_harness::console::testing::Executor,
     pub rx: tokio::sync::mpsc::UnboundedReceiver<Msg>,
     pub approvals: tokio::sync::mpsc::Receiver<io_harness::approve::PendingApproval>,
     pub store_path: std::path::PathBuf,
@@ -139,7 +139,7 @@ impl LiveConsole {
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         let (approver, approvals) = io_harness::approve::ChannelApprover::new();
         let stub_addr = launch.stub_addr();
-        let mut executor = io_harness::console::effects::Executor::new(
+        let mut executor = io_harness::console::testing::Executor::new(
             io_harness::store::Store::open(&store_path).unwrap(),
             &store_path,
             Arc::new(launch),
@@ -192,7 +192,7 @@ impl LiveConsole {
         let dir = tempfile::tempdir().unwrap();
         let ws = dir.path().display().to_string();
         let loaded = loaded(&format!("[task]\nworkspace = {ws:?}\n"));
-        let conn = io_harness::console::effects::setup::connect(&loaded, true)
+        let conn = io_harness::console::testing::connect(&loaded, true)
             .await
             .unwrap();
         LiveConsole::start(dir, &loaded, conn.launch, &conn.mode)

@@ -14,4 +14,4 @@ mod sources;
 pub mod terminal;
 
 pub use executor::Executor;
-pub use reads::{next_request, past_run, run_sources};
+pub use reads::{next_request, past_run};
