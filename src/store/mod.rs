@@ -9,6 +9,7 @@
 pub mod checks;
 mod compare;
 pub mod export;
+pub mod file;
 mod group;
 mod ledger;
 mod read;

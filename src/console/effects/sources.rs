@@ -86,20 +86,22 @@ impl Executor {
                 &rows,
                 crate::store::export::Format::Markdown,
             )?;
-            Ok(match std::fs::write(&path, text) {
-                Ok(()) => Msg::Notice(
-                    format!(
-                        "wrote the {} source(s) of run {run_id} to {}",
-                        rows.len(),
-                        path.display()
+            Ok(
+                match crate::store::file::write_new(&path, text.as_bytes()) {
+                    Ok(()) => Msg::Notice(
+                        format!(
+                            "wrote the {} source(s) of run {run_id} to {}",
+                            rows.len(),
+                            path.display()
+                        ),
+                        false,
                     ),
-                    false,
-                ),
-                Err(e) => Msg::Notice(
-                    format!("cannot write {}: {e}; nothing was written", path.display()),
-                    true,
-                ),
-            })
+                    Err(e) => Msg::Notice(
+                        format!("cannot write {}: {e}; nothing was written", path.display()),
+                        true,
+                    ),
+                },
+            )
         })
     }
 
