@@ -121,7 +121,14 @@ fn reopen<P: Provider + ?Sized>(
         .load_checkpoint(run_id)?
         .ok_or_else(|| Error::config(format!("run {run_id} has no checkpoint to resume from")))?;
     provider.check(checkpoint.contract.web.as_ref())?;
-    // A transcript that cannot be read back is refused before anything is sent.
+    // Stored steps that disagree with the checkpoint, or a transcript that
+    // cannot be read back, are refused before anything is sent.
+    crate::run::resume::check_stored(
+        store,
+        run_id,
+        checkpoint.step,
+        checkpoint.contract.conversation == Conversation::Transcript,
+    )?;
     let transcript = match checkpoint.contract.conversation {
         Conversation::Transcript => store.exchanges(run_id, checkpoint.step)?,
         Conversation::Flattened => Vec::new(),
