@@ -986,3 +986,57 @@ async fn an_export_that_cannot_be_written_says_where_and_why() {
     );
     assert!(notice.ends_with("; nothing was written"), "{notice}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_export_never_follows_a_symlink_at_its_path() {
+    let mut l = LiveConsole::scripted(Script::demo()).await;
+    l.send(ctrl('r'));
+    l.until(|s| s.run.outcome.is_some()).await;
+    l.send(key(KeyCode::F(4)));
+    l.until(|s| s.sources.loaded && !s.sources.runs.is_empty())
+        .await;
+    let path = l.dir.path().join("sources-run-1.md");
+    // A link to a file the operator cares about: it is not overwritten.
+    let target = l.dir.path().join("precious.txt");
+    std::fs::write(&target, "keep me").unwrap();
+    std::os::unix::fs::symlink(&target, &path).unwrap();
+    l.state.notice = None;
+    l.send(key(KeyCode::Char('e')));
+    l.until(|s| s.notice.is_some()).await;
+    let (notice, error) = l.state.notice.clone().unwrap();
+    assert!(error, "{notice}");
+    assert!(notice.contains("symbolic link"), "{notice}");
+    assert!(notice.ends_with("; nothing was written"), "{notice}");
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep me");
+    assert!(path.symlink_metadata().unwrap().file_type().is_symlink());
+    // A dangling link: its target is not created.
+    std::fs::remove_file(&path).unwrap();
+    let absent = l.dir.path().join("created-through-the-link.md");
+    std::os::unix::fs::symlink(&absent, &path).unwrap();
+    l.state.notice = None;
+    l.send(key(KeyCode::Char('e')));
+    l.until(|s| s.notice.is_some()).await;
+    let (notice, error) = l.state.notice.clone().unwrap();
+    assert!(error, "{notice}");
+    assert!(!absent.exists(), "the dangling link's target was created");
+    // No temporary file is left beside it.
+    let left: Vec<String> = std::fs::read_dir(l.dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".tmp"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+    // A regular file there is replaced.
+    std::fs::remove_file(&path).unwrap();
+    std::fs::write(&path, "old").unwrap();
+    l.state.notice = None;
+    l.send(key(KeyCode::Char('e')));
+    l.until(|s| s.notice.is_some()).await;
+    let (notice, error) = l.state.notice.clone().unwrap();
+    assert!(!error, "{notice}");
+    assert!(
+        std::fs::read_to_string(&path)
+            .unwrap()
+            .starts_with("# Sources of run 1")
+    );
+}

@@ -6,6 +6,9 @@
 //! one accounting row (a re-sent step's row marked as its second sending), the
 //! server-tool and citation rows are exactly the script's, and the run `passed`.
 //!
+//! Two resumes of one interrupted run started together: exactly one proceeds, the
+//! other is refused before any request, naming the process that holds the run.
+//!
 //! Every scripted answer is delayed, so a kill "inside a request" lands while the
 //! request is in flight. The resume talks to a second stub holding the answers for
 //! the steps the first process did not commit.
@@ -289,4 +292,107 @@ async fn killed_at_each_step_boundary_the_run_resumes_to_a_pass() {
 #[tokio::test(flavor = "multi_thread")]
 async fn terminated_inside_a_request_the_run_reads_interrupted_and_resumes() {
     signal_then_resume(2, Point::InRequest, "TERM").await;
+}
+
+/// `run --resume RUN` on `cfg`, spawned (not waited for).
+fn resume(cfg: &Path, db: &Path, run_id: i64) -> std::process::Child {
+    bin()
+        .args(["run", "--json", "--approve-all", "--resume"])
+        .arg(run_id.to_string())
+        .arg("--config")
+        .arg(cfg)
+        .arg("--store")
+        .arg(db)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Two `run --resume` of one interrupted run started together: exactly one
+/// proceeds; the other is refused before any request, naming the process (pid and
+/// host) that holds the run. Three rounds: the race was lost in two of three.
+#[tokio::test(flavor = "multi_thread")]
+async fn two_resumes_of_one_run_at_once_exactly_one_proceeds() {
+    let host = rustix::system::uname()
+        .nodename()
+        .to_string_lossy()
+        .into_owned();
+    for round in 1..=3 {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("ws")).unwrap();
+        let db = dir.path().join("runs.db");
+        let first = stub(&STEPS, Some(DELAY_MS)).await;
+        let cfg = config(dir.path(), "first.toml", &first);
+        let run_id = {
+            let (cfg, db) = (cfg.clone(), db.clone());
+            tokio::task::spawn_blocking(move || {
+                run_and_kill(&cfg, &db, 2, Point::InRequest, "KILL")
+            })
+            .await
+            .unwrap()
+        };
+        // Each resume has its own stub holding steps 2 and 3, so a second one that
+        // proceeded would pass too (as it did) rather than fail for want of answers.
+        let (a, b) = (
+            stub(&STEPS[1..], Some(DELAY_MS)).await,
+            stub(&STEPS[1..], Some(DELAY_MS)).await,
+        );
+        let (cfg_a, cfg_b) = (
+            config(dir.path(), "a.toml", &a),
+            config(dir.path(), "b.toml", &b),
+        );
+        let outs = {
+            let db = db.clone();
+            tokio::task::spawn_blocking(move || {
+                let children = [resume(&cfg_a, &db, run_id), resume(&cfg_b, &db, run_id)];
+                children.map(|c| {
+                    let pid = c.id();
+                    (pid, c.wait_with_output().unwrap())
+                })
+            })
+            .await
+            .unwrap()
+        };
+        let case = format!("round {round}");
+        let codes: Vec<Option<i32>> = outs.iter().map(|(_, o)| o.status.code()).collect();
+        let winner = codes.iter().position(|c| *c == Some(0));
+        let loser = codes.iter().position(|c| *c == Some(2));
+        let show = || {
+            outs.iter()
+                .map(|(_, o)| {
+                    format!(
+                        "{}{}",
+                        String::from_utf8_lossy(&o.stdout),
+                        String::from_utf8_lossy(&o.stderr)
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("\n---\n")
+        };
+        let (Some(w), Some(l)) = (winner, loser) else {
+            panic!(
+                "{case}: exit codes {codes:?}, not one 0 and one 2:\n{}",
+                show()
+            );
+        };
+        let err = String::from_utf8_lossy(&outs[l].1.stderr);
+        let holder = outs[w].0;
+        assert!(
+            err.contains(&format!(
+                "run {run_id} is being run by process {holder} on {host}"
+            )),
+            "{case}: {err}"
+        );
+        assert!(err.contains("nothing was sent"), "{case}: {err}");
+        let stubs = [&a, &b];
+        assert_eq!(
+            stubs[l].requests().len(),
+            0,
+            "{case}: the refused resume sent a request"
+        );
+        assert_eq!(stubs[w].requests().len(), 2, "{case}");
+        assert_eq!(outcome_listed(&cfg, &db, run_id), "passed", "{case}");
+        check_rows(&db, &[1, 2, 1], &case);
+    }
 }

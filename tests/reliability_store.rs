@@ -383,3 +383,61 @@ fn decoders_clamp_counts_instead_of_wrapping_or_dropping_them() {
     );
     assert!(!usage(serde_json::json!(10), serde_json::json!(2)).clamped());
 }
+
+/// The token `runner` records for `pid` on Linux: the boot and the start time.
+fn token(pid: u32) -> Option<String> {
+    let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").ok()?;
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let start = rest.split_whitespace().nth(22 - 3)?;
+    Some(format!("{}:{start}", boot.trim()))
+}
+
+#[tokio::test]
+async fn a_resume_of_a_run_another_live_process_holds_is_refused_before_any_request() {
+    let h = Harness::new(vec![delayed(ANSWER, 10_000), ok(ANSWER)]).await;
+    let killed = tokio::time::timeout(
+        std::time::Duration::from_millis(800),
+        h.try_run(contract("g")),
+    )
+    .await;
+    assert!(
+        killed.is_err(),
+        "the first request should still be in flight"
+    );
+    let run_id = h.store.runs(None).unwrap()[0].run_id;
+    // Another process on this host, alive, is recorded as running it.
+    let mut other = std::process::Command::new("sleep")
+        .arg("30")
+        .spawn()
+        .unwrap();
+    let host = rustix::system::uname()
+        .nodename()
+        .to_string_lossy()
+        .into_owned();
+    let conn = rusqlite::Connection::open(h.db.path().join("runs.db")).unwrap();
+    conn.execute(
+        "UPDATE runs SET runner_pid = ?1, runner_host = ?2, runner_token = ?3 WHERE run_id = ?4",
+        (other.id(), &host, token(other.id()), run_id.0),
+    )
+    .unwrap();
+    let options = RunOptions {
+        resume: Some(run_id),
+        ..RunOptions::default()
+    };
+    let err = h.try_run_with(contract("g"), options).await.unwrap_err();
+    assert!(err.before_anything(), "{err}");
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "run {run_id} is being run by process {} on {host}; nothing was sent — resume it once that process has ended",
+            other.id()
+        )
+    );
+    assert_eq!(h.bodies().len(), 1, "only the killed run's first request");
+    // Once that process has ended the run is taken over and resumes.
+    other.kill().unwrap();
+    other.wait().unwrap();
+    let r = h.resume(run_id).await;
+    assert_eq!(r.outcome, RunOutcome::Passed);
+}

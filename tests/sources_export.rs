@@ -94,3 +94,110 @@ async fn a_wrong_format_or_run_is_named_and_exits_2() {
         "there is no run 9 in this store; `io-harness runs` lists them"
     );
 }
+
+/// A store holding one run whose citations carry what a hostile page could put in
+/// a title or a quote, and a URL that is not a web link.
+fn hostile() -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("runs.db");
+    let store = io_harness::store::Store::open(&db).unwrap();
+    let run = store
+        .begin_run(&io_harness::store::NewRun {
+            goal: "find sources".into(),
+            provider: "anthropic".into(),
+            model: "m".into(),
+            web_json: None,
+            mcp_declared_json: None,
+            parent_run_id: None,
+            session_id: None,
+            group_id: None,
+        })
+        .unwrap();
+    let cite = |url: &str, title: &str, quote: &str| io_harness::core::completion::Citation {
+        url: url.into(),
+        title: Some(title.into()),
+        cited_text: Some(quote.into()),
+    };
+    store.record_citations(
+        run,
+        1,
+        &[
+            cite(
+                "javascript:alert(1)",
+                "=HYPERLINK(\"http://evil.test\",\"x\")",
+                "+1+cmd|' /C calc'!A0",
+            ),
+            cite(
+                "https://docs.rs/a",
+                "@SUM(1,1) ![x](https://evil.test/p.png)",
+                "-2 <script>alert(1)</script>\u{0}\u{1b}[31m red [y](javascript:z)",
+            ),
+            cite("https://docs.rs/b", "\tTab", "\rCR"),
+        ],
+    );
+    (dir, db.display().to_string())
+}
+
+#[test]
+fn csv_cells_that_a_spreadsheet_would_run_are_prefixed_with_a_quote() {
+    let (_dir, db) = hostile();
+    let (code, csv, err) = cite(&db, &["1", "--format", "csv"]);
+    assert_eq!(code, 0, "{err}");
+    let mut reader = csv::Reader::from_reader(csv.as_bytes());
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    assert_eq!(rows.len(), 3, "{csv}");
+    assert_eq!(&rows[0][4], "'=HYPERLINK(\"http://evil.test\",\"x\")");
+    assert_eq!(&rows[0][5], "'+1+cmd|' /C calc'!A0");
+    assert_eq!(&rows[1][4], "'@SUM(1,1) ![x](https://evil.test/p.png)");
+    assert!(rows[1][5].starts_with("'-2 <script>"), "{csv}");
+    assert_eq!(&rows[2][4], "'\tTab");
+    assert_eq!(&rows[2][5], "'\rCR");
+    // A cell that starts harmlessly is exactly as stored.
+    assert_eq!(&rows[1][3], "https://docs.rs/a");
+    for row in &rows {
+        for cell in row {
+            assert!(
+                !cell.starts_with(['=', '+', '-', '@', '\t', '\r']),
+                "{cell:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn markdown_links_web_urls_only_and_leaves_html_images_and_controls_inert() {
+    let (_dir, db) = hostile();
+    let (code, md, err) = cite(&db, &["1", "--format", "markdown"]);
+    assert_eq!(code, 0, "{err}");
+    // No link to anything but http(s): the javascript: URL is plain text.
+    assert!(!md.contains("](<javascript"), "{md}");
+    assert!(!md.contains("](javascript"), "{md}");
+    assert!(
+        md.contains("javascript:alert\\(1\\) (not linked) — step 1"),
+        "{md}"
+    );
+    // No raw HTML, no image, no link made from a quote.
+    assert!(!md.contains("<script"), "{md}");
+    assert!(md.contains("&lt;script&gt;"), "{md}");
+    assert!(!md.contains("![x]("), "{md}");
+    assert!(md.contains("\\!\\[x\\]\\(https"), "{md}");
+    assert!(!md.contains("[y](javascript"), "{md}");
+    // No control bytes at all.
+    assert!(!md.chars().any(|c| c.is_control() && c != '\n'), "{md:?}");
+    // The web links still are links.
+    assert!(md.contains("](<https://docs.rs/a>) — step 1"), "{md}");
+}
+
+#[test]
+fn json_carries_the_stored_text_exactly() {
+    let (_dir, db) = hostile();
+    let (code, json, err) = cite(&db, &["1", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v[0]["url"], "javascript:alert(1)");
+    assert_eq!(v[0]["title"], "=HYPERLINK(\"http://evil.test\",\"x\")");
+    assert_eq!(
+        v[1]["cited_text"],
+        "-2 <script>alert(1)</script>\u{0}\u{1b}[31m red [y](javascript:z)"
+    );
+}

@@ -109,7 +109,8 @@ where
 }
 
 /// A resumed run: its checkpoint and transcript, once it is known to be neither
-/// finished nor running elsewhere and its declaration still fits the provider.
+/// finished nor held by another live process (claimed atomically) and its
+/// declaration still fits the provider.
 fn reopen<P: Provider + ?Sized>(
     store: &Store,
     provider: &P,
@@ -120,12 +121,20 @@ fn reopen<P: Provider + ?Sized>(
         .load_checkpoint(run_id)?
         .ok_or_else(|| Error::refused(format!("run {run_id} has no checkpoint to resume from")))?;
     provider.check(checkpoint.contract.web.as_ref())?;
-    // A transcript that cannot be read back is refused before anything is sent.
+    // Stored steps that disagree with the checkpoint, or a transcript that
+    // cannot be read back, are refused before anything is sent.
+    crate::run::resume::check_stored(
+        store,
+        run_id,
+        checkpoint.step,
+        checkpoint.contract.conversation == Conversation::Transcript,
+    )?;
     let transcript = match checkpoint.contract.conversation {
         Conversation::Transcript => store.exchanges(run_id, checkpoint.step)?,
         Conversation::Flattened => Vec::new(),
     };
-    store.reopen_run(run_id)?;
+    // Atomic: of two resumes at once, exactly one gets past this.
+    store.claim_run(run_id)?;
     Ok((run_id, checkpoint, transcript))
 }
 
@@ -295,17 +304,13 @@ fn deadline_after(start: std::time::Instant, seconds: u64) -> std::time::Instant
         .unwrap_or(start)
 }
 
-/// Refuse, before anything is sent, to resume a run that finished or that
-/// another live process is still running.
+/// Refuse, before anything is sent, to resume a run that finished. (One another
+/// process holds is refused by `claim_run`, atomically, once the run's stored
+/// state has been read.)
 fn refuse_resume(store: &Store, run_id: RunId) -> Result<()> {
     if let Some(outcome) = finished(store, run_id)? {
         return Err(Error::refused(format!(
             "run {run_id} already finished ({outcome}); a finished run is not resumed and nothing was sent — start a new run instead"
-        )));
-    }
-    if let Some(pid) = store.running_elsewhere(run_id)? {
-        return Err(Error::refused(format!(
-            "run {run_id} is still running in process {pid}; nothing was sent — resume it once that process has ended"
         )));
     }
     Ok(())

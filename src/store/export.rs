@@ -2,6 +2,15 @@
 //! URL, the step, the quoted text when the vendor gave one, the day recorded), CSV
 //! with a header row and RFC 4180 quoting (the `csv` crate's writer), or a JSON
 //! array of objects. Pure: rows in, text out.
+//!
+//! A title, a quote and even a URL are whatever a web page or a vendor said, so
+//! each format is made safe for where it is opened: JSON carries the stored text
+//! exactly (its escaping is the reader's contract); a CSV cell that a spreadsheet
+//! would read as a formula (it begins with `=`, `+`, `-`, `@`, a tab or a carriage
+//! return) gets a leading `'`, as OWASP's CSV-injection guidance says; Markdown
+//! links only http(s) URLs, escapes HTML and Markdown-active characters in all
+//! text (so a quoted `<script>` or `![x](…)` shows as written and does nothing),
+//! and drops control characters (NUL, ESC, …).
 
 use std::str::FromStr;
 
@@ -76,28 +85,47 @@ pub fn export(
     }
 }
 
+const HEADER: [&str; 7] = [
+    "n",
+    "run_id",
+    "step",
+    "url",
+    "title",
+    "cited_text",
+    "recorded_at",
+];
+
 fn csv(entries: &[Entry<'_>]) -> Result<String> {
+    let fail = |e: ::csv::Error| Error::export("cannot write the sources as CSV", e);
     let mut w = ::csv::Writer::from_writer(Vec::new());
+    w.write_record(HEADER).map_err(fail)?;
     for e in entries {
-        w.serialize(e)
-            .map_err(|e| Error::export("cannot write the sources as CSV", e))?;
-    }
-    if entries.is_empty() {
+        let text = |t: Option<&str>| t.map(cell).unwrap_or_default();
         w.write_record([
-            "n",
-            "run_id",
-            "step",
-            "url",
-            "title",
-            "cited_text",
-            "recorded_at",
+            e.n.to_string(),
+            e.run_id.to_string(),
+            e.step.to_string(),
+            cell(e.url),
+            text(e.title),
+            text(e.cited_text),
+            text(e.recorded_at),
         ])
-        .map_err(|e| Error::export("cannot write the sources as CSV", e))?;
+        .map_err(fail)?;
     }
     let bytes = w
         .into_inner()
         .map_err(|e| Error::export("cannot write the sources as CSV", e.into_error()))?;
     String::from_utf8(bytes).map_err(|e| Error::export("the CSV is not UTF-8", e))
+}
+
+/// A CSV cell a spreadsheet will not run: one beginning with `=`, `+`, `-`, `@`,
+/// a tab or a carriage return gets a leading `'` (OWASP, CSV injection).
+fn cell(text: &str) -> String {
+    if text.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        format!("'{text}")
+    } else {
+        text.to_string()
+    }
 }
 
 fn markdown(run: RunId, entries: &[Entry<'_>]) -> String {
@@ -106,49 +134,98 @@ fn markdown(run: RunId, entries: &[Entry<'_>]) -> String {
         out.push_str("No citations were recorded.\n");
     }
     for e in entries {
-        let title = e.title.filter(|t| !t.trim().is_empty()).unwrap_or(e.url);
-        let day = e.recorded_at.map(|d| d.get(..10).unwrap_or(d));
-        out.push_str(&format!(
-            "{}. [{}](<{}>) — step {}",
-            e.n,
-            link_text(title),
-            destination(e.url),
-            e.step
-        ));
+        let title = e.title.filter(|t| !t.trim().is_empty());
+        // The store's own timestamp; anything else there is left out.
+        let day = e
+            .recorded_at
+            .and_then(|d| d.get(..10))
+            .filter(|d| d.chars().all(|c| c.is_ascii_digit() || c == '-'));
+        match web_link(e.url) {
+            Some(url) => out.push_str(&format!(
+                "{}. [{}](<{}>)",
+                e.n,
+                inert(title.unwrap_or(e.url)),
+                destination(&url)
+            )),
+            // Not a web link: shown as text, never linked.
+            None => {
+                out.push_str(&format!("{}. ", e.n));
+                if let Some(t) = title {
+                    out.push_str(&format!("{} — ", inert(t)));
+                }
+                out.push_str(&format!("{} (not linked)", inert(e.url)));
+            }
+        }
+        out.push_str(&format!(" — step {}", e.step));
         if let Some(day) = day {
             out.push_str(&format!(", recorded {day}"));
         }
         out.push('\n');
         if let Some(q) = e.cited_text.filter(|q| !q.trim().is_empty()) {
-            out.push_str(&format!("   > {}\n", one_line(q)));
+            out.push_str(&format!("   > {}\n", inert(q)));
         }
     }
     out
 }
 
-/// A title as a link's text: on one line, a bracket or backslash escaped (an
-/// unbalanced `]` would end the link early).
-fn link_text(title: &str) -> String {
+/// The URL to link to, when it is an http(s) one (as the URL parser writes it).
+fn web_link(url: &str) -> Option<String> {
+    let parsed = url::Url::parse(url).ok()?;
+    matches!(parsed.scheme(), "http" | "https").then(|| parsed.to_string())
+}
+
+/// Text that renders as written and does nothing: on one line, control characters
+/// dropped, `&`, `<` and `>` as HTML entities (no raw HTML, no autolink), and
+/// every other character Markdown acts on inline backslash-escaped (no link,
+/// image, emphasis, code span, strikethrough or table cell), and a leading `#`,
+/// `-`, `+`, `=` or `1.` escaped so it begins no block.
+fn inert(text: &str) -> String {
     let mut out = String::new();
-    for ch in one_line(title).chars() {
-        if matches!(ch, '[' | ']' | '\\') {
-            out.push('\\');
+    let line = one_line(text);
+    let mut chars = line.chars().filter(|c| !c.is_control()).peekable();
+    let mut at_start = true;
+    while let Some(ch) = chars.next() {
+        match ch {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '\\' | '`' | '*' | '_' | '{' | '}' | '[' | ']' | '(' | ')' | '!' | '|' | '~' | '$' => {
+                out.push('\\');
+                out.push(ch);
+            }
+            // A heading, a list item or a rule only begins a line.
+            '#' | '-' | '+' | '=' if at_start => {
+                out.push('\\');
+                out.push(ch);
+            }
+            // `1.` or `1)` at the start would begin an ordered list.
+            '0'..='9' if at_start => {
+                out.push(ch);
+                while let Some(d) = chars.next_if(char::is_ascii_digit) {
+                    out.push(d);
+                }
+                if let Some(mark) = chars.next_if(|c| matches!(c, '.' | ')')) {
+                    out.push('\\');
+                    out.push(mark);
+                }
+            }
+            ch => out.push(ch),
         }
-        out.push(ch);
+        at_start = false;
     }
     out
 }
 
 /// A URL as a `<…>` link destination, which may hold no `<`, `>`, space or line
-/// break: those percent-encoded.
+/// break: those percent-encoded (the URL parser has already encoded most).
 fn destination(url: &str) -> String {
     url.chars()
+        .filter(|c| !c.is_control())
         .map(|ch| match ch {
             '<' => "%3C".to_string(),
             '>' => "%3E".to_string(),
             ' ' => "%20".to_string(),
-            '\n' => "%0A".to_string(),
-            '\r' => "%0D".to_string(),
+            '\\' => "%5C".to_string(),
             ch => ch.to_string(),
         })
         .collect()
@@ -232,6 +309,56 @@ mod tests {
         assert_eq!(
             "xml".parse::<Format>().unwrap_err().to_string(),
             "unknown export format \"xml\"; use one of: markdown, csv, json"
+        );
+    }
+
+    #[test]
+    fn a_csv_cell_a_spreadsheet_would_run_gets_a_quote() {
+        for bad in ["=1+1", "+1", "-1", "@SUM(A1)", "\tx", "\rx"] {
+            assert_eq!(cell(bad), format!("'{bad}"));
+        }
+        for fine in ["1", "a=b", "https://x.test/-", "'quoted", ""] {
+            assert_eq!(cell(fine), fine);
+        }
+    }
+
+    #[test]
+    fn only_web_urls_are_linked_and_text_is_inert() {
+        assert_eq!(
+            web_link("HTTPS://X.test/a").as_deref(),
+            Some("https://x.test/a")
+        );
+        for not in [
+            "javascript:alert(1)",
+            "JavaScript:x",
+            "data:text/html,<b>",
+            "file:///etc/passwd",
+            "/relative",
+            "x",
+        ] {
+            assert_eq!(web_link(not), None, "{not}");
+        }
+        assert_eq!(inert("# head"), "\\# head");
+        assert_eq!(inert("- item"), "\\- item");
+        assert_eq!(inert("12. item"), "12\\. item");
+        assert_eq!(inert("a - b 1. c #d"), "a - b 1. c #d");
+        assert_eq!(
+            inert("<img src=x onerror=y> &amp; ![i](u) `c` *e*"),
+            "&lt;img src=x onerror=y&gt; &amp;amp; \\!\\[i\\]\\(u\\) \\`c\\` \\*e\\*"
+        );
+        assert_eq!(inert("a\u{0}b\u{1b}[31mc\u{7f}\u{9b}d\ne"), "ab\\[31mcd e");
+    }
+
+    #[test]
+    fn a_url_that_is_not_a_web_link_is_shown_not_linked() {
+        let (mut c, at) = rows().remove(0);
+        c.url = "javascript:alert(1)".into();
+        c.title = Some("click".into());
+        c.cited_text = Some("<b>x</b>".into());
+        let text = export(RunId(7), &[(c, at)], Format::Markdown).unwrap();
+        assert_eq!(
+            text,
+            "# Sources of run 7\n\n1. click — javascript:alert\\(1\\) (not linked) — step 1, recorded 2026-12-04\n   > &lt;b&gt;x&lt;/b&gt;\n"
         );
     }
 }

@@ -100,7 +100,7 @@ fn is_zombie(pid: i32) -> bool {
 
 /// `BOOT_ID:START_TICKS` on Linux: a pid reused after a reboot or by a later
 /// process gets another token.
-fn token(pid: i64) -> Option<String> {
+pub(crate) fn token(pid: i64) -> Option<String> {
     let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").ok()?;
     // Field 22 of the stat line: the third after the name is field 3.
     let start = stat_fields(pid)?.get(22 - 3)?.clone();

@@ -166,6 +166,25 @@ impl Store {
         Ok(out)
     }
 
+    /// The step numbers a run has rows for in `steps` and in `exchanges`, each in
+    /// ascending order: what a resume checks against its checkpoint.
+    pub fn stored_steps(&self, run_id: RunId) -> Result<(Vec<u32>, Vec<u32>)> {
+        let conn = self.lock()?;
+        let numbers = |table: &str| -> Result<Vec<u32>> {
+            let mut stmt = conn
+                .prepare(&format!(
+                    "SELECT step FROM {table} WHERE run_id = ?1 ORDER BY step"
+                ))
+                .map_err(db_err("reading a run's steps"))?;
+            let rows = stmt
+                .query_map([run_id.0], |r| r.get::<_, u32>(0))
+                .map_err(db_err("reading a run's steps"))?;
+            rows.collect::<rusqlite::Result<_>>()
+                .map_err(db_err("reading a run's steps"))
+        };
+        Ok((numbers("steps")?, numbers("exchanges")?))
+    }
+
     /// Count one more request sent for the step after the checkpoint's; the attempt
     /// number this request is (1 for a first sending).
     pub fn mark_request_sent(&self, run_id: RunId) -> Result<u32> {

@@ -217,17 +217,10 @@ impl Store {
         Ok(())
     }
 
-    /// Mark a run as running again, in this process, for a resume.
+    /// Mark a run as running again, in this process, for a resume: `claim_run`,
+    /// which refuses a run another live process holds.
     pub fn reopen_run(&self, run_id: RunId) -> Result<()> {
-        let me = runner::current();
-        self.lock()?
-            .execute(
-                "UPDATE runs SET finished_at = NULL, outcome = NULL, outcome_detail = NULL,
-                   runner_pid = ?2, runner_host = ?3, runner_token = ?4 WHERE run_id = ?1",
-                params![run_id.0, me.pid, me.host, me.token],
-            )
-            .map_err(db_err("reopening a run"))?;
-        Ok(())
+        self.claim_run(run_id)
     }
 }
 

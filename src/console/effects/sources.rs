@@ -83,17 +83,19 @@ impl Executor {
                 &rows,
                 crate::store::export::Format::Markdown,
             )?;
-            Ok(match std::fs::write(&path, text) {
-                Ok(()) => Msg::info(format!(
-                    "wrote the {} source(s) of run {run_id} to {}",
-                    rows.len(),
-                    path.display()
-                )),
-                Err(e) => Msg::error(format!(
-                    "cannot write {}: {e}; nothing was written",
-                    path.display()
-                )),
-            })
+            Ok(
+                match crate::store::file::write_new(&path, text.as_bytes()) {
+                    Ok(()) => Msg::info(format!(
+                        "wrote the {} source(s) of run {run_id} to {}",
+                        rows.len(),
+                        path.display()
+                    )),
+                    Err(e) => Msg::error(format!(
+                        "cannot write {}: {e}; nothing was written",
+                        path.display()
+                    )),
+                },
+            )
         })
     }
 
