@@ -14,6 +14,7 @@ use std::time::Duration;
 use futures_util::StreamExt;
 
 use crate::core::event::RunId;
+use crate::core::host::net_target;
 use crate::core::policy::{Act, Effect, Policy};
 use crate::error::{Error, Result};
 use crate::run::net::{pinned_client, resolve_checked};
@@ -151,8 +152,11 @@ async fn fetch(raw: &str, policy: &Policy, limits: Limits) -> Page {
     let Some(host) = url.host_str().map(str::to_string) else {
         return Page::Unreachable("the URL has no host; nothing was fetched".to_string());
     };
-    let port = url.port_or_known_default().unwrap_or(443);
-    let target = format!("{host}:{port}");
+    let Some((name, port)) = net_target(&url) else {
+        return Page::Unreachable("the URL has no host; nothing was fetched".to_string());
+    };
+    // Decided on the host as a host (`example.com.` is `example.com`).
+    let target = format!("{name}:{port}");
     let decision = policy.decide(Act::Net, &target);
     let rule = decision.rule.as_ref().map(|r| r.entry());
     match decision.effect {
