@@ -1,11 +1,13 @@
 //! `check-sources`: each distinct URL a run cited is fetched from this machine,
 //! under the boundary `http_get` has — the `[policy]` net rules, every resolved
 //! address checked (no loopback, private or link-local address unless a rule names
-//! the host), the connection pinned to those addresses, no redirect to another host,
-//! a size cap and a timeout, at most four at a time — and each citation's quoted
-//! text, whitespace- and case-normalised, is looked for in the page's text (HTML
-//! read with a real parser). One verdict a citation: `found`, `not_found`,
-//! `no_quote`, `unreachable` or `not_allowed`. Opt-in, after the fact: a run's
+//! the host), the connection pinned to those addresses, a size cap and a timeout,
+//! at most four at a time. Redirects are followed on the same host only, each hop
+//! a new request decided, resolved and checked on its own, credentials never sent
+//! (`check::fetch`). Each citation's quoted text, whitespace- and case-normalised,
+//! is looked for in the page's text (HTML read with a real parser). One verdict a
+//! citation: `found`, `not_found`, `no_quote`, `unreachable` or `not_allowed`,
+//! the redirects followed named in its detail. Opt-in, after the fact: a run's
 //! outcome never depends on it.
 
 use std::collections::HashMap;
@@ -13,13 +15,14 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 
+mod fetch;
+
 use crate::core::event::RunId;
-use crate::core::host::net_target;
-use crate::core::policy::{Act, Effect, Policy};
+use crate::core::policy::Policy;
 use crate::error::{Error, Result};
-use crate::run::net::{pinned_client, resolve_checked};
 use crate::store::checks::CheckRow;
 use crate::store::{CitationRow, Store};
+use fetch::{Fetched, Page, fetch};
 
 /// How a check may fetch.
 #[derive(Debug, Clone, Copy)]
@@ -42,11 +45,9 @@ impl Default for Limits {
     }
 }
 
-/// What fetching one URL gave.
-#[derive(Debug, Clone)]
-enum Page {
+/// What a fetched page is for the verdicts.
+enum Read {
     Text(String),
-    /// Reached, but not text a quote could be looked for in (a PDF, an image).
     NotText(String),
     Unreachable(String),
     NotAllowed(String),
@@ -66,18 +67,21 @@ pub async fn check_run(
         )));
     }
     let citations = store.citations(run_id)?;
-    let mut urls: Vec<String> = citations.iter().map(|c| c.url.clone()).collect();
-    urls.sort();
-    urls.dedup();
-    let pages: HashMap<String, Page> = futures_util::stream::iter(urls)
-        .map(|url| async move {
-            let page = fetch(&url, policy, limits).await;
-            (url, page)
-        })
+    // Each URL once, with the citations that cite it.
+    let mut by_url: HashMap<String, Vec<usize>> = HashMap::new();
+    for (i, c) in citations.iter().enumerate() {
+        by_url.entry(c.url.clone()).or_default().push(i);
+    }
+    // Each URL's verdicts are made as soon as its page arrives, and the page is
+    // dropped then: what is kept grows with the citations, not with the pages.
+    let done: Vec<Vec<(usize, CheckRow)>> = futures_util::stream::iter(by_url)
+        .map(|(url, cites)| check_url(url, cites, &citations, policy, limits))
         .buffer_unordered(limits.parallel.max(1))
         .collect()
         .await;
-    let mut rows: Vec<CheckRow> = citations.iter().map(|c| verdict(c, &pages)).collect();
+    let mut done: Vec<(usize, CheckRow)> = done.into_iter().flatten().collect();
+    done.sort_by_key(|(i, _)| *i);
+    let mut rows: Vec<CheckRow> = done.into_iter().map(|(_, r)| r).collect();
     let at = store.record_checks(run_id, &rows)?;
     for r in &mut rows {
         r.checked_at.clone_from(&at);
@@ -85,12 +89,47 @@ pub async fn check_run(
     Ok(rows)
 }
 
-fn verdict(c: &CitationRow, pages: &HashMap<String, Page>) -> CheckRow {
-    let (verdict, detail) = match pages.get(&c.url) {
-        Some(Page::NotAllowed(why)) => ("not_allowed", Some(why.clone())),
-        Some(Page::Unreachable(why)) => ("unreachable", Some(why.clone())),
-        None => ("unreachable", Some("not fetched".to_string())),
-        Some(Page::NotText(what)) => match quote(c) {
+/// Fetch one URL, read its page as text, and give the verdicts of the citations
+/// (`cites`, indices into `citations`) that cite it.
+async fn check_url(
+    url: String,
+    cites: Vec<usize>,
+    citations: &[CitationRow],
+    policy: &Policy,
+    limits: Limits,
+) -> Vec<(usize, CheckRow)> {
+    let Fetched { page, hops } = fetch(&url, policy, limits).await;
+    let read = match page {
+        Page::NotAllowed(why) => Read::NotAllowed(why),
+        Page::Unreachable(why) => Read::Unreachable(why),
+        Page::NotText(what) => Read::NotText(what),
+        Page::Body(bytes, kind) => page_text(&bytes, kind.as_deref()),
+    };
+    cites
+        .into_iter()
+        .filter_map(|i| Some((i, verdict(citations.get(i)?, &read, &hops))))
+        .collect()
+}
+
+/// The text a quote is looked for in: HTML read as text, other text as it stands.
+fn page_text(bytes: &[u8], kind: Option<&str>) -> Read {
+    if bytes.contains(&0) {
+        return Read::NotText("the page's bytes are not text (NUL bytes in them)".into());
+    }
+    let text = String::from_utf8_lossy(bytes);
+    let html = kind.is_none_or(|t| t.contains("html"));
+    Read::Text(normalise(&if html {
+        html_text(&text)
+    } else {
+        text.into_owned()
+    }))
+}
+
+fn verdict(c: &CitationRow, read: &Read, hops: &[String]) -> CheckRow {
+    let (verdict, detail) = match read {
+        Read::NotAllowed(why) => ("not_allowed", Some(why.clone())),
+        Read::Unreachable(why) => ("unreachable", Some(why.clone())),
+        Read::NotText(what) => match quote(c) {
             None => (
                 "no_quote",
                 Some(format!(
@@ -104,17 +143,22 @@ fn verdict(c: &CitationRow, pages: &HashMap<String, Page>) -> CheckRow {
                 )),
             ),
         },
-        Some(Page::Text(text)) => match quote(c) {
+        Read::Text(text) => match quote(c) {
             None => (
                 "no_quote",
                 Some("the vendor quoted nothing; the page was reachable".to_string()),
             ),
-            Some(quote) if normalise(text).contains(&normalise(quote)) => ("found", None),
+            Some(quote) if text.contains(&normalise(quote)) => ("found", None),
             Some(quote) => (
                 "not_found",
                 Some(format!("not on the page: {:?}", normalise(quote))),
             ),
         },
+    };
+    let detail = match (detail, hops.is_empty()) {
+        (detail, true) => detail,
+        (None, false) => Some(format!("redirected: {}", hops.join(" -> "))),
+        (Some(d), false) => Some(format!("{d}; redirected: {}", hops.join(" -> "))),
     };
     CheckRow {
         step: c.step,
@@ -136,143 +180,6 @@ fn normalise(text: &str) -> String {
         .map(str::to_lowercase)
         .collect::<Vec<_>>()
         .join(" ")
-}
-
-async fn fetch(raw: &str, policy: &Policy, limits: Limits) -> Page {
-    let url = match url::Url::parse(raw) {
-        Ok(u) if matches!(u.scheme(), "http" | "https") => u,
-        Ok(u) => {
-            return Page::Unreachable(format!(
-                "not an http(s) URL ({}); nothing was fetched",
-                u.scheme()
-            ));
-        }
-        Err(e) => return Page::Unreachable(format!("not a URL ({e}); nothing was fetched")),
-    };
-    let Some(host) = url.host_str().map(str::to_string) else {
-        return Page::Unreachable("the URL has no host; nothing was fetched".to_string());
-    };
-    let Some((name, port)) = net_target(&url) else {
-        return Page::Unreachable("the URL has no host; nothing was fetched".to_string());
-    };
-    // Decided on the host as a host (`example.com.` is `example.com`).
-    let target = format!("{name}:{port}");
-    let decision = policy.decide(Act::Net, &target);
-    let rule = decision.rule.as_ref().map(|r| r.entry());
-    match decision.effect {
-        Effect::Allow => {}
-        Effect::Deny => {
-            return Page::NotAllowed(format!(
-                "denied by {}",
-                rule.unwrap_or_else(|| "the policy".into())
-            ));
-        }
-        Effect::Ask => {
-            return Page::NotAllowed(format!(
-                "{} asks, and a check has nobody to ask: add \"net:{target}\" to [policy] allow in io.toml",
-                rule.unwrap_or_else(|| "the policy".into())
-            ));
-        }
-    }
-    let named = policy.names(Act::Net, &target);
-    let addrs = match resolve_checked(&host, port, named).await {
-        Ok(a) => a,
-        Err(why) if why.starts_with("refused") => return Page::NotAllowed(why),
-        Err(why) => return Page::Unreachable(why),
-    };
-    let client = match pinned_client(&host, &addrs) {
-        Ok(c) => c,
-        Err(why) => return Page::Unreachable(why),
-    };
-    match tokio::time::timeout(limits.timeout, read(&client, url, &host, limits.max_bytes)).await {
-        Ok(page) => page,
-        Err(_) => Page::Unreachable(format!(
-            "no whole answer within {} s",
-            limits.timeout.as_secs()
-        )),
-    }
-}
-
-/// GET the page, following up to three redirects on the same host, reading at
-/// most `max` bytes.
-async fn read(client: &reqwest::Client, mut url: url::Url, host: &str, max: usize) -> Page {
-    for _ in 0..4 {
-        let response = match client.get(url.clone()).send().await {
-            Ok(r) => r,
-            Err(e) => return Page::Unreachable(format!("GET failed: {e}")),
-        };
-        let status = response.status();
-        if status.is_redirection() {
-            let to = response
-                .headers()
-                .get("location")
-                .and_then(|v| v.to_str().ok())
-                .and_then(|l| url.join(l).ok());
-            match to {
-                Some(next) if next.host_str() == Some(host) => {
-                    url = next;
-                    continue;
-                }
-                Some(next) => {
-                    return Page::Unreachable(format!(
-                        "HTTP {} redirect to another host ({next}), not followed",
-                        status.as_u16()
-                    ));
-                }
-                None => {
-                    return Page::Unreachable(format!(
-                        "HTTP {} redirect to nowhere",
-                        status.as_u16()
-                    ));
-                }
-            }
-        }
-        if !status.is_success() {
-            return Page::Unreachable(format!("HTTP {}", status.as_u16()));
-        }
-        let kind = response
-            .headers()
-            .get("content-type")
-            .and_then(|v| v.to_str().ok())
-            .map(|t| t.to_ascii_lowercase());
-        let html = kind.as_deref().is_none_or(|t| t.contains("html"));
-        if let Some(t) = kind.as_deref().filter(|t| !html && !textual(t)) {
-            return Page::NotText(format!("the page is {t}, not text or HTML"));
-        }
-        let mut body = Vec::new();
-        let mut response = response;
-        loop {
-            match response.chunk().await {
-                Ok(Some(bytes)) => {
-                    if body.len() + bytes.len() > max {
-                        return Page::Unreachable(format!(
-                            "the page is larger than {max} bytes; not read past them"
-                        ));
-                    }
-                    body.extend_from_slice(&bytes);
-                }
-                Ok(None) => break,
-                Err(e) => return Page::Unreachable(format!("the page was cut off: {e}")),
-            }
-        }
-        if body.contains(&0) {
-            return Page::NotText("the page's bytes are not text (NUL bytes in them)".into());
-        }
-        let text = String::from_utf8_lossy(&body);
-        return Page::Text(if html {
-            html_text(&text)
-        } else {
-            text.into_owned()
-        });
-    }
-    Page::Unreachable("more than three redirects".to_string())
-}
-
-/// A content type whose body is text as it stands: `text/*`, XML, JSON.
-fn textual(content_type: &str) -> bool {
-    content_type.starts_with("text/")
-        || content_type.contains("xml")
-        || content_type.contains("json")
 }
 
 /// The text of an HTML document, read by a real parser (scripts and styles left

@@ -83,3 +83,169 @@ async fn a_trailing_dot_does_not_get_past_a_deny_rule() {
         );
     }
 }
+
+/// A loopback server on its own port; `hits` counts the requests it answered
+/// and `auth` the ones that carried an Authorization header.
+struct Server {
+    port: u16,
+    hits: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    auth: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+/// Every path answers with the quote `secret text` and says whether credentials
+/// came with the request.
+async fn target_server() -> Server {
+    use axum::http::HeaderMap;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let (hits, auth) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let (h, a) = (hits.clone(), auth.clone());
+    let app = axum::Router::new().fallback(move |headers: HeaderMap| {
+        let (h, a) = (h.clone(), a.clone());
+        async move {
+            h.fetch_add(1, Ordering::SeqCst);
+            let creds = headers.contains_key("authorization");
+            if creds {
+                a.fetch_add(1, Ordering::SeqCst);
+            }
+            axum::response::Html(format!(
+                "<p>secret text; credentials: {}</p>",
+                if creds { "sent" } else { "none" }
+            ))
+        }
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    Server { port, hits, auth }
+}
+
+/// `/go?to=LOCATION` answers 302 with that Location, `/loop` redirects to itself.
+async fn redirector() -> u16 {
+    use axum::extract::Query;
+    use std::collections::HashMap;
+    let app = axum::Router::new()
+        .route(
+            "/go",
+            axum::routing::get(|Query(q): Query<HashMap<String, String>>| async move {
+                (
+                    axum::http::StatusCode::FOUND,
+                    [("location", q.get("to").cloned().unwrap_or_default())],
+                )
+            }),
+        )
+        .route(
+            "/loop",
+            axum::routing::get(|| async {
+                (axum::http::StatusCode::FOUND, [("location", "/loop")])
+            }),
+        );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    port
+}
+
+fn encode(s: &str) -> String {
+    url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
+}
+
+/// Item 1: a redirect on the same host to a port the policy denies is a new
+/// request, decided on its own — in every number form of the address, without
+/// a scheme, with credentials — and refused; the denied server is never reached.
+#[tokio::test]
+async fn a_redirect_to_a_denied_port_on_the_same_host_is_refused() {
+    use std::sync::atomic::Ordering;
+    let from = redirector().await;
+    let denied = target_server().await;
+    let b = denied.port;
+    let locations = [
+        format!("http://127.0.0.1:{b}/secret"),
+        format!("http://2130706433:{b}/"),
+        format!("http://0x7f000001:{b}/"),
+        format!("http://0177.0.0.1:{b}/"),
+        format!("//127.0.0.1:{b}/"),
+        format!("http://allowed@127.0.0.1:{b}/"),
+        format!("http://127.0.0.1.:{b}/"),
+    ];
+    let urls: Vec<String> = locations
+        .iter()
+        .map(|l| format!("http://127.0.0.1:{from}/go?to={}", encode(l)))
+        .collect();
+    let cites: Vec<Citation> = urls
+        .iter()
+        .map(|u| cite(u.clone(), Some("secret text")))
+        .collect();
+    let (_dir, store, run) = one_run(&cites);
+    let policy = Policy::workspace_default()
+        .layer("project")
+        .allow(Act::Net, format!("127.0.0.1:{from}"))
+        .deny(Act::Net, format!("127.0.0.1:{b}"));
+    let rows = check_run(&store, run, &policy, limits()).await.unwrap();
+    for url in &urls {
+        let r = row(&rows, url);
+        assert_eq!(r.verdict, "not_allowed", "{url}: {r:?}");
+        let d = r.detail.as_deref().unwrap();
+        assert!(
+            d.starts_with(&format!("denied by net:127.0.0.1:{b}")),
+            "{url}: {d}"
+        );
+        assert!(
+            d.contains(&format!("redirected: {url} -> http://127.0.0.1:{b}/")),
+            "{url}: {d}"
+        );
+        assert!(!d.contains("allowed@"), "{d}");
+    }
+    assert_eq!(denied.hits.load(Ordering::SeqCst), 0);
+}
+
+/// Item 1: a redirect the policy allows is followed, the hops recorded in the
+/// detail, and credentials (userinfo) are never sent, on the first request or
+/// on a hop; a redirect loop ends at the hop limit.
+#[tokio::test]
+async fn allowed_redirects_are_followed_without_credentials_and_recorded() {
+    use std::sync::atomic::Ordering;
+    let from = redirector().await;
+    let to = target_server().await;
+    let c = to.port;
+    let hop = format!(
+        "http://127.0.0.1:{from}/go?to={}",
+        encode(&format!("http://allowed:pw@127.0.0.1:{c}/page"))
+    );
+    let direct = format!("http://user:pw@127.0.0.1:{c}/direct");
+    let looping = format!("http://127.0.0.1:{from}/loop");
+    let cites = [
+        cite(hop.clone(), Some("secret text; credentials: none")),
+        cite(direct.clone(), Some("secret text; credentials: none")),
+        cite(looping.clone(), Some("x")),
+    ];
+    let (_dir, store, run) = one_run(&cites);
+    let policy = Policy::workspace_default()
+        .layer("project")
+        .allow(Act::Net, format!("127.0.0.1:{from}"))
+        .allow(Act::Net, format!("127.0.0.1:{c}"));
+    let rows = check_run(&store, run, &policy, limits()).await.unwrap();
+    let r = row(&rows, &hop);
+    assert_eq!(r.verdict, "found", "{r:?}");
+    assert_eq!(
+        r.detail.as_deref(),
+        Some(format!("redirected: {hop} -> http://127.0.0.1:{c}/page").as_str())
+    );
+    let r = row(&rows, &direct);
+    assert_eq!(
+        (r.verdict.as_str(), r.detail.as_deref()),
+        ("found", None),
+        "{r:?}"
+    );
+    assert_eq!(to.hits.load(Ordering::SeqCst), 2);
+    assert_eq!(to.auth.load(Ordering::SeqCst), 0);
+    let r = row(&rows, &looping);
+    assert_eq!(r.verdict, "unreachable", "{r:?}");
+    assert!(
+        r.detail
+            .as_deref()
+            .unwrap()
+            .starts_with("more than 5 redirects"),
+        "{r:?}"
+    );
+}
