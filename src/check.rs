@@ -5,7 +5,8 @@
 //! at most four at a time. Redirects are followed on the same host only, each hop
 //! a new request decided, resolved and checked on its own, credentials never sent
 //! (`check::fetch`). Each citation's quoted text, whitespace- and case-normalised,
-//! is looked for in the page's text (HTML read with a real parser). One verdict a
+//! is looked for in the page's text (HTML read by the standard's tokenizer, in
+//! time linear in its size, within the same time limit as the fetch). One verdict a
 //! citation: `found`, `not_found`, `no_quote`, `unreachable` or `not_allowed`,
 //! the redirects followed named in its detail. Opt-in, after the fact: a run's
 //! outcome never depends on it.
@@ -16,6 +17,7 @@ use std::time::Duration;
 use futures_util::StreamExt;
 
 mod fetch;
+mod text;
 
 use crate::core::event::RunId;
 use crate::core::policy::Policy;
@@ -98,12 +100,24 @@ async fn check_url(
     policy: &Policy,
     limits: Limits,
 ) -> Vec<(usize, CheckRow)> {
-    let Fetched { page, hops } = fetch(&url, policy, limits).await;
+    // One limit for the whole check of the URL: fetching and reading it.
+    let deadline = tokio::time::Instant::now() + limits.timeout;
+    let Fetched { page, hops } = fetch(&url, policy, limits, deadline).await;
     let read = match page {
         Page::NotAllowed(why) => Read::NotAllowed(why),
         Page::Unreachable(why) => Read::Unreachable(why),
         Page::NotText(what) => Read::NotText(what),
-        Page::Body(bytes, kind) => page_text(&bytes, kind.as_deref()),
+        Page::Body(bytes, kind) => {
+            let reading = tokio::task::spawn_blocking(move || page_text(&bytes, kind.as_deref()));
+            match tokio::time::timeout_at(deadline, reading).await {
+                Ok(Ok(read)) => read,
+                Ok(Err(e)) => Read::Unreachable(format!("the page could not be read: {e}")),
+                Err(_) => Read::Unreachable(format!(
+                    "the page could not be read as text within {} s",
+                    limits.timeout.as_secs()
+                )),
+            }
+        }
     };
     cites
         .into_iter()
@@ -111,7 +125,8 @@ async fn check_url(
         .collect()
 }
 
-/// The text a quote is looked for in: HTML read as text, other text as it stands.
+/// The text a quote is looked for in, normalised: HTML read as text (at most as
+/// many bytes as the page has), other text as it stands.
 fn page_text(bytes: &[u8], kind: Option<&str>) -> Read {
     if bytes.contains(&0) {
         return Read::NotText("the page's bytes are not text (NUL bytes in them)".into());
@@ -119,7 +134,7 @@ fn page_text(bytes: &[u8], kind: Option<&str>) -> Read {
     let text = String::from_utf8_lossy(bytes);
     let html = kind.is_none_or(|t| t.contains("html"));
     Read::Text(normalise(&if html {
-        html_text(&text)
+        text::html_text(&text, text.len())
     } else {
         text.into_owned()
     }))
@@ -180,40 +195,4 @@ fn normalise(text: &str) -> String {
         .map(str::to_lowercase)
         .collect::<Vec<_>>()
         .join(" ")
-}
-
-/// The text of an HTML document, read by a real parser (scripts and styles left
-/// out): what a reader sees, for the quote to be looked for in.
-fn html_text(html: &str) -> String {
-    let doc = scraper::Html::parse_document(html);
-    let mut out = String::new();
-    for node in doc.root_element().descendants() {
-        if let Some(text) = node.value().as_text() {
-            let hidden = node
-                .ancestors()
-                .filter_map(|a| a.value().as_element())
-                .any(|e| matches!(e.name(), "script" | "style" | "noscript" | "template"));
-            if !hidden {
-                out.push_str(text);
-                out.push(' ');
-            }
-        }
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn html_is_read_as_text_without_scripts_and_quotes_are_normalised() {
-        let text = html_text(
-            "<html><head><script>var quote = 'not this';</script></head><body><p>Release\n  <b>0.22.0</b> is   out</p></body></html>",
-        );
-        assert!(normalise(&text).contains(&normalise("release 0.22.0 IS out")));
-        assert!(!text.contains("not this"));
-        // Not HTML at all: still read, as text.
-        assert!(html_text("plain words, no tags").contains("plain words"));
-    }
 }

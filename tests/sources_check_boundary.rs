@@ -249,3 +249,52 @@ async fn allowed_redirects_are_followed_without_credentials_and_recorded() {
         "{r:?}"
     );
 }
+
+/// Serve `body` with `content_type` at `/` on a port of its own.
+async fn serve(body: Vec<u8>, content_type: &'static str) -> u16 {
+    let app = axum::Router::new().route(
+        "/",
+        axum::routing::get(move || {
+            let body = body.clone();
+            async move { ([("content-type", content_type)], body) }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    port
+}
+
+/// Item 3: `<div>x` nested 80,000 times (480 KB) made the parser crawl for over a
+/// minute after a fetch the 2 s limit had let through. The check runs on its own
+/// thread here, so that a crawl is a failure after 10 s and not a hung test: the
+/// text is read in bounded time and the quote past the nesting is found.
+#[test]
+fn a_deeply_nested_page_is_read_within_the_limit() {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Runtime::new().unwrap();
+        let rows = rt.block_on(async {
+            let mut page = "<div>x".repeat(80_000);
+            page.push_str("<p>The deep   end.</p>");
+            let port = serve(page.into_bytes(), "text/html").await;
+            let url = format!("http://127.0.0.1:{port}/");
+            let (_dir, store, run) = one_run(&[
+                cite(url.clone(), Some("the deep end.")),
+                cite(format!("{url}?again"), Some("x x x")),
+            ]);
+            let policy = Policy::workspace_default()
+                .layer("project")
+                .allow(Act::Net, format!("127.0.0.1:{port}"));
+            check_run(&store, run, &policy, limits()).await.unwrap()
+        });
+        let _ = tx.send(rows);
+    });
+    let started = std::time::Instant::now();
+    let rows = rx
+        .recv_timeout(Duration::from_secs(10))
+        .expect("the check of one 480 KB page took more than 10 s");
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert_eq!(rows.len(), 2);
+    assert!(rows.iter().all(|r| r.verdict == "found"), "{rows:?}");
+}

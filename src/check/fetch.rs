@@ -32,21 +32,24 @@ pub(super) struct Fetched {
     pub(super) hops: Vec<String>,
 }
 
-/// Fetch `raw` within `limits` (connect to last byte, every hop).
-pub(super) async fn fetch(raw: &str, policy: &Policy, limits: Limits) -> Fetched {
+/// Fetch `raw` (connect to last byte, every hop) by `deadline`.
+pub(super) async fn fetch(
+    raw: &str,
+    policy: &Policy,
+    limits: Limits,
+    deadline: tokio::time::Instant,
+) -> Fetched {
     let mut hops = Vec::new();
-    let page = match tokio::time::timeout(
-        limits.timeout,
-        follow(raw, policy, limits.max_bytes, &mut hops),
-    )
-    .await
-    {
-        Ok(page) => page,
-        Err(_) => Page::Unreachable(format!(
-            "no whole answer within {} s",
-            limits.timeout.as_secs()
-        )),
-    };
+    let page =
+        match tokio::time::timeout_at(deadline, follow(raw, policy, limits.max_bytes, &mut hops))
+            .await
+        {
+            Ok(page) => page,
+            Err(_) => Page::Unreachable(format!(
+                "no whole answer within {} s",
+                limits.timeout.as_secs()
+            )),
+        };
     if hops.len() < 2 {
         hops.clear();
     }
