@@ -5,7 +5,7 @@
 //! at most four at a time. Redirects are followed on the same host only, each hop
 //! a new request decided, resolved and checked on its own, credentials never sent
 //! (`check::fetch`). Each citation's quoted text, whitespace- and case-normalised,
-//! is looked for in the page's text (HTML read by the standard's tokenizer, in
+//! is looked for in the page's text (decoded by the charset it declares; HTML read by the standard's tokenizer, in
 //! time linear in its size, within the same time limit as the fetch). One verdict a
 //! citation: `found`, `not_found`, `no_quote`, `unreachable` or `not_allowed`,
 //! the redirects followed named in its detail. Opt-in, after the fact: a run's
@@ -16,6 +16,7 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 
+mod charset;
 mod fetch;
 mod text;
 
@@ -125,14 +126,17 @@ async fn check_url(
         .collect()
 }
 
-/// The text a quote is looked for in, normalised: HTML read as text (at most as
-/// many bytes as the page has), other text as it stands.
+/// The text a quote is looked for in, normalised: the page decoded by the
+/// charset it declares, HTML read as text (at most as many bytes as the page
+/// has), other text as it stands.
 fn page_text(bytes: &[u8], kind: Option<&str>) -> Read {
-    if bytes.contains(&0) {
+    let html = kind.is_none_or(|t| t.contains("html"));
+    let encoding = charset::encoding_of(bytes, kind, html);
+    // NUL bytes are text only in UTF-16, which says so.
+    if encoding.is_ascii_compatible() && bytes.contains(&0) {
         return Read::NotText("the page's bytes are not text (NUL bytes in them)".into());
     }
-    let text = String::from_utf8_lossy(bytes);
-    let html = kind.is_none_or(|t| t.contains("html"));
+    let text = charset::decode(bytes, encoding);
     Read::Text(normalise(&if html {
         text::html_text(&text, text.len())
     } else {

@@ -298,3 +298,49 @@ fn a_deeply_nested_page_is_read_within_the_limit() {
     assert_eq!(rows.len(), 2);
     assert!(rows.iter().all(|r| r.verdict == "found"), "{rows:?}");
 }
+
+/// Item 4: a page in another charset is decoded by the one it declares — the
+/// Content-Type header's, else the page's `<meta charset>` or `<meta
+/// http-equiv>` — so a quote it contains is `found`.
+#[tokio::test]
+async fn a_page_is_decoded_by_its_declared_charset() {
+    // "Café über alles" in ISO-8859-1; "日本語の文章" in Shift_JIS.
+    let latin1 = b"<p>Caf\xe9 \xfcber alles</p>".to_vec();
+    let mut sjis = b"<html><head><meta charset=\"Shift_JIS\"></head><body><p>".to_vec();
+    sjis.extend_from_slice(&[
+        0x93, 0xfa, 0x96, 0x7b, 0x8c, 0xea, 0x82, 0xcc, 0x95, 0xb6, 0x8f, 0xcd,
+    ]);
+    sjis.extend_from_slice(b"</p></body></html>");
+    let mut equiv = b"<head><meta http-equiv=\"Content-Type\" content=\"text/html; charset=windows-1252\"></head>".to_vec();
+    equiv.extend_from_slice(b"<p>\x93quoted\x94 na\xefve</p>");
+    let pages = [
+        (
+            latin1.clone(),
+            "text/html; charset=ISO-8859-1",
+            "café über alles",
+        ),
+        (
+            latin1[3..].to_vec(),
+            "text/plain; charset=\"iso-8859-1\"",
+            "café über alles",
+        ),
+        (sjis, "text/html", "日本語の文章"),
+        (equiv, "text/html", "\u{201c}quoted\u{201d} naïve"),
+    ];
+    let mut cites = Vec::new();
+    let mut policy = Policy::workspace_default().layer("project");
+    for (body, kind, quote) in pages {
+        let port = serve(body, kind).await;
+        cites.push(cite(format!("http://127.0.0.1:{port}/"), Some(quote)));
+        policy = policy.allow(Act::Net, format!("127.0.0.1:{port}"));
+    }
+    let (_dir, store, run) = one_run(&cites);
+    let rows = check_run(&store, run, &policy, limits()).await.unwrap();
+    for r in &rows {
+        assert_eq!(
+            (r.verdict.as_str(), r.detail.as_deref()),
+            ("found", None),
+            "{r:?}"
+        );
+    }
+}
