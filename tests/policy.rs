@@ -404,3 +404,82 @@ fn config_lists_an_empty_table_where_it_stands() {
         "{stdout}"
     );
 }
+
+/// Issue 26, item 2: a host is compared as a host — lowercased, IDNA to ASCII,
+/// one trailing dot removed, an IPv4 address in any number form written dotted —
+/// wherever a rule or a domain list meets it, so `example.com.` is not a way
+/// around `deny = ["net:example.com"]`.
+#[test]
+fn hosts_meet_rules_and_domain_lists_as_hosts() {
+    let c = Config::parse(
+        "[policy]\nallow = [\"net:*\"]\ndeny = [\"net:example.com\", \"net:*.example.org\", \"net:Bücher.example\", \"net:127.0.0.1:18002\"]\n",
+        "io.toml",
+    )
+    .unwrap();
+    let p = c.policy();
+    for target in [
+        "example.com.:80",
+        "EXAMPLE.com.:443",
+        "a.example.org.:443",
+        "xn--bcher-kva.example:443",
+        "bücher.example.:443",
+        "2130706433:18002",
+        "0x7f000001:18002",
+        "127.0.0.1.:18002",
+    ] {
+        assert_eq!(p.decide(Act::Net, target).effect, Effect::Deny, "{target}");
+    }
+    assert_eq!(p.decide(Act::Net, "example.net:443").effect, Effect::Allow);
+    assert_eq!(p.decide(Act::Net, "127.0.0.1:18001").effect, Effect::Allow);
+    // The [web] lists: a blocked host takes its allowed twin out, however written.
+    let web = io_harness::WebAccess::search()
+        .allow("Docs.RS.")
+        .allow("crates.io")
+        .block("docs.rs");
+    assert_eq!(web.vendor_filter(), (vec!["crates.io".to_string()], vec![]));
+    let web = io_harness::WebAccess::search()
+        .allow("docs.rs")
+        .block("Docs.RS.");
+    assert!(web.check_not_emptied().is_err());
+    // Projected from the policy, the hosts are the normalised ones.
+    let c = Config::parse(
+        "[web]\nsearch = true\nfrom_policy = true\n[policy]\nallow = [\"net:Docs.RS.\"]\ndeny = [\"net:Bücher.example:443\"]\n",
+        "io.toml",
+    )
+    .unwrap();
+    let web = c.web.clone().unwrap();
+    assert_eq!(web.allowed_domains, ["docs.rs"]);
+    assert_eq!(web.blocked_domains, ["xn--bcher-kva.example"]);
+}
+
+/// Issue 26, item 2: `http_get` refuses `example.com.` under a deny of
+/// `example.com` before any lookup.
+#[tokio::test]
+async fn http_get_refuses_a_trailing_dot_host_a_rule_denies() {
+    let c = Config::parse(EXAMPLE_POLICY, "io.toml").unwrap();
+    let policy = c.policy();
+    let dir = tempfile::tempdir().unwrap();
+    let emit = |_: io_harness::EventKind| {};
+    let env = io_harness::run::tools::ToolEnv {
+        workspace: dir.path(),
+        policy: &policy,
+        approver: &io_harness::ApproveAll,
+        emit: &emit,
+    };
+    for url in ["https://api.example.com./v1", "https://API.Example.COM./"] {
+        let call = io_harness::ToolCall {
+            id: "t".into(),
+            name: "http_get".into(),
+            input: serde_json::json!({ "url": url }),
+        };
+        let r = io_harness::run::tools::execute(&env, &call).await;
+        assert!(!r.ok, "{url}");
+        assert!(
+            r.output.ends_with(
+                "is denied by rule deny(\"*.example.com\") in layer \"project\" (io.toml:4)"
+            ),
+            "{url}: {}",
+            r.output
+        );
+    }
+}

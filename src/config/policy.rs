@@ -11,6 +11,7 @@ use super::locate::line_of;
 use serde::Deserialize;
 use toml::Spanned;
 
+use crate::core::host::normalise_host;
 use crate::core::policy::{Act, Effect, Policy, Rule};
 use crate::core::web::WebAccess;
 use crate::error::{Error, Result};
@@ -250,8 +251,8 @@ pub fn projection(policy: &Policy) -> Vec<(&'static str, String, Rule)> {
             .pattern
             .rsplit_once(':')
             .filter(|(_, p)| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()))
-            .map_or(rule.pattern.as_str(), |(h, _)| h)
-            .to_ascii_lowercase();
+            .map_or(rule.pattern.as_str(), |(h, _)| h);
+        let host = normalise_host(host);
         let list = match rule.effect {
             Effect::Allow if host == "*" => continue,
             Effect::Allow => "allowed_domains",

@@ -14,6 +14,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::core::host::normalise_host;
+
 /// What a tool is about to do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -292,7 +294,8 @@ fn matches(act: Act, pattern: &str, target: &str) -> bool {
 }
 
 /// Host patterns: `*` any host; `*.example.com` any subdomain of example.com;
-/// `host:port` that port only; a bare host any port.
+/// `host:port` that port only; a bare host any port. Both hosts are compared as
+/// hosts (`normalise_host`): `Example.COM.` is `example.com`.
 fn net_matches(pattern: &str, target: &str) -> bool {
     if pattern == "*" {
         return true;
@@ -306,8 +309,8 @@ fn net_matches(pattern: &str, target: &str) -> bool {
     } else if p_port.is_some() && t_port.is_none() {
         return false;
     }
-    let p_host = p_host.to_ascii_lowercase();
-    let t_host = t_host.to_ascii_lowercase();
+    let p_host = normalise_host(p_host);
+    let t_host = normalise_host(t_host);
     match p_host.strip_prefix("*.") {
         Some(suffix) => t_host.ends_with(&format!(".{suffix}")),
         None => p_host == t_host,
@@ -410,6 +413,10 @@ mod tests {
         assert!(!net_matches("*.example.com", "example.com"));
         assert!(!net_matches("*.example.com", "badexample.com"));
         assert!(net_matches("Docs.RS", "docs.rs"));
+        assert!(net_matches("docs.rs", "docs.rs.:443"));
+        assert!(net_matches("*.example.com", "a.example.com.:443"));
+        assert!(net_matches("[::1]:80", "[::1]:80"));
+        assert!(!net_matches("[::1]:80", "[::1]:81"));
     }
 
     #[test]

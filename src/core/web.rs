@@ -7,6 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::core::host::normalise_host;
 use crate::core::policy::{Act, Effect, Policy};
 use crate::error::{Error, Result};
 
@@ -72,15 +73,23 @@ impl WebAccess {
 
     /// The single list a vendor filter takes: `(allowed, blocked)`, at most one of
     /// them non-empty. The allow-list wins, with blocked hosts removed from it.
+    /// Hosts are compared, and sent, as hosts (`normalise_host`): `Docs.RS.` is
+    /// `docs.rs`.
     pub fn vendor_filter(&self) -> (Vec<String>, Vec<String>) {
+        let hosts = |list: &[String]| {
+            let mut out = Vec::new();
+            for h in list {
+                push_unique(&mut out, normalise_host(h));
+            }
+            out
+        };
+        let blocked = hosts(&self.blocked_domains);
         if self.allowed_domains.is_empty() {
-            return (Vec::new(), self.blocked_domains.clone());
+            return (Vec::new(), blocked);
         }
-        let allowed = self
-            .allowed_domains
-            .iter()
-            .filter(|h| !self.blocked_domains.contains(h))
-            .cloned()
+        let allowed = hosts(&self.allowed_domains)
+            .into_iter()
+            .filter(|h| !blocked.contains(h))
             .collect();
         (allowed, Vec::new())
     }
@@ -177,11 +186,13 @@ fn net_rule_host(pattern: &str) -> Result<String> {
         Some(_) => return Err(bad("has a port that is not a number")),
         None => pattern,
     };
-    Ok(host.to_ascii_lowercase())
+    Ok(normalise_host(host))
 }
 
+/// Add `item` unless the list already holds the same host, however written.
 fn push_unique(list: &mut Vec<String>, item: String) {
-    if !list.contains(&item) {
+    let host = normalise_host(&item);
+    if !list.iter().any(|h| normalise_host(h) == host) {
         list.push(item);
     }
 }

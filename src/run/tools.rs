@@ -18,6 +18,7 @@ use serde_json::Value;
 use crate::approve::{ApprovalRequest, Approver};
 use crate::core::completion::ToolCall;
 use crate::core::event::EventKind;
+use crate::core::host::net_target;
 use crate::core::policy::{Act, Effect, Policy, Rule};
 use crate::run::net::{pinned_client, resolve_checked};
 use crate::run::workspace::{confine, open_read, open_write};
@@ -305,8 +306,9 @@ async fn http_get(env: &ToolEnv<'_>, raw: &str) -> Result<String, String> {
     let host = url
         .host_str()
         .ok_or_else(|| format!("URL {raw} has no host"))?;
-    let port = url.port_or_known_default().unwrap_or(443);
-    let target = format!("{host}:{port}");
+    // Decided on the host as a host (`example.com.` is `example.com`).
+    let (name, port) = net_target(&url).ok_or_else(|| format!("URL {raw} has no host"))?;
+    let target = format!("{name}:{port}");
     gate(env, Act::Net, &target, "http_get").await?;
     let named = env.policy.names(Act::Net, &target);
     let addrs = resolve_checked(host, port, named).await?;
