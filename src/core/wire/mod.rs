@@ -22,6 +22,7 @@ pub mod anthropic;
 mod anthropic_messages;
 pub mod capability;
 mod chat;
+pub mod gemini;
 mod json;
 pub mod limits;
 pub mod openai_chat;
