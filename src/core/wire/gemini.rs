@@ -547,3 +547,34 @@ fn usage(u: &Value) -> Usage {
         ..Usage::default()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_retry_delay_is_read_from_retry_info_only() {
+        let err = |d: Value| json!({"details": [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": d}]});
+        assert_eq!(
+            retry_delay(&err(json!("34.4s"))),
+            Some(Duration::from_millis(34_400))
+        );
+        for bad in [json!("58"), json!("-1s"), json!("NaNs"), json!(58)] {
+            assert_eq!(retry_delay(&err(bad.clone())), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn stop_after_a_call_is_tool_use() {
+        assert_eq!(stop_reason(Some("STOP"), true), StopReason::ToolUse);
+        assert_eq!(stop_reason(None, false), StopReason::EndTurn);
+        assert_eq!(
+            stop_reason(Some("IMAGE_SAFETY"), false),
+            StopReason::Refusal
+        );
+        assert_eq!(
+            stop_reason(Some("UNEXPECTED_TOOL_CALL"), false),
+            StopReason::Other("UNEXPECTED_TOOL_CALL".into())
+        );
+    }
+}

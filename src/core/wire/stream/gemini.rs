@@ -260,3 +260,18 @@ impl WireAssembler for Gemini {
         decode_value(&head, &self.body())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pieces_join_unless_kinds_differ_or_both_are_signed() {
+        let t = json!({"text": "a"});
+        let signed = json!({"text": "b", "thoughtSignature": "s"});
+        let thought = json!({"text": "c", "thought": true});
+        assert!(joins(&t, &signed) && joins(&signed, &t));
+        assert!(!joins(&signed, &signed) && !joins(&t, &thought));
+        assert!(!joins(&json!({"functionCall": {"name": "f"}}), &t));
+    }
+}
