@@ -248,6 +248,17 @@ pub struct Completion {
     /// The body's own `id` (`previous_response_id` on Responses).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub response_id: Option<String>,
+    /// Why the vendor stopped, in its own words, where `stop` maps several of them
+    /// to one value (Gemini's `finishReason` `SAFETY`, `RECITATION`, … are each a
+    /// `Refusal`; a blocked prompt's `promptFeedback.blockReason`). `None` on the
+    /// wires whose `stop` already keeps the vendor's word.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vendor_stop: Option<String>,
+    /// The search suggestions a vendor requires an application to show beside a
+    /// grounded answer (Gemini's `searchEntryPoint.renderedContent`, HTML and CSS
+    /// as Google sent them); `None` where the vendor sent none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search_suggestions: Option<String>,
 }
 
 /// Each element of a JSON array as compact JSON text (`[]` for anything else).

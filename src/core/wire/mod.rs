@@ -23,6 +23,7 @@ mod anthropic_messages;
 pub mod capability;
 mod chat;
 mod endpoint;
+pub mod gemini;
 mod json;
 pub mod limits;
 pub mod openai_chat;

@@ -17,6 +17,7 @@ mod anthropic;
 mod chat;
 mod delta;
 mod frame;
+mod gemini;
 mod openai_responses;
 pub mod render;
 
@@ -51,6 +52,16 @@ pub fn assembler_for(wire: Wire, head: WireResponse) -> Option<Assembler> {
     Some(Assembler::new(vendor, part))
 }
 
+/// The assembler for a streamed Gemini answer (`:streamGenerateContent?alt=sse`).
+/// Gemini is not yet a `Wire`, so `assembler_for` does not name it; until it
+/// does, this is how the transport and the tests reach it.
+pub fn gemini_assembler(head: WireResponse) -> Assembler {
+    Assembler::named(
+        crate::core::wire::gemini::PROVIDER,
+        Box::new(gemini::Gemini::new(head)),
+    )
+}
+
 /// Whether answers on `wire` can be streamed (its encoder adds `"stream": true`).
 /// Every wire this crate speaks does today; a new wire starts at `false` until it
 /// has its `WireAssembler`.
@@ -77,7 +88,8 @@ impl Stream for Feed {
 
 /// SSE framing plus one wire: `feed` byte chunks as they arrive, then `finish`.
 pub struct Assembler {
-    vendor: Vendor,
+    /// The vendor's name, for the errors of a malformed stream.
+    provider: String,
     sse: SseByteStream<Feed>,
     tx: Option<mpsc::Sender<Cursor<Vec<u8>>>>,
     wire: Box<dyn WireAssembler>,
@@ -88,7 +100,7 @@ pub struct Assembler {
 impl std::fmt::Debug for Assembler {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Assembler")
-            .field("vendor", &self.vendor)
+            .field("provider", &self.provider)
             .field("events", &self.events)
             .field("bytes", &self.bytes)
             .finish()
@@ -98,9 +110,15 @@ impl std::fmt::Debug for Assembler {
 impl Assembler {
     /// An assembler over any wire.
     pub fn new(vendor: Vendor, wire: Box<dyn WireAssembler>) -> Self {
+        Assembler::named(vendor.as_str(), wire)
+    }
+
+    /// An assembler over any wire, its vendor named in words (a vendor that is
+    /// not yet a `Vendor`).
+    pub fn named(provider: &str, wire: Box<dyn WireAssembler>) -> Self {
         let (tx, rx) = mpsc::channel();
         Assembler {
-            vendor,
+            provider: provider.to_string(),
             sse: SseByteStream::new(Feed(rx)),
             tx: Some(tx),
             wire,
@@ -146,7 +164,7 @@ impl Assembler {
                 Poll::Pending | Poll::Ready(None) => return Ok(()),
                 Poll::Ready(Some(Err(e))) => {
                     return Err(Error::Decode {
-                        provider: self.vendor.to_string(),
+                        provider: self.provider.clone(),
                         message: format!("the event stream is malformed: {e}"),
                         snippet: format!("after {} events", self.events),
                     });

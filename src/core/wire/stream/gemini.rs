@@ -1,0 +1,277 @@
+//! Gemini, streamed (`:streamGenerateContent?alt=sse`): unnamed events, each a
+//! whole `GenerateContentResponse` carrying the next piece of the first
+//! candidate — text parts to join, a `functionCall` part whole — with the
+//! `usageMetadata` so far; the grounding and `finishReason` come on the last
+//! chunk, `urlContextMetadata` wherever Google puts it. Text is reported as it
+//! arrives, a search as soon as its query appears, a call once its part does.
+//!
+//! At the end the chunks are rebuilt into the one non-streamed body they add up
+//! to and `gemini::decode_value` reads it, so the streamed and the non-streamed
+//! paths cannot drift apart. A stream that ends without a `finishReason` (or a
+//! blocked prompt's `blockReason`) is incomplete: a retryable transport error,
+//! never a completion. An error chunk ends the attempt as the vendor error.
+//! Pure: no I/O, no clock; it reads events, it renders none.
+
+use serde_json::{Map, Value, json};
+
+use super::{Delta, WireAssembler, bad_event, incomplete};
+use crate::core::completion::Completion;
+use crate::core::turn::WireResponse;
+use crate::core::wire::gemini::{
+    PROVIDER, citations, decode_value, fetches, function_call, searches,
+};
+use crate::error::Result;
+
+/// The top-level keys of a chunk kept for the rebuilt body (the last one wins).
+const TOP: [&str; 4] = [
+    "usageMetadata",
+    "modelVersion",
+    "responseId",
+    "promptFeedback",
+];
+
+/// The Gemini assembler.
+pub(super) struct Gemini {
+    head: WireResponse,
+    /// The candidate's parts so far, text pieces joined.
+    parts: Vec<Value>,
+    /// The candidate's other fields (`finishReason`, `index`, `safetyRatings`,
+    /// the merged `groundingMetadata`, `urlContextMetadata`, …).
+    candidate: Map<String, Value>,
+    /// Whether any chunk carried a candidate at all.
+    had_candidate: bool,
+    top: Map<String, Value>,
+    /// Calls, searches, fetches and citations reported so far (not again).
+    calls: usize,
+    queries: Vec<String>,
+    urls: usize,
+    cited: usize,
+    output_tokens: Option<u64>,
+    events: u64,
+}
+
+impl Gemini {
+    pub(super) fn new(head: WireResponse) -> Self {
+        Gemini {
+            head,
+            parts: Vec::new(),
+            candidate: Map::new(),
+            had_candidate: false,
+            top: Map::new(),
+            calls: 0,
+            queries: Vec::new(),
+            urls: 0,
+            cited: 0,
+            output_tokens: None,
+            events: 0,
+        }
+    }
+
+    /// One part of a chunk: reported, then joined to the parts so far.
+    fn part(&mut self, part: &Value, out: &mut Vec<Delta>) {
+        let thought = part.get("thought").and_then(Value::as_bool) == Some(true);
+        let text = part.get("text").and_then(Value::as_str);
+        if let Some(t) = text.filter(|t| !thought && !t.is_empty()) {
+            out.push(Delta::Text(t.to_string()));
+        }
+        if let Some(call) = part.get("functionCall") {
+            out.extend(function_call(call, self.calls).map(Delta::ToolCallRequested));
+            self.calls += 1;
+        }
+        let Some(text) = text else {
+            self.parts.push(part.clone());
+            return;
+        };
+        if let Some(last) = self.parts.last_mut().filter(|last| joins(last, part)) {
+            let joined = format!("{}{text}", last["text"].as_str().unwrap_or_default());
+            last["text"] = json!(joined);
+            if let Some(sig) = part.get("thoughtSignature") {
+                last["thoughtSignature"] = sig.clone();
+            }
+            return;
+        }
+        // An empty piece with nothing else (the usual last chunk) adds no part.
+        if !(text.is_empty() && part.get("thoughtSignature").is_none()) {
+            self.parts.push(part.clone());
+        }
+    }
+
+    /// The grounding of a chunk merged into what came before: each field it
+    /// carries non-empty replaces the earlier one (the intermediate chunks carry
+    /// `groundingMetadata: {}`); new queries and citations are reported.
+    fn grounding(&mut self, g: &Value, out: &mut Vec<Delta>) {
+        let Some(fields) = g.as_object() else { return };
+        let merged = self
+            .candidate
+            .entry("groundingMetadata")
+            .or_insert_with(|| json!({}));
+        for (k, v) in fields.iter().filter(|(_, v)| !empty(v)) {
+            merged[k] = v.clone();
+        }
+        let merged = merged.clone();
+        for call in searches(&merged) {
+            let query = call.input.clone().unwrap_or_default();
+            if !self.queries.contains(&query) {
+                self.queries.push(query.clone());
+                out.push(Delta::ServerToolStarted {
+                    id: String::new(),
+                    tool: call.tool,
+                    input: Some(query),
+                });
+            }
+        }
+        let cites = citations(&merged);
+        out.extend(cites.iter().skip(self.cited).cloned().map(Delta::Citation));
+        self.cited = self.cited.max(cites.len());
+    }
+
+    /// Fetched URLs: each reported as started and returned at once (Google says
+    /// both in one field).
+    fn url_context(&mut self, u: &Value, out: &mut Vec<Delta>) {
+        if empty(u) {
+            return;
+        }
+        self.candidate
+            .insert("urlContextMetadata".into(), u.clone());
+        let calls = fetches(u);
+        for call in calls.iter().skip(self.urls) {
+            out.push(Delta::ServerToolStarted {
+                id: String::new(),
+                tool: call.tool.clone(),
+                input: call.input.clone(),
+            });
+            out.push(Delta::ServerToolReturned {
+                id: String::new(),
+                call: call.clone(),
+            });
+        }
+        self.urls = self.urls.max(calls.len());
+    }
+
+    fn candidate(&mut self, c: &Value, out: &mut Vec<Delta>) {
+        self.had_candidate = true;
+        let parts = c.get("content").and_then(|c| c.get("parts"));
+        for part in parts.and_then(Value::as_array).into_iter().flatten() {
+            self.part(part, out);
+        }
+        for (k, v) in c.as_object().into_iter().flatten() {
+            match k.as_str() {
+                "content" => {}
+                "groundingMetadata" => self.grounding(v, out),
+                "urlContextMetadata" => self.url_context(v, out),
+                _ => {
+                    self.candidate.insert(k.clone(), v.clone());
+                }
+            }
+        }
+    }
+
+    /// The one body the chunks add up to.
+    fn body(self) -> Value {
+        let mut body = Map::new();
+        if self.had_candidate {
+            let mut candidate = Map::new();
+            candidate.insert(
+                "content".into(),
+                json!({"parts": self.parts, "role": "model"}),
+            );
+            candidate.extend(self.candidate);
+            body.insert("candidates".into(), json!([candidate]));
+        }
+        body.extend(self.top);
+        Value::Object(body)
+    }
+}
+
+/// Whether a text piece continues the last part: both text of the same kind
+/// (thought or answer), the piece carrying nothing else, and not both signed
+/// (a second signature starts a part of its own).
+fn joins(last: &Value, piece: &Value) -> bool {
+    let text_only = |p: &Value| {
+        p.as_object().is_some_and(|o| {
+            o.contains_key("text")
+                && o.keys()
+                    .all(|k| matches!(k.as_str(), "text" | "thought" | "thoughtSignature"))
+        })
+    };
+    let thought = |p: &Value| p.get("thought").and_then(Value::as_bool) == Some(true);
+    let signed = |p: &Value| p.get("thoughtSignature").is_some();
+    text_only(last)
+        && text_only(piece)
+        && thought(last) == thought(piece)
+        && !(signed(last) && signed(piece))
+}
+
+/// `null`, `{}`, `[]` or `""`: a field a chunk carries without saying anything.
+fn empty(v: &Value) -> bool {
+    match v {
+        Value::Null => true,
+        Value::Object(o) => o.is_empty(),
+        Value::Array(a) => a.is_empty(),
+        Value::String(s) => s.is_empty(),
+        _ => false,
+    }
+}
+
+impl WireAssembler for Gemini {
+    fn event(&mut self, _name: Option<&str>, data: &str, out: &mut Vec<Delta>) -> Result<()> {
+        self.events += 1;
+        let v: Value = serde_json::from_str(data).map_err(|e| bad_event(PROVIDER, data, &e))?;
+        if v.get("error").is_some_and(Value::is_object) {
+            // The vendor error of its code, now (the decoder makes it).
+            return decode_value(&self.head, &v).map(|_| ());
+        }
+        if let Some(c) = v
+            .get("candidates")
+            .and_then(Value::as_array)
+            .and_then(|c| c.first())
+        {
+            self.candidate(c, out);
+        }
+        for key in TOP {
+            if let Some(val) = v.get(key).filter(|v| !v.is_null()) {
+                self.top.insert(key.to_string(), val.clone());
+            }
+        }
+        let usage = v.get("usageMetadata");
+        let count = |k: &str| usage.and_then(|u| u.get(k)).and_then(Value::as_u64);
+        let (answer, thoughts) = (count("candidatesTokenCount"), count("thoughtsTokenCount"));
+        if answer.is_some() || thoughts.is_some() {
+            // Thinking is billed as output, as the decoder counts it.
+            let n = answer.unwrap_or(0).saturating_add(thoughts.unwrap_or(0));
+            if self.output_tokens != Some(n) {
+                self.output_tokens = Some(n);
+                out.push(Delta::OutputTokens(n));
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(self: Box<Self>) -> Result<Completion> {
+        let finished = self.candidate.contains_key("finishReason")
+            || self
+                .top
+                .get("promptFeedback")
+                .is_some_and(|f| f.get("blockReason").is_some());
+        if !finished {
+            return Err(incomplete(PROVIDER, "a finishReason", self.events));
+        }
+        let head = self.head.clone();
+        decode_value(&head, &self.body())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pieces_join_unless_kinds_differ_or_both_are_signed() {
+        let t = json!({"text": "a"});
+        let signed = json!({"text": "b", "thoughtSignature": "s"});
+        let thought = json!({"text": "c", "thought": true});
+        assert!(joins(&t, &signed) && joins(&signed, &t));
+        assert!(!joins(&signed, &signed) && !joins(&t, &thought));
+        assert!(!joins(&json!({"functionCall": {"name": "f"}}), &t));
+    }
+}
