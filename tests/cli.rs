@@ -130,11 +130,11 @@ fn a_config_error_names_file_line_and_key() {
         )
     );
     let (code, _, err) =
-        run(bin().args(["preview", "--config", &example(), "--provider", "gemini"]));
+        run(bin().args(["preview", "--config", &example(), "--provider", "mistral"]));
     assert_eq!(code, 2);
     assert_eq!(
         err.trim_end(),
-        "unknown provider \"gemini\"; use one of: anthropic, openai, openrouter"
+        "unknown provider \"mistral\"; use one of: anthropic, openai, openrouter, gemini"
     );
 }
 

@@ -70,8 +70,8 @@ fn wrong_types_and_half_verifications_are_errors() {
         "io.toml:2: `verify_file` in [task]: is set without verify_contains; expected both verify_file and verify_contains, or neither"
     );
     assert!(
-        err("provider = \"gemini\"\n")
-            .starts_with("io.toml:1: `provider` in the top level: unknown name `gemini`")
+        err("provider = \"mistral\"\n")
+            .starts_with("io.toml:1: `provider` in the top level: unknown name `mistral`")
     );
 }
 

@@ -200,13 +200,13 @@ fn esc_twice_cancels_every_run_and_nothing_starts_without_a_goal() {
 }
 
 #[tokio::test]
-async fn the_demo_compares_three_vendors_for_real_and_opens_one() {
+async fn the_demo_compares_every_vendor_for_real_and_opens_one() {
     let mut c = LiveConsole::demo().await;
     c.send(ctrl('g'));
     c.until(|s| s.compare.result.is_some()).await;
     let result = c.state.compare.result.clone().unwrap();
     let vendors: Vec<&str> = result.runs.iter().map(|r| r.vendor.as_str()).collect();
-    assert_eq!(vendors, ["anthropic", "openai", "openrouter"]);
+    assert_eq!(vendors, ["anthropic", "openai", "openrouter", "gemini"]);
     assert!(
         result.runs.iter().all(|r| r.outcome == "passed"),
         "{result:#?}"
@@ -237,7 +237,7 @@ async fn esc_twice_in_the_demo_records_every_run_cancelled() {
     c.send(key(KeyCode::Esc));
     c.until(|s| s.compare.result.is_some()).await;
     let result = c.state.compare.result.clone().unwrap();
-    assert_eq!(result.runs.len(), 3);
+    assert_eq!(result.runs.len(), 4);
     for r in &result.runs {
         assert_eq!(r.outcome, "cancelled", "{r:#?}");
     }

@@ -12,7 +12,7 @@ mod gemini_support;
 use gemini_support::*;
 use io_harness::core::wire::Wire;
 use io_harness::core::wire::gemini::decode;
-use io_harness::core::wire::stream::{Delta, gemini_assembler};
+use io_harness::core::wire::stream::{Assembler, Delta, assembler_for};
 use io_harness::core::wire::transcript::{Conversation, Exchange, ToolReturn};
 use io_harness::{Citation, Completion, Error, ServerToolCall, StopReason, ToolCall};
 use pretty_assertions::assert_eq;
@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 
 /// Feed `stream` to a Gemini assembler in the pieces `cuts` make.
 fn assemble(stream: &[u8], cuts: &[usize]) -> (Vec<Delta>, io_harness::Result<Completion>) {
-    let mut a = gemini_assembler(ok(Vec::new()));
+    let mut a: Assembler = assembler_for(Wire::Gemini, ok(Vec::new())).unwrap();
     let mut deltas = Vec::new();
     let mut at = 0;
     for &cut in cuts.iter().chain(std::iter::once(&stream.len())) {
@@ -145,7 +145,7 @@ fn a_streamed_function_call_and_its_turn_two_request() {
     t.goal = "What is the capital of the user country? Call the tool".into();
     t.conversation = Conversation::Transcript;
     t.history = vec![Exchange {
-        wire: Wire::Anthropic2025,
+        wire: Wire::Gemini,
         blocks: c.blocks.clone(),
         response_id: c.response_id.clone(),
         paused: false,

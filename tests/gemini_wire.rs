@@ -367,7 +367,10 @@ fn a_flattened_request_is_the_golden_body() {
 
 #[test]
 fn what_gemini_cannot_carry_is_refused_before_sending() {
-    let refused = |web: WebAccess| encode(&endpoint(false), &turn(Some(web))).unwrap_err();
+    // Through the dispatch, which checks the capability table first.
+    let refused = |web: WebAccess| {
+        io_harness::core::wire::encode(&endpoint(false), &turn(Some(web))).unwrap_err()
+    };
     let e = refused(WebAccess::search().allow("docs.rs").allow("crates.io"));
     assert!(e.is_config());
     assert_eq!(

@@ -1,5 +1,5 @@
 //! The launch seam: the preview is the bytes sent. For every wire × conversation
-//! mode, with a web declaration every wire carries, the body `Launch::preview`
+//! mode, with a web declaration every wire carries (a search: Gemini takes no cap), the body `Launch::preview`
 //! builds is byte for byte the body the loopback stub received when the same
 //! launch ran the same contract (or both refuse, and nothing reaches the stub).
 
@@ -18,7 +18,7 @@ use tokio_util::sync::CancellationToken;
 fn io_toml(wire: Wire, conversation: &str, ws: &std::path::Path) -> String {
     let vendor = wire.vendor();
     format!(
-        "provider = \"{vendor}\"\n\n[providers.{vendor}]\n{} = \"{}\"\n\n[task]\ngoal = \"Find the current io-harness release.\"\nworkspace = {:?}\n\n[web]\nsearch = true\nmax_uses = 3\n\n[run]\n{conversation}\n",
+        "provider = \"{vendor}\"\n\n[providers.{vendor}]\n{} = \"{}\"\n\n[task]\ngoal = \"Find the current io-harness release.\"\nworkspace = {:?}\n\n[web]\nsearch = true\n\n[run]\n{conversation}\n",
         Wire::key(vendor),
         wire.value(),
         ws.display().to_string()
@@ -90,8 +90,10 @@ async fn the_previewed_body_is_the_body_the_stub_received() {
                         sent,
                         "{wire:?} {mode}: the preview is not the body sent"
                     );
+                    // The stub records the path; a query (Gemini's `?alt=sse`) is not in it.
+                    let without_query = request.url.split('?').next().unwrap_or_default();
                     assert!(
-                        request.url.ends_with(first["path"].as_str().unwrap()),
+                        without_query.ends_with(first["path"].as_str().unwrap()),
                         "{wire:?} {mode}: {} vs {}",
                         request.url,
                         first["path"]
@@ -109,6 +111,6 @@ async fn the_previewed_body_is_the_body_the_stub_received() {
             launch.finish().await;
         }
     }
-    // Every wire carries a search with a cap, in both modes.
+    // Every wire carries a search, in both modes.
     assert_eq!(compared, Wire::ALL.len() * modes.len());
 }

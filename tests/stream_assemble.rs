@@ -42,7 +42,12 @@ fn response_fixtures() -> Vec<(String, Wire, Vec<u8>)> {
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .filter(|n| {
-                n.ends_with(".json") && !n.starts_with("request-") && !n.starts_with("error-")
+                // Requests and error bodies are not answers (Gemini's recordings
+                // are named `error_…`, `…_request.json`).
+                n.ends_with(".json")
+                    && !n.starts_with("request-")
+                    && !n.starts_with("error")
+                    && !n.contains("request")
             })
             .collect();
         names.sort();

@@ -510,6 +510,7 @@ fn cache_tokens_are_read_from_each_vendors_recorded_responses() {
             Vendor::Anthropic => "anthropic",
             Vendor::OpenAi => "openai",
             Vendor::OpenRouter => "openrouter",
+            Vendor::Gemini => "gemini",
         };
         ok(v, fixture(dir, f)).usage.unwrap()
     };

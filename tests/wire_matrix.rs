@@ -4,7 +4,7 @@
 
 #![allow(clippy::unwrap_used)]
 
-use io_harness::core::wire::{self, CAPABILITIES, Endpoint, Wire, portability};
+use io_harness::core::wire::{self, CAPABILITIES, Cap, Endpoint, Wire, portability};
 use io_harness::{Config, ToolSpec, Turn, Vendor, WebAccess};
 use pretty_assertions::assert_eq;
 use serde_json::json;
@@ -72,6 +72,7 @@ fn model(wire: Wire) -> &'static str {
         Vendor::Anthropic => "claude-sonnet-4-5",
         Vendor::OpenAi => "gpt-5.2",
         Vendor::OpenRouter => "anthropic/claude-sonnet-4.5",
+        Vendor::Gemini => "gemini-3.5-flash",
     }
 }
 
@@ -105,6 +106,7 @@ fn the_refusal_matrix_follows_the_capability_table() {
         ("fetch", WebAccess::search().with_fetch()),
         ("allow", WebAccess::search().allow("docs.rs")),
         ("block", WebAccess::search().block("evil.test")),
+        ("cap", WebAccess::search().max_uses(2)),
     ];
     let mut got = Vec::new();
     for row in CAPABILITIES {
@@ -118,13 +120,14 @@ fn the_refusal_matrix_follows_the_capability_table() {
         match f {
             "fetch" => row.fetch.is_some(),
             "allow" => row.allow_list.is_some(),
-            _ => row.block_list.is_some(),
+            "block" => row.block_list.is_some(),
+            _ => row.cap == Cap::Refused,
         }
     };
     let want: Vec<_> = Wire::ALL
         .iter()
         .flat_map(|w| {
-            ["fetch", "allow", "block"]
+            ["fetch", "allow", "block", "cap"]
                 .into_iter()
                 .map(move |f| (w.label(), f, refused(*w, f)))
         })
@@ -151,6 +154,7 @@ fn the_refusal_matrix_follows_the_capability_table() {
             (Wire::OpenAiResponses, false, true, false),
             (Wire::OpenRouterPlugin, false, false, false),
             (Wire::OpenRouterServerTools, true, true, true),
+            (Wire::Gemini, true, false, false),
         ]
     );
 }
@@ -224,7 +228,7 @@ fn the_portability_view_is_the_check() {
         .filter(|v| v.refusal.is_some())
         .map(|v| v.wire)
         .collect();
-    assert_eq!(refused, [Wire::OpenRouterPlugin]);
+    assert_eq!(refused, [Wire::OpenRouterPlugin, Wire::Gemini]);
     // Every verdict is what `encode` says for that wire and model, the limits
     // that depend on the model included.
     let declarations = [

@@ -107,7 +107,7 @@ fn vendors(names: &[String]) -> Result<Vec<Vendor>> {
     }
     if out.is_empty() {
         return Err(Error::config(
-            "--providers names no vendor: give one or more of anthropic,openai,openrouter",
+            "--providers names no vendor: give one or more of anthropic,openai,openrouter,gemini",
         ));
     }
     Ok(out)

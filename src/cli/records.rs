@@ -91,14 +91,16 @@ pub fn prices(config: Option<PathBuf>, json: bool) -> Result<()> {
             p.output_per_mtok,
             rate(p.cache_write_per_mtok),
             rate(p.cache_read_per_mtok),
-            rate(p.per_search_request),
+            // A fee per grounded prompt is said as such (Gemini 2.5).
+            p.per_grounded_prompt
+                .map_or_else(|| rate(p.per_search_request), |v| format!("{v}/req")),
             rate(p.per_fetch_request),
             r.read_on.as_deref().unwrap_or("—"),
         );
     }
     let _ = writeln!(
         text,
-        "US dollars: tokens per million, searches and fetches per request. A model not listed has no price: its cost shows — until [prices.\"MODEL\"] in io.toml states one. The vendor's invoice is the authority."
+        "US dollars: tokens per million, searches and fetches per request (`/req`: once per request that searched at all, however many searches). A model not listed has no price: its cost shows — until [prices.\"MODEL\"] in io.toml states one. The vendor's invoice is the authority."
     );
     out::print(&text)
 }

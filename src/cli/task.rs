@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 /// The flags of `run`.
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
-    /// anthropic, openai or openrouter (default: `provider` in io.toml).
+    /// anthropic, openai, openrouter or gemini (default: `provider` in io.toml).
     #[arg(long)]
     pub provider: Option<String>,
     /// The goal (default: `[task] goal`).
@@ -46,7 +46,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub demo: bool,
     /// Run the same task on several vendors at once, each in its own copy of the
-    /// workspace, as one run group: e.g. anthropic,openai,openrouter.
+    /// workspace, as one run group: e.g. anthropic,openai,openrouter,gemini.
     #[arg(long, value_delimiter = ',', conflicts_with_all = ["provider", "resume", "replay"])]
     pub providers: Vec<String>,
     /// Run a stored run's goal, declaration and verification on --provider, as a

@@ -101,7 +101,9 @@ impl ProviderConfig {
         let key = Wire::key(vendor);
         let (mine, other, other_key) = match vendor {
             Vendor::Anthropic => (&self.web_tools, &self.api, "api"),
-            Vendor::OpenAi | Vendor::OpenRouter => (&self.api, &self.web_tools, "web_tools"),
+            Vendor::OpenAi | Vendor::OpenRouter | Vendor::Gemini => {
+                (&self.api, &self.web_tools, "web_tools")
+            }
         };
         if self.responses_state.is_some() && vendor != Vendor::OpenAi {
             return Err(format!(

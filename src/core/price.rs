@@ -38,6 +38,11 @@ pub struct Price {
     pub per_search_request: Option<f64>,
     /// US dollars per provider-executed fetch.
     pub per_fetch_request: Option<f64>,
+    /// US dollars per request that searched at all, however many searches it made
+    /// (Gemini 2.5's "per grounded prompt"); where set, searches are billed by it
+    /// instead of `per_search_request`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub per_grounded_prompt: Option<f64>,
 }
 
 /// `[prices."MODEL"]` in io.toml: the same keys as a row, each optional; what is
@@ -59,11 +64,13 @@ pub struct PriceOverride {
     pub per_search_request: Option<f64>,
     /// Replaces `per_fetch_request`.
     pub per_fetch_request: Option<f64>,
+    /// Replaces `per_grounded_prompt`.
+    pub per_grounded_prompt: Option<f64>,
 }
 
 impl PriceOverride {
     /// Every field with its `[prices]` key, in table order.
-    fn fields(&self) -> [(&'static str, Option<f64>); 7] {
+    fn fields(&self) -> [(&'static str, Option<f64>); 8] {
         [
             ("input_per_mtok", self.input_per_mtok),
             ("output_per_mtok", self.output_per_mtok),
@@ -72,6 +79,7 @@ impl PriceOverride {
             ("cache_write_1h_per_mtok", self.cache_write_1h_per_mtok),
             ("per_search_request", self.per_search_request),
             ("per_fetch_request", self.per_fetch_request),
+            ("per_grounded_prompt", self.per_grounded_prompt),
         ]
     }
 
@@ -132,6 +140,7 @@ struct FileRow {
     cache_write_1h_per_mtok: Option<f64>,
     per_search_request: Option<f64>,
     per_fetch_request: Option<f64>,
+    per_grounded_prompt: Option<f64>,
     read_on: String,
     source: String,
     fees_source: Option<String>,
@@ -206,6 +215,7 @@ impl PriceTable {
                     cache_write_1h_per_mtok: r.cache_write_1h_per_mtok,
                     per_search_request: r.per_search_request,
                     per_fetch_request: r.per_fetch_request,
+                    per_grounded_prompt: r.per_grounded_prompt,
                 },
                 read_on: Some(r.read_on),
                 source: r.source,
@@ -249,6 +259,7 @@ impl PriceTable {
                         o.cache_write_1h_per_mtok.or(p.cache_write_1h_per_mtok);
                     p.per_search_request = o.per_search_request.or(p.per_search_request);
                     p.per_fetch_request = o.per_fetch_request.or(p.per_fetch_request);
+                    p.per_grounded_prompt = o.per_grounded_prompt.or(p.per_grounded_prompt);
                     row.overridden = keys;
                 }
                 None => {
@@ -265,6 +276,7 @@ impl PriceTable {
                         cache_write_1h_per_mtok: o.cache_write_1h_per_mtok,
                         per_search_request: o.per_search_request,
                         per_fetch_request: o.per_fetch_request,
+                        per_grounded_prompt: o.per_grounded_prompt,
                     };
                     self.rows
                         .extend(PriceTable::new([(model.clone(), price)]).rows);
@@ -322,7 +334,7 @@ impl PriceTable {
                 "model {model} has no price (no row in the built-in table, no [prices.\"{model}\"] in io.toml)"
             ));
         };
-        if searches && p.per_search_request.is_none() {
+        if searches && p.per_search_request.is_none() && p.per_grounded_prompt.is_none() {
             return Some(format!(
                 "model {model} has no per_search_request price and web search is declared"
             ));
@@ -405,7 +417,12 @@ impl PriceTable {
             )
             .map(|r| w.saturating_add(r))
         });
-        let fees = per_call(searches, p.per_search_request, "per_search_request").and_then(|s| {
+        // Billed per request that searched (Gemini 2.5), else per search.
+        let search_fee = match p.per_grounded_prompt {
+            Some(rate) => per_call(u64::from(searches > 0), Some(rate), "per_grounded_prompt"),
+            None => per_call(searches, p.per_search_request, "per_search_request"),
+        };
+        let fees = search_fee.and_then(|s| {
             per_call(fetches, p.per_fetch_request, "per_fetch_request").map(|f| s.saturating_add(f))
         });
         cost.tokens_micro_usd = tokens.as_ref().ok().copied();

@@ -275,9 +275,10 @@ fn demo_defaults(contract: &mut TaskContract, no_run_table: bool, no_web: bool) 
     if contract.goal.trim().is_empty() {
         contract.goal = DEMO_GOAL.to_string();
         if no_web {
-            // What every vendor carries: no domain filter (OpenRouter takes none),
-            // no fetch (Anthropic only), so switching provider never refuses.
-            contract.web = Some(WebAccess::search().max_uses(3));
+            // What every vendor carries: no domain filter (OpenRouter and Gemini
+            // take none), no fetch (Anthropic and Gemini only), no cap (Gemini
+            // takes none), so switching provider never refuses.
+            contract.web = Some(WebAccess::search());
         }
     }
 }

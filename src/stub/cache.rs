@@ -127,6 +127,8 @@ impl Ledger {
         let model = v.get("model").and_then(Value::as_str).unwrap_or_default();
         let minimum = if model.contains("haiku") { 2048 } else { 1024 };
         Some(match vendor {
+            // Gemini caches implicitly, unasked: the stub emulates no cache for it.
+            Vendor::Gemini => return None,
             Vendor::Anthropic => self.breakpoints(anthropic_units(&v), minimum),
             Vendor::OpenRouter if body_has_marks(&v) => {
                 self.breakpoints(chat_units(&v, true), minimum)

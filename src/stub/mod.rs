@@ -216,6 +216,9 @@ async fn requests(State(shared): State<Shared>) -> Response {
 type Route = (Vendor, bool);
 
 fn route_of(path: &str) -> Option<Route> {
+    if gemini_method(path).is_some() {
+        return Some((Vendor::Gemini, false));
+    }
     match path {
         "/v1/messages" => Some((Vendor::Anthropic, false)),
         "/v1/chat/completions" => Some((Vendor::OpenAi, false)),
@@ -223,6 +226,14 @@ fn route_of(path: &str) -> Option<Route> {
         "/api/v1/chat/completions" => Some((Vendor::OpenRouter, false)),
         _ => None,
     }
+}
+
+/// Gemini's method, where `path` is `/v1beta/models/{model}:{method}`.
+fn gemini_method(path: &str) -> Option<&str> {
+    let rest = path.strip_prefix("/v1beta/models/")?;
+    let (model, method) = rest.rsplit_once(':')?;
+    (!model.is_empty() && matches!(method, "generateContent" | "streamGenerateContent"))
+        .then_some(method)
 }
 
 fn json_error(status: StatusCode, message: &str) -> Response {
@@ -245,7 +256,7 @@ async fn answer(
         return json_error(
             StatusCode::NOT_FOUND,
             &format!(
-                "the stub serves /v1/messages, /v1/chat/completions, /v1/responses and /api/v1/chat/completions, not {path}"
+                "the stub serves /v1/messages, /v1/chat/completions, /v1/responses, /api/v1/chat/completions and /v1beta/models/MODEL:generateContent (or :streamGenerateContent), not {path}"
             ),
         );
     };
@@ -293,7 +304,9 @@ async fn answer(
     if let Some(ms) = r.delay_ms {
         tokio::time::sleep(Duration::from_millis(ms)).await;
     }
-    if stream::asked(&body) || r.stream.raw {
+    // Gemini asks for a stream in its URL; the others in the body.
+    let streamed = gemini_method(&path) == Some("streamGenerateContent");
+    if streamed || stream::asked(&body) || r.stream.raw {
         if let Some(frames) = stream::frames(&r, route.0, route.1) {
             return stream::respond(&r, frames).unwrap_or_else(|e| {
                 json_error(

@@ -34,12 +34,11 @@ pub fn decoded(name: &str) -> Completion {
     decode(&ok(fixture(name))).unwrap()
 }
 
-/// Gemini is not yet a `Wire`; the encoder reads only the base URL, the key
-/// variable, `stream`, and the wire a transcript's exchanges are matched by.
+/// Gemini's endpoint at the public base URL, streamed or not.
 pub fn endpoint(stream: bool) -> Endpoint {
     Endpoint {
-        vendor: Vendor::Anthropic,
-        wire: Wire::Anthropic2025,
+        vendor: Vendor::Gemini,
+        wire: Wire::Gemini,
         base_url: BASE.to_string(),
         api_key_env: "GEMINI_API_KEY".to_string(),
         stream,

@@ -1,5 +1,5 @@
 //! The Declare form beside the Preview: one vendor's exact request (or refusal),
-//! or all three side by side.
+//! or every vendor's side by side.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -15,7 +15,7 @@ use crate::console::view::block;
 use crate::core::wire::Wire;
 
 pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
-    // Side by side, the three previews take the whole width: portability at a glance.
+    // Side by side, every vendor's preview takes the whole width: portability at a glance.
     if state.side_by_side {
         draw_preview(frame, area, state);
         return;
@@ -219,8 +219,8 @@ fn draw_preview(frame: &mut Frame<'_>, area: Rect, state: &State) {
         let [table, panes] =
             Layout::vertical([Constraint::Length(table_h), Constraint::Min(0)]).areas(area);
         draw_wires(frame, table, state);
-        let cols = Layout::horizontal([Constraint::Ratio(1, 3); 3]).split(panes);
-        for (p, col) in state.previews.iter().zip(cols.iter()) {
+        let cells = grid(panes, state.previews.len());
+        for (p, col) in state.previews.iter().zip(cells.iter()) {
             let chosen = p.vendor == state.form.vendor;
             preview_pane(frame, *col, t, p, state.preview_scroll, chosen, &fold);
         }
@@ -231,6 +231,24 @@ fn draw_preview(frame: &mut Frame<'_>, area: Rect, state: &State) {
     {
         preview_pane(frame, area, t, p, state.preview_scroll, true, &fold);
     }
+}
+
+/// `n` panes side by side where each can be 40 columns wide, else in rows of as
+/// many as fit (four vendors at 120 columns: two rows of two).
+fn grid(area: Rect, n: usize) -> Vec<Rect> {
+    let n = n.max(1);
+    let per_row = (usize::from(area.width) / 40).clamp(1, n);
+    let rows = n.div_ceil(per_row);
+    let row_areas = Layout::vertical(vec![Constraint::Ratio(1, rows as u32); rows]).split(area);
+    row_areas
+        .iter()
+        .flat_map(|row| {
+            Layout::horizontal(vec![Constraint::Ratio(1, per_row as u32); per_row])
+                .split(*row)
+                .to_vec()
+        })
+        .take(n)
+        .collect()
 }
 
 /// One row per wire: carried or refused, with the reason; the configured wires marked.

@@ -40,6 +40,9 @@ pub enum Wire {
     /// OpenRouter's server tools (`api = "server-tools"`).
     #[serde(rename = "openrouter-server-tools")]
     OpenRouterServerTools,
+    /// Google's Gemini API, `generateContent` (its only wire).
+    #[serde(rename = "gemini")]
+    Gemini,
 }
 
 /// What a declaration's cap becomes on a wire.
@@ -53,6 +56,8 @@ pub enum Cap {
     Results,
     /// No field: the value is not sent.
     NotSent,
+    /// No field, and no way to keep to a cap: a declared cap is refused.
+    Refused,
 }
 
 impl Cap {
@@ -63,6 +68,7 @@ impl Cap {
             Cap::AllToolCalls => "max_tool_calls: one cap on all built-in tool calls of a response",
             Cap::Results => "max_results: caps results returned, not searches made",
             Cap::NotSent => "no cap field: not sent",
+            Cap::Refused => "no cap field: a declared cap is refused",
         }
     }
 }
@@ -100,7 +106,7 @@ impl Capabilities {
 }
 
 /// The table, one row per wire, in `Wire::ALL` order.
-pub const CAPABILITIES: [Capabilities; 6] = [
+pub const CAPABILITIES: [Capabilities; 7] = [
     Capabilities::everything(Wire::Anthropic2025),
     Capabilities::everything(Wire::Anthropic2026),
     Capabilities {
@@ -128,6 +134,20 @@ pub const CAPABILITIES: [Capabilities; 6] = [
         cap: Cap::Results,
     },
     Capabilities::everything(Wire::OpenRouterServerTools),
+    // The Gemini API's `google_search` and `url_context` tools are empty objects:
+    // no domain filter and no cap (ai.google.dev/gemini-api/docs/google-search,
+    // …/url-context, read 2026-12-04; Vertex AI's `excludeDomains` is another API).
+    Capabilities {
+        wire: Wire::Gemini,
+        search: None,
+        fetch: None,
+        allow_list: Some("its google_search tool takes no domain filter"),
+        block_list: Some(
+            "its google_search tool takes no domain filter (Vertex AI's excludeDomains is not \
+             the Gemini API)",
+        ),
+        cap: Cap::Refused,
+    },
 ];
 
 /// A declared feature a wire may not carry, in the order refusals are checked.
@@ -139,6 +159,8 @@ pub enum Feature {
     AllowList,
     /// A block-list that survived `vendor_filter`.
     BlockList,
+    /// A cap on web tool use (`max_uses`).
+    Cap,
 }
 
 impl Feature {
@@ -148,6 +170,7 @@ impl Feature {
             Feature::Fetch => "fetch",
             Feature::AllowList => "allow-list",
             Feature::BlockList => "block-list",
+            Feature::Cap => "max_uses",
         }
     }
 
@@ -157,19 +180,21 @@ impl Feature {
             Feature::Fetch => "fetch pages",
             Feature::AllowList => "restrict search to individual domains",
             Feature::BlockList => "block individual domains",
+            Feature::Cap => "cap web tool use",
         }
     }
 }
 
 impl Wire {
     /// Every wire, the spec's first for each vendor.
-    pub const ALL: [Wire; 6] = [
+    pub const ALL: [Wire; 7] = [
         Wire::Anthropic2025,
         Wire::Anthropic2026,
         Wire::OpenAiChat,
         Wire::OpenAiResponses,
         Wire::OpenRouterPlugin,
         Wire::OpenRouterServerTools,
+        Wire::Gemini,
     ];
 
     /// The vendor that serves it.
@@ -178,6 +203,7 @@ impl Wire {
             Wire::Anthropic2025 | Wire::Anthropic2026 => Vendor::Anthropic,
             Wire::OpenAiChat | Wire::OpenAiResponses => Vendor::OpenAi,
             Wire::OpenRouterPlugin | Wire::OpenRouterServerTools => Vendor::OpenRouter,
+            Wire::Gemini => Vendor::Gemini,
         }
     }
 
@@ -187,6 +213,7 @@ impl Wire {
             Vendor::Anthropic => Wire::Anthropic2025,
             Vendor::OpenAi => Wire::OpenAiChat,
             Vendor::OpenRouter => Wire::OpenRouterPlugin,
+            Vendor::Gemini => Wire::Gemini,
         }
     }
 
@@ -199,7 +226,7 @@ impl Wire {
     pub fn key(vendor: Vendor) -> &'static str {
         match vendor {
             Vendor::Anthropic => "web_tools",
-            Vendor::OpenAi | Vendor::OpenRouter => "api",
+            Vendor::OpenAi | Vendor::OpenRouter | Vendor::Gemini => "api",
         }
     }
 
@@ -212,6 +239,7 @@ impl Wire {
             Wire::OpenAiResponses => "responses",
             Wire::OpenRouterPlugin => "plugin",
             Wire::OpenRouterServerTools => "server-tools",
+            Wire::Gemini => "generate-content",
         }
     }
 
@@ -234,6 +262,7 @@ impl Wire {
             Wire::OpenAiResponses => "OpenAI Responses",
             Wire::OpenRouterPlugin => "OpenRouter's web plugin",
             Wire::OpenRouterServerTools => "OpenRouter's server tools",
+            Wire::Gemini => "the Gemini API",
         }
     }
 
@@ -294,6 +323,8 @@ impl Capabilities {
             Feature::Fetch => self.fetch,
             Feature::AllowList => self.allow_list,
             Feature::BlockList => self.block_list,
+            Feature::Cap => (self.cap == Cap::Refused)
+                .then_some("its google_search and url_context tools take no cap"),
         }
     }
 
@@ -318,6 +349,9 @@ pub fn declared(web: &WebAccess) -> Vec<Feature> {
     if !blocked.is_empty() {
         out.push(Feature::BlockList);
     }
+    if web.max_uses.is_some() {
+        out.push(Feature::Cap);
+    }
     out
 }
 
@@ -332,7 +366,9 @@ pub fn carrier(wire: Wire, web: &WebAccess) -> Option<Wire> {
 pub fn refusal(wire: Wire, web: &WebAccess) -> Option<String> {
     let feature = wire.capabilities().first_refused(web)?;
     let (allowed, blocked) = web.vendor_filter();
-    let text = if wire.is_spec() {
+    let text = if wire.vendor() == Vendor::Gemini {
+        gemini_text(feature, &allowed, &blocked, web.max_uses)
+    } else if wire.is_spec() {
         spec_text(wire.vendor(), feature, &allowed, &blocked)
     } else {
         new_wire_text(wire, feature, &allowed, &blocked)
@@ -379,7 +415,40 @@ fn spec_text(vendor: Vendor, feature: Feature, allowed: &[String], blocked: &[St
              request was sent.",
             blocked.join(", ")
         ),
+        // No spec wire refuses a cap (the table says how each carries it).
+        (_, Feature::Cap) => new_wire_text(Wire::spec(vendor), feature, allowed, blocked),
     }
+}
+
+/// Gemini's refusals, in the spec's form: the vendor, what cannot be done, why
+/// (the capability table's reason), what to do instead, nothing sent.
+fn gemini_text(
+    feature: Feature,
+    allowed: &[String],
+    blocked: &[String],
+    cap: Option<u32>,
+) -> String {
+    let why = Wire::Gemini
+        .capabilities()
+        .reason(feature)
+        .unwrap_or_default();
+    let advice = match feature {
+        Feature::Fetch => "turn fetch off".to_string(),
+        Feature::AllowList => format!(
+            "remove the allowed domains ({}) or use provider \"anthropic\"",
+            allowed.join(", ")
+        ),
+        Feature::BlockList => format!(
+            "remove the blocked domains ({}) or use provider \"anthropic\"",
+            blocked.join(", ")
+        ),
+        Feature::Cap => "remove max_uses or use provider \"anthropic\"".to_string(),
+    };
+    let what = match (feature, cap) {
+        (Feature::Cap, Some(n)) => format!("{} (max_uses = {n})", feature.refused_as()),
+        _ => feature.refused_as().to_string(),
+    };
+    format!("provider \"gemini\" cannot {what} — {why}; {advice}. No request was sent.")
 }
 
 /// The spec's form on a wire the spec does not name.
@@ -398,6 +467,7 @@ fn new_wire_text(wire: Wire, feature: Feature, allowed: &[String], blocked: &[St
              \"anthropic\"",
             blocked.join(", ")
         ),
+        Feature::Cap => "remove max_uses or use provider \"anthropic\"".to_string(),
     };
     format!(
         "provider \"{vendor}\" with {setting} cannot {} — {why}; {advice}. No request was sent.",

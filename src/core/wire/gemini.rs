@@ -6,7 +6,8 @@
 //! Web search is the `google_search` tool, fetch the `url_context` tool; neither
 //! takes a domain filter or a cap (the Gemini API documents none; Vertex AI's
 //! `excludeDomains` is another API), so an allow-list, a block-list and
-//! `max_uses` are refused before anything is sent. Local tools are
+//! `max_uses` are refused before anything is sent — by the capability table's
+//! row (`capability::CAPABILITIES`), which `wire::encode` checks first. Local tools are
 //! `functionDeclarations` with their JSON Schema as `parametersJsonSchema`. A
 //! transcript sends the model's `parts` back exactly as received, each
 //! `thoughtSignature` with it, and each local tool's result as a
@@ -20,8 +21,7 @@
 //! per URL); `promptFeedback.blockReason` without a candidate is a refusal; an
 //! `{"error": {code, message, status}}` body is the vendor error.
 //!
-//! Not yet a `Wire`: this file is whole on its own and is plugged into the
-//! dispatch later. Pure: no I/O, no clock, no async.
+//! Pure: no I/O, no clock, no async.
 
 use std::time::Duration;
 
@@ -51,9 +51,6 @@ const RETRIEVED: &str = "URL_RETRIEVAL_STATUS_SUCCESS";
 
 /// Encode one turn, or refuse what the Gemini API cannot carry.
 pub fn encode(endpoint: &Endpoint, turn: &Turn) -> Result<WireRequest> {
-    if let Some(web) = turn.web_enabled() {
-        refuse(web)?;
-    }
     let model = model_segment(&turn.model)?;
     let mut body = Map::new();
     body.insert("contents".into(), Value::Array(contents(turn, endpoint)?));
@@ -96,37 +93,6 @@ pub fn encode(endpoint: &Endpoint, turn: &Turn) -> Result<WireRequest> {
 /// What the operator should know about this wire: nothing beyond the refusals.
 pub fn cautions(_web: &WebAccess) -> Vec<String> {
     Vec::new()
-}
-
-/// The refusals, in the capability table's order (allow-list, block-list) and
-/// then the cap, each in the spec's form: the vendor, what cannot be done, why,
-/// what to do instead, and that nothing was sent.
-fn refuse(web: &WebAccess) -> Result<()> {
-    let (allowed, blocked) = web.vendor_filter();
-    let text = if !allowed.is_empty() {
-        format!(
-            "provider \"{PROVIDER}\" cannot restrict search to individual domains — its \
-             google_search tool takes no domain filter; remove the allowed domains ({}) or use \
-             provider \"anthropic\". No request was sent.",
-            allowed.join(", ")
-        )
-    } else if !blocked.is_empty() {
-        format!(
-            "provider \"{PROVIDER}\" cannot block individual domains — its google_search tool \
-             takes no domain filter (Vertex AI's excludeDomains is not the Gemini API); remove \
-             the blocked domains ({}) or use provider \"anthropic\". No request was sent.",
-            blocked.join(", ")
-        )
-    } else if let Some(n) = web.max_uses {
-        format!(
-            "provider \"{PROVIDER}\" cannot cap web tool use (max_uses = {n}) — its \
-             google_search and url_context tools take no cap; remove max_uses or use provider \
-             \"anthropic\". No request was sent."
-        )
-    } else {
-        return Ok(());
-    };
-    Err(Error::config(text))
 }
 
 /// The model as a URL path segment: `models/` dropped where written, and a name

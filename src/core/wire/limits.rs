@@ -67,6 +67,7 @@ pub fn model_limit(wire: Wire, model: &str, web: &WebAccess) -> Option<&'static 
                 Feature::AllowList => !allowed.is_empty(),
                 Feature::BlockList => !blocked.is_empty(),
                 Feature::Fetch => web.fetch,
+                Feature::Cap => web.max_uses.is_some(),
             }
     })
 }

@@ -68,6 +68,7 @@ pub fn encode(endpoint: &Endpoint, turn: &Turn) -> Result<WireRequest> {
         Wire::OpenAiResponses => openai_responses::encode(endpoint, turn),
         Wire::OpenRouterPlugin => openrouter_plugin::encode(endpoint, turn),
         Wire::OpenRouterServerTools => openrouter_tools::encode(endpoint, turn),
+        Wire::Gemini => gemini::encode(endpoint, turn),
     }
 }
 
@@ -84,6 +85,7 @@ pub fn decode_wire(wire: Wire, response: &WireResponse) -> Result<Completion> {
         Wire::OpenAiResponses => openai_responses::decode(response),
         // The server tools answer in the Chat Completions shape the plugin does.
         Wire::OpenRouterPlugin | Wire::OpenRouterServerTools => openrouter_plugin::decode(response),
+        Wire::Gemini => gemini::decode(response),
     }
 }
 
@@ -118,5 +120,6 @@ pub fn cautions_wire(wire: Wire, web: Option<&WebAccess>) -> Vec<String> {
         Wire::OpenAiResponses => openai_responses::cautions(web),
         Wire::OpenRouterPlugin => openrouter_plugin::cautions(web),
         Wire::OpenRouterServerTools => openrouter_tools::cautions(web),
+        Wire::Gemini => gemini::cautions(web),
     }
 }

@@ -24,11 +24,19 @@ pub enum Vendor {
     /// OpenRouter Chat Completions.
     #[serde(rename = "openrouter")]
     OpenRouter,
+    /// Google's Gemini API (`generateContent`).
+    #[serde(rename = "gemini")]
+    Gemini,
 }
 
 impl Vendor {
-    /// All three, in display order.
-    pub const ALL: [Vendor; 3] = [Vendor::Anthropic, Vendor::OpenAi, Vendor::OpenRouter];
+    /// Every vendor, in display order.
+    pub const ALL: [Vendor; 4] = [
+        Vendor::Anthropic,
+        Vendor::OpenAi,
+        Vendor::OpenRouter,
+        Vendor::Gemini,
+    ];
 
     /// The name used in `io.toml`, on the command line and in the store.
     pub fn as_str(self) -> &'static str {
@@ -36,6 +44,7 @@ impl Vendor {
             Vendor::Anthropic => "anthropic",
             Vendor::OpenAi => "openai",
             Vendor::OpenRouter => "openrouter",
+            Vendor::Gemini => "gemini",
         }
     }
 
@@ -45,14 +54,17 @@ impl Vendor {
             Vendor::Anthropic => "https://api.anthropic.com",
             Vendor::OpenAi => "https://api.openai.com",
             Vendor::OpenRouter => "https://openrouter.ai/api",
+            Vendor::Gemini => "https://generativelanguage.googleapis.com/v1beta",
         }
     }
 
-    /// The path appended to the base URL.
+    /// The path appended to the base URL (Gemini's continues with the model and
+    /// the method: `/models/{model}:generateContent`).
     pub fn path(self) -> &'static str {
         match self {
             Vendor::Anthropic => "/v1/messages",
             Vendor::OpenAi | Vendor::OpenRouter => "/v1/chat/completions",
+            Vendor::Gemini => "/models",
         }
     }
 
@@ -61,6 +73,7 @@ impl Vendor {
     pub fn base_url_at(self, host_port: &str) -> String {
         match self {
             Vendor::OpenRouter => format!("http://{host_port}/api"),
+            Vendor::Gemini => format!("http://{host_port}/v1beta"),
             Vendor::Anthropic | Vendor::OpenAi => format!("http://{host_port}"),
         }
     }
@@ -71,6 +84,7 @@ impl Vendor {
             Vendor::Anthropic => "ANTHROPIC_API_KEY",
             Vendor::OpenAi => "OPENAI_API_KEY",
             Vendor::OpenRouter => "OPENROUTER_API_KEY",
+            Vendor::Gemini => "GEMINI_API_KEY",
         }
     }
 
@@ -80,6 +94,9 @@ impl Vendor {
             Vendor::Anthropic => "claude-sonnet-4-5",
             Vendor::OpenAi => "gpt-5-search-api",
             Vendor::OpenRouter => "openai/gpt-5.2",
+            // Google's models page (ai.google.dev/gemini-api/docs/models), read
+            // 2026-12-04: Gemini 3.5 Flash, stable, with Google Search and URL context.
+            Vendor::Gemini => "gemini-3.5-flash",
         }
     }
 }
@@ -99,7 +116,7 @@ impl FromStr for Vendor {
             .find(|v| v.as_str() == s)
             .ok_or_else(|| {
                 Error::config(format!(
-                    "unknown provider \"{s}\"; use one of: anthropic, openai, openrouter"
+                    "unknown provider \"{s}\"; use one of: anthropic, openai, openrouter, gemini"
                 ))
             })
     }

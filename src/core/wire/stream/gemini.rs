@@ -10,10 +10,12 @@
 //! paths cannot drift apart. A stream that ends without a `finishReason` (or a
 //! blocked prompt's `blockReason`) is incomplete: a retryable transport error,
 //! never a completion. An error chunk ends the attempt as the vendor error.
-//! Pure: no I/O, no clock; it reads events, it renders none.
+//! `render` is the inverse, for the stub vendor: a whole body as the chunks
+//! Google would stream. Pure: no I/O, no clock.
 
 use serde_json::{Map, Value, json};
 
+use super::frame::{frame, pieces};
 use super::{Delta, WireAssembler, bad_event, incomplete};
 use crate::core::completion::Completion;
 use crate::core::turn::WireResponse;
@@ -259,6 +261,81 @@ impl WireAssembler for Gemini {
         let head = self.head.clone();
         decode_value(&head, &self.body())
     }
+}
+
+/// A whole `generateContent` body as the chunks Google would stream: the search
+/// queries first (a search shows as it starts), each text part in small pieces
+/// and every other part whole, then a last chunk with the finish reason, the
+/// whole grounding, the URL context and the usage. A body with no candidate (a
+/// blocked prompt) is one chunk as it is.
+pub(crate) fn render(v: &Value) -> Vec<String> {
+    let Some(candidate) = v.pointer("/candidates/0").and_then(Value::as_object) else {
+        return vec![frame(None, v)];
+    };
+    let chunk = |mut c: Map<String, Value>, last: bool| {
+        c.insert("index".into(), json!(0));
+        let mut top = Map::new();
+        top.insert("candidates".into(), json!([c]));
+        if last {
+            for key in TOP {
+                if let Some(x) = v.get(key) {
+                    top.insert(key.into(), x.clone());
+                }
+            }
+        }
+        frame(None, &Value::Object(top))
+    };
+    let with_parts = |parts: Vec<Value>| {
+        let mut c = Map::new();
+        c.insert("content".into(), json!({"role": "model", "parts": parts}));
+        c
+    };
+    let mut out = Vec::new();
+    if let Some(q) = candidate
+        .get("groundingMetadata")
+        .and_then(|g| g.get("webSearchQueries"))
+        .filter(|q| !empty(q))
+    {
+        let mut c = with_parts(Vec::new());
+        c.insert("groundingMetadata".into(), json!({"webSearchQueries": q}));
+        out.push(chunk(c, false));
+    }
+    let parts = candidate
+        .get("content")
+        .and_then(|c| c.get("parts"))
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    for part in parts {
+        match part
+            .get("text")
+            .and_then(Value::as_str)
+            .filter(|t| !t.is_empty())
+        {
+            Some(text) => {
+                let texts = pieces(text);
+                let n = texts.len();
+                for (i, piece) in texts.into_iter().enumerate() {
+                    let mut p = part.clone();
+                    p["text"] = json!(piece);
+                    // A signature goes with the part's last piece, as Google sends it.
+                    if i + 1 < n {
+                        if let Some(o) = p.as_object_mut() {
+                            o.remove("thoughtSignature");
+                        }
+                    }
+                    out.push(chunk(with_parts(vec![p]), false));
+                }
+            }
+            None => out.push(chunk(with_parts(vec![part]), false)),
+        }
+    }
+    let mut last = with_parts(vec![json!({"text": ""})]);
+    for (k, x) in candidate.iter().filter(|(k, _)| k.as_str() != "content") {
+        last.insert(k.clone(), x.clone());
+    }
+    out.push(chunk(last, true));
+    out
 }
 
 #[cfg(test)]

@@ -48,18 +48,9 @@ pub fn assembler_for(wire: Wire, head: WireResponse) -> Option<Assembler> {
             Box::new(chat::Chat::new(vendor, head))
         }
         Wire::OpenAiResponses => Box::new(openai_responses::Responses::new(head)),
+        Wire::Gemini => Box::new(gemini::Gemini::new(head)),
     };
     Some(Assembler::new(vendor, part))
-}
-
-/// The assembler for a streamed Gemini answer (`:streamGenerateContent?alt=sse`).
-/// Gemini is not yet a `Wire`, so `assembler_for` does not name it; until it
-/// does, this is how the transport and the tests reach it.
-pub fn gemini_assembler(head: WireResponse) -> Assembler {
-    Assembler::named(
-        crate::core::wire::gemini::PROVIDER,
-        Box::new(gemini::Gemini::new(head)),
-    )
 }
 
 /// Whether answers on `wire` can be streamed (its encoder adds `"stream": true`).
@@ -110,15 +101,9 @@ impl std::fmt::Debug for Assembler {
 impl Assembler {
     /// An assembler over any wire.
     pub fn new(vendor: Vendor, wire: Box<dyn WireAssembler>) -> Self {
-        Assembler::named(vendor.as_str(), wire)
-    }
-
-    /// An assembler over any wire, its vendor named in words (a vendor that is
-    /// not yet a `Vendor`).
-    pub fn named(provider: &str, wire: Box<dyn WireAssembler>) -> Self {
         let (tx, rx) = mpsc::channel();
         Assembler {
-            provider: provider.to_string(),
+            provider: vendor.to_string(),
             sse: SseByteStream::new(Feed(rx)),
             tx: Some(tx),
             wire,

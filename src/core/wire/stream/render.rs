@@ -26,6 +26,7 @@ pub fn render(wire: Wire, body: &[u8]) -> Result<Vec<String>> {
             Vendor::Anthropic => anthropic(&v),
             Vendor::OpenAi => chat(&v, false),
             Vendor::OpenRouter => chat(&v, true),
+            Vendor::Gemini => super::gemini::render(&v),
         },
     })
 }
