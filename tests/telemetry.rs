@@ -770,3 +770,60 @@ async fn an_unreachable_collector_pauses_tracing_then_it_is_tried_again() {
     assert_eq!(said.matches("could not take").count(), 1, "{said}");
     assert!(said.contains("run events were not traced"), "{said}");
 }
+
+/// A Gemini run is traced under the GenAI conventions' name for Google's Gemini
+/// API, `gcp.gemini`, through the launch seam as `run --demo --provider gemini`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_gemini_run_is_traced_as_gcp_gemini() {
+    let rx = Receiver::start(Mode::Ok).await;
+    let dir = tempfile::tempdir().unwrap();
+    let text = format!(
+        "provider = \"gemini\"\n[task]\nworkspace = {:?}\n[telemetry]\notlp_endpoint = {:?}\n",
+        dir.path().display().to_string(),
+        rx.base_url
+    );
+    let loaded = io_harness::config::Loaded {
+        config: Config::parse(&text, "io.toml").unwrap(),
+        path: None,
+    };
+    let mut launch = io_harness::Launch::resolve(&loaded, true);
+    launch.start_stub().await.unwrap();
+    launch.start_telemetry().unwrap();
+    let contract = launch.plan().contract(|_| {});
+    let provider = launch
+        .provider(io_harness::Vendor::Gemini, None, &launch.key())
+        .unwrap();
+    let store = io_harness::Store::open(dir.path().join("runs.db")).unwrap();
+    let call = io_harness::Call {
+        store: &store,
+        approver: &ApproveAll,
+        cancel: tokio_util::sync::CancellationToken::new(),
+    };
+    let r = launch
+        .run(
+            &contract,
+            &provider,
+            std::sync::Arc::new(io_harness::run::NoObserver),
+            None,
+            call,
+        )
+        .await
+        .unwrap();
+    assert!(r.outcome.passed(), "{r:?}");
+    assert_eq!(launch.finish().await, None);
+    let spans = rx.spans();
+    let agent = one(&spans, "invoke_agent io-harness");
+    assert_eq!(
+        attr(agent, "gen_ai.provider.name").as_deref(),
+        Some("gcp.gemini")
+    );
+    let chat = one(&spans, "chat gemini-3.5-flash");
+    assert_eq!(
+        attr(chat, "gen_ai.provider.name").as_deref(),
+        Some("gcp.gemini")
+    );
+    assert_eq!(
+        attr(chat, "io_harness.server_tool.searches").as_deref(),
+        Some("1")
+    );
+}

@@ -122,6 +122,15 @@ fn int(n: u64) -> Value {
     Value::I64(i64::try_from(n).unwrap_or(i64::MAX))
 }
 
+/// The GenAI conventions' name for a vendor (`gcp.gemini` for Google's Gemini
+/// API); the others are named as this crate names them.
+pub fn provider_name(vendor: &str) -> String {
+    match vendor {
+        "gemini" => "gcp.gemini".to_string(),
+        other => other.to_string(),
+    }
+}
+
 fn kv(key: &'static str, value: Value) -> KeyValue {
     KeyValue::new(key, value)
 }
@@ -131,7 +140,7 @@ fn kv(key: &'static str, value: Value) -> KeyValue {
 pub fn start_agent(shape: &Shape, parent: &Context, a: &AgentStart) -> Context {
     let mut attrs = vec![
         kv("gen_ai.operation.name", text("invoke_agent")),
-        kv("gen_ai.provider.name", text(a.provider.clone())),
+        kv("gen_ai.provider.name", text(provider_name(&a.provider))),
         kv("gen_ai.agent.name", text(a.agent.clone())),
         kv("gen_ai.agent.id", text(format!("run-{}", a.run_id))),
         kv("gen_ai.request.model", text(a.model.clone())),
@@ -169,7 +178,7 @@ pub fn request(shape: &Shape, parent: &Context, r: &Request) {
     let end = r.end.unwrap_or(start);
     let mut attrs = vec![
         kv("gen_ai.operation.name", text("chat")),
-        kv("gen_ai.provider.name", text(r.provider.clone())),
+        kv("gen_ai.provider.name", text(provider_name(&r.provider))),
         kv("gen_ai.request.model", text(r.request_model.clone())),
         kv("io_harness.step", int(r.step.into())),
         kv("io_harness.attempt", int(r.attempt.into())),
