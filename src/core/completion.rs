@@ -232,8 +232,14 @@ pub struct Completion {
     pub citations: Vec<Citation>,
     /// Provider-executed tool calls, ok and failed.
     pub server_tools: Vec<ServerToolCall>,
-    /// Why generation stopped.
+    /// Why generation stopped, in vendor-neutral terms.
     pub stop: StopReason,
+    /// Why generation stopped as the vendor itself said it (Anthropic
+    /// `stop_reason`, Chat `finish_reason`, Responses `status` or its
+    /// `incomplete_details.reason`): what a trace reports. `None` where the
+    /// vendor said nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finish_reason: Option<String>,
     /// Counts, where the vendor sent them.
     pub usage: Option<Usage>,
     /// The model that answered, as the vendor named it.

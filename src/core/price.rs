@@ -388,7 +388,7 @@ impl PriceTable {
         // A 1-hour write is priced at its own rate; the rest of the writes at the
         // default (5-minute) rate.
         let hour = u.cache_write_1h_tokens.min(u.cache_write_tokens);
-        let cache = per_token(
+        let write = per_token(
             u.cache_write_tokens - hour,
             p.cache_write_per_mtok,
             "cache_write_per_mtok",
@@ -396,15 +396,15 @@ impl PriceTable {
         .and_then(|w| {
             per_token(hour, p.cache_write_1h_per_mtok, "cache_write_1h_per_mtok")
                 .map(|h| w.saturating_add(h))
-        })
-        .and_then(|w| {
-            per_token(
-                u.cache_read_tokens,
-                p.cache_read_per_mtok,
-                "cache_read_per_mtok",
-            )
-            .map(|r| w.saturating_add(r))
         });
+        let read = per_token(
+            u.cache_read_tokens,
+            p.cache_read_per_mtok,
+            "cache_read_per_mtok",
+        );
+        cost.cache_write_micro_usd = write.as_ref().ok().copied();
+        cost.cache_read_micro_usd = read.as_ref().ok().copied();
+        let cache = write.and_then(|w| read.map(|r| w.saturating_add(r)));
         let fees = per_call(searches, p.per_search_request, "per_search_request").and_then(|s| {
             per_call(fetches, p.per_fetch_request, "per_fetch_request").map(|f| s.saturating_add(f))
         });
