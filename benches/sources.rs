@@ -115,6 +115,7 @@ fn sources(c: &mut Criterion) {
         stop_reason: "tool_use".into(),
         latency_ms: 1,
         request_id: None,
+        ..ProviderCall::default()
     };
     let plain = dir.path().join("plain.db");
     Store::open(&plain).unwrap_or_else(|e| panic!("{e}"));

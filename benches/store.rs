@@ -92,6 +92,7 @@ fn store_writes(c: &mut Criterion) {
         stop_reason: "tool_use".into(),
         latency_ms: 900,
         request_id: Some("req_1".into()),
+        ..ProviderCall::default()
     };
     g.throughput(Throughput::Elements(13));
     g.bench_function("one step's accounting, 13 rows", |b| {

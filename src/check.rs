@@ -160,6 +160,7 @@ fn verdict(c: &CitationRow, read: &Read, hops: &[String]) -> CheckRow {
         (Some(d), false) => Some(format!("{d}; redirected: {}", hops.join(" -> "))),
     };
     CheckRow {
+        run_id: c.run_id,
         step: c.step,
         url: c.url.clone(),
         verdict: verdict.to_string(),

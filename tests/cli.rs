@@ -239,11 +239,11 @@ async fn run_json_then_runs_then_citations_against_the_stub() {
     assert_eq!(runs[0]["citation_count"].as_u64(), Some(3));
     // The run's total is the sum of its requests' costs, on every surface.
     assert_eq!(
-        runs[0]["cost"]["total_micro_usd"].as_u64(),
+        runs[0]["cost_micro_usd"].as_u64(),
         Some(per_request.iter().sum::<u64>())
     );
-    assert_eq!(runs[0]["cost"]["total_micro_usd"].as_u64(), Some(40_213));
-    assert_eq!(runs[0]["cost"]["fees_micro_usd"].as_u64(), Some(20_000));
+    assert_eq!(runs[0]["cost_micro_usd"].as_u64(), Some(40_213));
+    assert_eq!(runs[0]["fees_micro_usd"].as_u64(), Some(20_000));
     let (code, table, _) = run(bin().args(["runs", "--config", &cfg]));
     assert_eq!(code, 0);
     assert!(

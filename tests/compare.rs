@@ -226,8 +226,8 @@ async fn each_vendor_runs_in_its_own_copy_and_a_refusal_is_recorded_while_the_ot
     assert_eq!(c.not_run[0].vendor, "openrouter");
     assert_eq!(c.not_run[0].message, want_refusal);
     assert_eq!(c.runs[0].vendor, "anthropic");
-    assert_eq!(c.runs[0].steps, 2);
-    assert_eq!(c.runs[0].searches, 1);
+    assert_eq!(c.runs[0].figures.requests, 2);
+    assert_eq!(c.runs[0].figures.searches, 1);
     assert_eq!(c.runs[1].vendor, "openai");
     assert!(c.runs[0].citations > 0 && c.runs[1].citations > 0, "{c:#?}");
     assert_eq!(c.overlaps.len(), 1);
@@ -384,8 +384,8 @@ async fn the_dollar_cap_is_on_the_groups_total() {
         .unwrap()
         .unwrap();
     assert_eq!(c.max_usd_micro, Some(cap));
-    assert_eq!(c.runs[0].cost_micro_usd, Some(10_000));
-    assert_eq!(c.runs[1].cost_micro_usd, Some(20_000));
+    assert_eq!(c.runs[0].figures.cost_micro_usd, Some(10_000));
+    assert_eq!(c.runs[1].figures.cost_micro_usd, Some(20_000));
 }
 
 /// Row counts of every table a run writes, for one run.

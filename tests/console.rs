@@ -776,6 +776,7 @@ fn the_total_row_stays_on_screen_however_many_requests() {
                 cost: io_harness::Cost::default(),
                 text: String::new(),
                 response_id: None,
+                finish_reason: None,
                 tool_calls: Vec::new(),
             },
         };
@@ -860,6 +861,7 @@ fn a_checked_citation_shows_its_verdict_in_sources() {
     update(&mut s, key(KeyCode::F(4)));
     update(&mut s, Msg::Runs(vec![run_row(1, "root")]));
     let check = |url: &str, verdict: &str| io_harness::store::checks::CheckRow {
+        run_id: io_harness::RunId(1),
         step: 1,
         url: url.into(),
         verdict: verdict.into(),

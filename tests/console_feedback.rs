@@ -51,6 +51,7 @@ fn called(step: u32, text: &str, stop: &str) -> Msg {
             cost: Cost::default(),
             text: text.into(),
             response_id: None,
+            finish_reason: None,
             tool_calls: Vec::new(),
         },
     )

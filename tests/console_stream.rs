@@ -121,6 +121,7 @@ fn a_search_shows_with_its_query_and_a_timer_then_its_verdict() {
                 "I'll look up the current release first. The cap was reached; the answer is 0.22.0."
                     .into(),
             response_id: None,
+            finish_reason: None,
             tool_calls: Vec::new(),
         },
     );

@@ -69,7 +69,7 @@ fn a_grounded_search_answer_decodes_whole() {
         ],
         server_tools: vec![search("weather in San Francisco today")],
         stop: StopReason::EndTurn,
-        vendor_stop: Some("STOP".into()),
+        finish_reason: Some("STOP".into()),
         // 17 prompt + 119 tool-use prompt; 201 answer + 213 thinking.
         usage: Some(Usage {
             input_tokens: 136,
@@ -107,7 +107,7 @@ fn a_url_context_answer_is_one_fetch_per_url() {
         )]
     );
     assert_eq!(
-        (c.stop, c.vendor_stop.as_deref()),
+        (c.stop, c.finish_reason.as_deref()),
         (StopReason::EndTurn, Some("STOP"))
     );
     assert_eq!(c.usage.unwrap().input_tokens, 32 + 2395);
@@ -142,7 +142,7 @@ fn a_function_call_keeps_its_signature_in_the_blocks() {
             input: json!({"location": "San Francisco"}),
         }],
         stop: StopReason::ToolUse,
-        vendor_stop: Some("STOP".into()),
+        finish_reason: Some("STOP".into()),
         usage: Some(Usage {
             input_tokens: 29,
             output_tokens: 15 + 1801,
@@ -185,7 +185,7 @@ fn thought_parts_are_not_the_answer_cached_tokens_are_cache_reads() {
 fn the_finish_reasons_map_with_googles_word_kept() {
     let c = decoded("max_tokens.json");
     assert_eq!(
-        (c.text.as_str(), c.stop, c.vendor_stop.as_deref()),
+        (c.text.as_str(), c.stop, c.finish_reason.as_deref()),
         (
             "The capital of France is",
             StopReason::MaxTokens,
@@ -197,14 +197,14 @@ fn the_finish_reasons_map_with_googles_word_kept() {
         (
             c.text.as_str(),
             c.stop,
-            c.vendor_stop.as_deref(),
+            c.finish_reason.as_deref(),
             c.blocks.len()
         ),
         ("", StopReason::Refusal, Some("SAFETY"), 0)
     );
     let c = decoded("prompt_blocked.json");
     assert_eq!(
-        (c.stop, c.vendor_stop.as_deref(), c.model.as_deref()),
+        (c.stop, c.finish_reason.as_deref(), c.model.as_deref()),
         (
             StopReason::Refusal,
             Some("PROHIBITED_CONTENT"),
@@ -222,7 +222,7 @@ fn the_finish_reasons_map_with_googles_word_kept() {
         let mut v = json_of("max_tokens.json");
         v["candidates"][0]["finishReason"] = json!(reason);
         let c = decode(&ok(v.to_string().into_bytes())).unwrap();
-        assert_eq!((c.stop, c.vendor_stop.as_deref()), (stop, Some(reason)));
+        assert_eq!((c.stop, c.finish_reason.as_deref()), (stop, Some(reason)));
     }
 }
 

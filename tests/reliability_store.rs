@@ -46,6 +46,7 @@ fn call(input: u64, output: u64) -> ProviderCall {
         stop_reason: "end_turn".into(),
         latency_ms: 1,
         request_id: None,
+        ..ProviderCall::default()
     }
 }
 
@@ -119,9 +120,14 @@ fn absurd_token_counts_never_break_a_listing() {
     let fine = new_run(&store);
     store.record_provider_call(fine, 1, &call(10, 2));
 
-    let runs = store.runs(None).unwrap();
+    let runs = store
+        .priced_runs(None, &io_harness::PriceTable::builtin())
+        .unwrap();
     assert_eq!(runs.len(), 3);
-    let row = |id: RunId| runs.iter().find(|r| r.run_id == id).unwrap().clone();
+    let row = |id: RunId| {
+        let r = runs.iter().find(|r| r.run_id == id).unwrap();
+        r.figures.clone().unwrap()
+    };
     assert_eq!(row(poisoned).input_tokens, 10_000_000_000_000_000_000);
     assert_eq!(row(wrapped).input_tokens, i64::MAX as u64);
     assert_eq!(row(fine).input_tokens, 10);
@@ -140,8 +146,13 @@ fn a_row_written_negative_by_an_older_release_reads_saturated() {
     let conn = rusqlite::Connection::open(&path).unwrap();
     conn.execute("UPDATE provider_calls SET input_tokens = -1", [])
         .unwrap();
-    let runs = store.runs(None).unwrap();
-    assert_eq!(runs[0].input_tokens, i64::MAX as u64);
+    let runs = store
+        .priced_runs(None, &io_harness::PriceTable::builtin())
+        .unwrap();
+    assert_eq!(
+        runs[0].figures.as_ref().unwrap().input_tokens,
+        i64::MAX as u64
+    );
     assert_eq!(
         store.provider_calls(run).unwrap()[0]
             .usage

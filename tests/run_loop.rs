@@ -459,6 +459,6 @@ async fn openrouters_reported_cost_is_the_requests_cost() {
         .ledger(r.run_id, &io_harness::PriceTable::default())
         .unwrap();
     assert_eq!(ledger.total_micro_usd(), Some(7_764));
-    assert!(ledger.vendor_reported());
+    assert!(ledger.figures(None).vendor_reported());
     assert_eq!(r.spent_micro_usd, 7_764);
 }

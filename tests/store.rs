@@ -116,6 +116,7 @@ fn server_tool_rows_and_accounting() {
             stop_reason: "pause_turn".into(),
             latency_ms: 7,
             request_id: Some("req_1".into()),
+            ..ProviderCall::default()
         },
     );
     store.record_provider_call(
@@ -128,6 +129,7 @@ fn server_tool_rows_and_accounting() {
             stop_reason: "end_turn".into(),
             latency_ms: 3,
             request_id: None,
+            ..ProviderCall::default()
         },
     );
     let pc = store.provider_calls(run).unwrap();
@@ -141,14 +143,19 @@ fn server_tool_rows_and_accounting() {
         .map(|u| u.server_tool_requests)
         .sum();
     assert_eq!(requests, 2);
-    let row = store.run(run).unwrap().unwrap();
+    // The run's figures: the searches its answers reported, ok or failed.
+    let f = store
+        .figures(run, &io_harness::PriceTable::builtin())
+        .unwrap();
     assert_eq!(
         (
-            row.input_tokens,
-            row.output_tokens,
-            row.server_tool_requests
+            f.requests,
+            f.input_tokens,
+            f.output_tokens,
+            f.searches,
+            f.failed_searches
         ),
-        (10, 5, 2)
+        (2, 10, 5, 2, 1)
     );
 }
 
@@ -276,7 +283,7 @@ fn data_survives_reopen_and_an_older_schema_upgrades() {
         .unwrap();
     }
     let store = Store::open(&path).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 9);
+    assert_eq!(store.schema_version().unwrap(), 10);
     let runs = store.runs(None).unwrap();
     assert_eq!(runs[0].goal, "recorded before 0.22.0");
     assert!(store.citations(runs[0].run_id).unwrap().is_empty());
@@ -296,7 +303,7 @@ fn data_survives_reopen_and_an_older_schema_upgrades() {
     );
     assert_eq!(ledger.total_micro_usd(), Some(3_000 + 1_500 + 10_000));
     drop(store);
-    assert_eq!(Store::open(&path).unwrap().schema_version().unwrap(), 9);
+    assert_eq!(Store::open(&path).unwrap().schema_version().unwrap(), 10);
 }
 
 #[test]

@@ -96,17 +96,19 @@ fn describe(kind: &EventKind) -> Option<String> {
             ..
         } => {
             let u = usage.unwrap_or_default();
+            // A cache write (charged at the write price) and a cache read (at the
+            // read price) are told apart, beside the plain input; the searches and
+            // fetches named are those the fees count (each call made, ok or
+            // failed, has a line of its own below).
             format!(
-                "{} in ({} cached) / {} out tokens, {} search{}, {stop_reason}, {latency_ms} ms, {}",
+                "{} in ({} uncached, {} cache write, {} cache read) / {} out tokens, {} billed search{}, {stop_reason}, {latency_ms} ms, {}",
                 u.all_input_tokens(),
-                u.cache_write_tokens.saturating_add(u.cache_read_tokens),
+                u.input_tokens,
+                u.cache_write_tokens,
+                u.cache_read_tokens,
                 u.output_tokens,
-                u.server_tool_requests,
-                if u.server_tool_requests == 1 {
-                    ""
-                } else {
-                    "es"
-                },
+                cost.fee_requests,
+                if cost.fee_requests == 1 { "" } else { "es" },
                 io_harness::price::describe(cost)
             )
         }

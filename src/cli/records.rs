@@ -31,7 +31,8 @@ pub fn runs(config: Option<PathBuf>, store: Option<PathBuf>, json: bool, limit: 
         "run", "group", "started", "provider", "outcome", "sources", "tokens", "fees", "cost"
     );
     for r in runs {
-        let cost = r.cost.clone().unwrap_or_default();
+        // Every figure from the one summary `compare` and the console read.
+        let f = r.figures.clone().unwrap_or_default();
         let _ = writeln!(
             text,
             "{:>5}  {:>5}  {:<20}  {:<10}  {:<16}  {:>7}  {:>9}  {:>10}  {:>10}  {}",
@@ -41,12 +42,12 @@ pub fn runs(config: Option<PathBuf>, store: Option<PathBuf>, json: bool, limit: 
             r.provider,
             r.outcome.as_deref().unwrap_or("running"),
             r.citation_count,
-            r.input_tokens.saturating_add(r.output_tokens),
-            io_harness::core::price::fees_or_included(cost.fees_micro_usd, cost.vendor_reported),
+            f.tokens(),
+            io_harness::core::price::fees_or_included(f.fees_micro_usd, f.vendor_reported()),
             format!(
                 "{}{}",
-                usd_or_dash(cost.total_micro_usd),
-                if cost.vendor_reported { "v" } else { "" }
+                usd_or_dash(f.cost_micro_usd),
+                if f.vendor_reported() { "v" } else { "" }
             ),
             r.goal.lines().next().unwrap_or("")
         );

@@ -232,8 +232,15 @@ pub struct Completion {
     pub citations: Vec<Citation>,
     /// Provider-executed tool calls, ok and failed.
     pub server_tools: Vec<ServerToolCall>,
-    /// Why generation stopped.
+    /// Why generation stopped, in vendor-neutral terms.
     pub stop: StopReason,
+    /// Why generation stopped as the vendor itself said it (Anthropic
+    /// `stop_reason`, Chat `finish_reason`, Responses `status` or its
+    /// `incomplete_details.reason`, Gemini `finishReason` or a blocked prompt's
+    /// `promptFeedback.blockReason`): what a trace reports. `None` where the
+    /// vendor said nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finish_reason: Option<String>,
     /// Counts, where the vendor sent them.
     pub usage: Option<Usage>,
     /// The model that answered, as the vendor named it.
@@ -248,12 +255,6 @@ pub struct Completion {
     /// The body's own `id` (`previous_response_id` on Responses).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub response_id: Option<String>,
-    /// Why the vendor stopped, in its own words, where `stop` maps several of them
-    /// to one value (Gemini's `finishReason` `SAFETY`, `RECITATION`, … are each a
-    /// `Refusal`; a blocked prompt's `promptFeedback.blockReason`). `None` on the
-    /// wires whose `stop` already keeps the vendor's word.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub vendor_stop: Option<String>,
     /// The search suggestions a vendor requires an application to show beside a
     /// grounded answer (Gemini's `searchEntryPoint.renderedContent`, HTML and CSS
     /// as Google sent them); `None` where the vendor sent none.

@@ -101,6 +101,12 @@ pub struct Cost {
     pub tokens_micro_usd: Option<u64>,
     /// Cache writes and reads at their own rates.
     pub cache_micro_usd: Option<u64>,
+    /// Of the cache part, the writes (5-minute and 1-hour, each at its rate).
+    #[serde(default)]
+    pub cache_write_micro_usd: Option<u64>,
+    /// Of the cache part, the reads.
+    #[serde(default)]
+    pub cache_read_micro_usd: Option<u64>,
     /// Server-tool fees (searches, fetches) at the vendor's per-request prices.
     pub fees_micro_usd: Option<u64>,
     /// How many searches and fetches the fees count.
@@ -248,6 +254,10 @@ pub enum EventKind {
         /// The body's own id, where the vendor gave one (`gen_ai.response.id`).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         response_id: Option<String>,
+        /// The stop reason as the vendor spelled it (`stop`), where it said one
+        /// (`gen_ai.response.finish_reasons`); `stop_reason` is its neutral name.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        finish_reason: Option<String>,
         /// The local tools it asked for, in order: the `ToolCalled` events that
         /// follow answer them in this order (their ids are what traces carry).
         #[serde(default, skip_serializing_if = "Vec::is_empty")]

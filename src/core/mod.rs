@@ -6,6 +6,7 @@ pub mod compare;
 pub mod completion;
 pub mod contract;
 pub mod event;
+pub mod figures;
 pub mod host;
 pub mod policy;
 pub mod price;

@@ -400,7 +400,7 @@ impl PriceTable {
         // A 1-hour write is priced at its own rate; the rest of the writes at the
         // default (5-minute) rate.
         let hour = u.cache_write_1h_tokens.min(u.cache_write_tokens);
-        let cache = per_token(
+        let write = per_token(
             u.cache_write_tokens - hour,
             p.cache_write_per_mtok,
             "cache_write_per_mtok",
@@ -408,15 +408,15 @@ impl PriceTable {
         .and_then(|w| {
             per_token(hour, p.cache_write_1h_per_mtok, "cache_write_1h_per_mtok")
                 .map(|h| w.saturating_add(h))
-        })
-        .and_then(|w| {
-            per_token(
-                u.cache_read_tokens,
-                p.cache_read_per_mtok,
-                "cache_read_per_mtok",
-            )
-            .map(|r| w.saturating_add(r))
         });
+        let read = per_token(
+            u.cache_read_tokens,
+            p.cache_read_per_mtok,
+            "cache_read_per_mtok",
+        );
+        cost.cache_write_micro_usd = write.as_ref().ok().copied();
+        cost.cache_read_micro_usd = read.as_ref().ok().copied();
+        let cache = write.and_then(|w| read.map(|r| w.saturating_add(r)));
         // Billed per request that searched (Gemini 2.5), else per search.
         let search_fee = match p.per_grounded_prompt {
             Some(rate) => per_call(u64::from(searches > 0), Some(rate), "per_grounded_prompt"),

@@ -395,6 +395,7 @@ impl Provider for HttpProvider {
                         provider: self.name().to_string(),
                         model: turn.model.clone(),
                         wire: self.endpoint.wire,
+                        endpoint: super::talk::origin(&request.url),
                     });
                 }
                 Err((error, should_retry)) => {

@@ -25,6 +25,21 @@ pub struct Reply {
     pub model: String,
     /// The wire that answered (a transcript sends its blocks back to it only).
     pub wire: crate::core::wire::Wire,
+    /// Where the request went: scheme, host and port (never credentials or a
+    /// path), recorded with the request so a trace sent later names it.
+    pub endpoint: Option<String>,
+}
+
+/// A URL's scheme, host and port (`http://127.0.0.1:4242`); `None` when it does
+/// not parse. User, password, path and query are left behind.
+pub fn origin(url: &str) -> Option<String> {
+    let u = url::Url::parse(url).ok()?;
+    Some(format!(
+        "{}://{}:{}",
+        u.scheme(),
+        u.host_str()?,
+        u.port_or_known_default()?
+    ))
 }
 
 /// Where a provider reports each attempt and retry.

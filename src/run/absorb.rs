@@ -55,6 +55,7 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
             cost,
             text: c.text.clone(),
             response_id: c.response_id.clone(),
+            finish_reason: c.finish_reason.clone(),
             tool_calls: c.tool_calls.clone(),
         });
         let mut observations = Vec::new();

@@ -207,6 +207,9 @@ fn provider_call(reply: &Reply) -> ProviderCall {
         stop_reason: c.stop.as_str().to_string(),
         latency_ms: reply.latency_ms,
         request_id: c.request_id.clone(),
+        endpoint: reply.endpoint.clone(),
+        response_id: c.response_id.clone(),
+        finish_reason: c.finish_reason.clone(),
     }
 }
 

@@ -11,6 +11,10 @@ use crate::error::Result;
 /// One citation's verdict.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CheckRow {
+    /// The run that cited it (set when recorded; a verdict belongs to its run,
+    /// never to another run's citation of the same URL at the same step).
+    #[serde(default)]
+    pub run_id: RunId,
     /// The step that cited it.
     pub step: u32,
     /// The cited URL.
@@ -47,7 +51,7 @@ impl Store {
         Ok(at)
     }
 
-    /// A run's recorded verdicts, by step and URL.
+    /// A run's recorded verdicts, by step and URL, each naming the run.
     pub fn checks(&self, run_id: RunId) -> Result<Vec<CheckRow>> {
         let conn = self.lock()?;
         let mut stmt = conn
@@ -59,6 +63,7 @@ impl Store {
         let rows = stmt
             .query_map([run_id.0], |r| {
                 Ok(CheckRow {
+                    run_id,
                     step: r.get(0)?,
                     url: r.get(1)?,
                     verdict: r.get(2)?,

@@ -1,5 +1,5 @@
 //! A group read back for comparing (`compare`, the console's Compare screen):
-//! each run's rows summed into a `core::compare::Column`, its sources for the
+//! each run's figures (`Store::figures`) in a `core::compare::Column`, its sources for the
 //! overlaps, and the vendors that did not run (refused, or could not start).
 
 use std::collections::BTreeSet;
@@ -33,42 +33,19 @@ impl Store {
         Ok(Some(c))
     }
 
-    /// One run summed for a comparison.
+    /// One run for a comparison: its figures as every view reads them, its
+    /// sources and its answer.
     fn column(&self, id: RunId, prices: &PriceTable) -> Result<Column> {
         let run = self.run(id)?.unwrap_or_default();
-        let ledger = self.ledger(id, prices)?;
         let mut col = Column {
             run_id: id.0,
+            figures: self.figures(id, prices)?,
             vendor: run.provider,
             model: run.model,
             outcome: run.outcome.unwrap_or_else(|| "running".into()),
             outcome_detail: run.outcome_detail,
-            cost_micro_usd: ledger.total_micro_usd(),
-            cost_vendor_reported: ledger.vendor_reported(),
-            wall_ms: run
-                .finished_at
-                .as_deref()
-                .and_then(|end| millis_between(&run.started_at, end)),
             ..Column::default()
         };
-        // The ledger holds the run's own calls beside its children's: counted
-        // here are the run's own, without reading them a second time.
-        for line in ledger.lines.iter().filter(|l| l.call.run_id == id) {
-            col.steps += 1;
-            let u = line.call.usage.unwrap_or_default();
-            col.input_tokens = col.input_tokens.saturating_add(u.all_input_tokens());
-            col.output_tokens = col.output_tokens.saturating_add(u.output_tokens);
-            col.cache_read_tokens = col.cache_read_tokens.saturating_add(u.cache_read_tokens);
-            col.cache_write_tokens = col.cache_write_tokens.saturating_add(u.cache_write_tokens);
-        }
-        for call in self.server_tool_calls(id)? {
-            if call.tool.contains("search") {
-                col.searches += 1;
-                col.failed_searches += u64::from(call.error.is_some());
-            } else if call.tool.contains("fetch") {
-                col.fetches += 1;
-            }
-        }
         let mut urls = BTreeSet::new();
         let citations = self.citations_with_children(id)?;
         col.citations = citations.len() as u64;
@@ -96,11 +73,4 @@ impl Store {
             .map(|c| c.contract.workspace.display().to_string());
         Ok(col)
     }
-}
-
-/// Milliseconds from one RFC 3339 time to another; `None` when either is unreadable.
-fn millis_between(start: &str, end: &str) -> Option<u64> {
-    let s = chrono::DateTime::parse_from_rfc3339(start).ok()?;
-    let e = chrono::DateTime::parse_from_rfc3339(end).ok()?;
-    u64::try_from((e - s).num_milliseconds()).ok()
 }

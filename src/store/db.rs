@@ -11,7 +11,7 @@ use rusqlite::{Connection, TransactionBehavior};
 use crate::error::{Error, Result};
 
 /// Ordered migrations; index + 1 is the `user_version` after applying it.
-pub(crate) const MIGRATIONS: [&str; 9] = [
+pub(crate) const MIGRATIONS: [&str; 10] = [
     include_str!("migrations/0001_init.sql"),
     include_str!("migrations/0002_web.sql"),
     include_str!("migrations/0003_mcp.sql"),
@@ -21,6 +21,7 @@ pub(crate) const MIGRATIONS: [&str; 9] = [
     include_str!("migrations/0007_search.sql"),
     include_str!("migrations/0008_checks.sql"),
     include_str!("migrations/0009_groups.sql"),
+    include_str!("migrations/0010_figures.sql"),
 ];
 
 /// The migration that builds the full-text index for the rows a store holds.
@@ -236,6 +237,6 @@ mod tests {
         assert_eq!(parts.len(), 2, "{parts:?}");
         assert!(parts[0].contains("'a;b'"));
         let counts: Vec<usize> = MIGRATIONS.iter().map(|m| statements(m).len()).collect();
-        assert_eq!(counts, vec![7, 4, 1, 5, 4, 2, 2, 2, 4]);
+        assert_eq!(counts, vec![7, 4, 1, 5, 4, 2, 2, 2, 4, 3]);
     }
 }

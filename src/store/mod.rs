@@ -11,6 +11,7 @@ mod claim;
 mod compare;
 mod db;
 pub mod export;
+mod figures;
 pub mod file;
 mod group;
 mod ledger;
@@ -24,6 +25,7 @@ mod write;
 
 pub use db::Store;
 pub(crate) use db::{db_err, now};
+pub use figures::wall_ms;
 pub use group::{GroupRow, NewGroup};
 pub use ledger::{Ledger, LedgerLine, fees_sum as ledger_fees, sum as ledger_sum};
 pub use read::INTERRUPTED;

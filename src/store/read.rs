@@ -1,7 +1,7 @@
 //! Reading the store back: runs newest first with their aggregates, a run's steps,
 //! accounting rows, citations and server-tool calls, and citations across runs.
 
-use rusqlite::{Connection, OptionalExtension, Row, params};
+use rusqlite::{OptionalExtension, Row, params};
 
 use super::runner::{self, Runner};
 use super::{Store, db_err};
@@ -12,8 +12,6 @@ use crate::store::types::{
     CitationQuery, CitationRow, ProviderCallRow, RunRow, ServerToolCallRow, StepRow,
 };
 
-// Token sums are taken in Rust with saturating adds, not with SQL `SUM`, which
-// fails the whole query with "integer overflow" when one row holds an absurd count.
 const RUN_COLUMNS: &str =
     "r.run_id, r.started_at, r.finished_at, r.goal, r.provider, r.model, r.outcome,
     r.outcome_detail, r.parent_run_id, r.session_id,
@@ -54,20 +52,9 @@ fn run_row(r: &Row<'_>) -> rusqlite::Result<(RunRow, Option<Runner>)> {
     Ok((row, runner.transpose()?))
 }
 
-/// Add a run's accounting sums, and call a run whose process is gone `interrupted`.
-fn complete(
-    conn: &Connection,
-    (mut row, runner): (RunRow, Option<Runner>),
-) -> rusqlite::Result<RunRow> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT input_tokens, output_tokens, server_tool_requests FROM provider_calls WHERE run_id = ?1",
-    )?;
-    let mut rows = stmt.query([row.run_id.0])?;
-    while let Some(r) = rows.next()? {
-        row.input_tokens = row.input_tokens.saturating_add(count(r.get(0)?));
-        row.output_tokens = row.output_tokens.saturating_add(count(r.get(1)?));
-        row.server_tool_requests = row.server_tool_requests.saturating_add(count(r.get(2)?));
-    }
+/// Call a run whose process is gone `interrupted`. (Its figures are read by
+/// `Store::figures`, the one place they are summed.)
+fn complete((mut row, runner): (RunRow, Option<Runner>)) -> RunRow {
     if row.outcome.is_none() && runner.as_ref().is_some_and(runner::is_gone) {
         row.outcome = Some(INTERRUPTED.to_string());
         row.outcome_detail = Some(format!(
@@ -75,7 +62,7 @@ fn complete(
             row.run_id
         ));
     }
-    Ok(row)
+    row
 }
 
 /// The outcome a reader shows for a run whose process is gone.
@@ -84,10 +71,11 @@ pub const INTERRUPTED: &str = "interrupted";
 /// The columns `call_row` reads, in its order.
 pub(super) const CALL_COLUMNS: &str = "run_id, step, provider, model, input_tokens, output_tokens,
     server_tool_requests, has_usage, stop_reason, latency_ms, request_id, cache_write_tokens,
-    cache_read_tokens, web_fetch_requests, reported_cost_micro_usd, step_attempt, cache_write_1h_tokens";
+    cache_read_tokens, web_fetch_requests, reported_cost_micro_usd, step_attempt, cache_write_1h_tokens,
+    endpoint, response_id, finish_reason";
 
 /// How many columns `CALL_COLUMNS` names (a query may select more after them).
-pub(super) const CALL_COLUMN_COUNT: usize = 17;
+pub(super) const CALL_COLUMN_COUNT: usize = 20;
 
 pub(super) fn call_row(r: &Row<'_>) -> rusqlite::Result<ProviderCallRow> {
     let n = |i: usize| -> rusqlite::Result<u64> { Ok(count(r.get(i)?)) };
@@ -115,6 +103,9 @@ pub(super) fn call_row(r: &Row<'_>) -> rusqlite::Result<ProviderCallRow> {
         latency_ms: n(9)?,
         request_id: r.get(10)?,
         step_attempt: u32::try_from(r.get::<_, i64>(15)?).unwrap_or(1),
+        endpoint: r.get(17)?,
+        response_id: r.get(18)?,
+        finish_reason: r.get(19)?,
     })
 }
 
@@ -138,10 +129,7 @@ impl Store {
             .map_err(db_err("reading runs"))?
             .collect::<rusqlite::Result<Vec<_>>>()
             .map_err(db_err("reading runs"))?;
-        rows.into_iter()
-            .map(|r| complete(&conn, r))
-            .collect::<rusqlite::Result<_>>()
-            .map_err(db_err("reading runs"))
+        Ok(rows.into_iter().map(complete).collect())
     }
 
     /// Runs, newest first.

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::core::completion::Usage;
 use crate::core::contract::TaskContract;
 use crate::core::event::RunId;
+use crate::core::figures::RunFigures;
 
 /// The version of the checkpoint JSON; a checkpoint of another format is not resumed.
 /// 8: a transcript's exchanges are kept beside it, one row a step (`exchanges`).
@@ -60,34 +61,11 @@ pub struct RunRow {
     pub group_id: Option<i64>,
     /// Citations recorded for this run.
     pub citation_count: u64,
-    /// Sum of input tokens over its provider calls.
-    pub input_tokens: u64,
-    /// Sum of output tokens over its provider calls.
-    pub output_tokens: u64,
-    /// Sum of server-tool requests over its provider calls.
-    pub server_tool_requests: u64,
-    /// What it cost, its children included, where the reader priced it
-    /// (`Store::priced_runs`); `None` when not priced.
-    #[serde(default)]
-    pub cost: Option<RunCost>,
-}
-
-/// A run's cost: the sum of its ledger's rows (its requests and its children's).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RunCost {
-    /// The total in millionths of a US dollar; `None` when a request could not be priced.
-    pub total_micro_usd: Option<u64>,
-    /// Of the total, the server-tool fees.
-    pub fees_micro_usd: Option<u64>,
-    /// Requests counted.
-    pub requests: u64,
-    /// True when a request's figure is the vendor's own.
-    pub vendor_reported: bool,
-    /// True when fees count calls this program recorded (no vendor counter).
-    pub fees_counted_here: bool,
-    /// Why the total is unknown.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub unpriced: Option<String>,
+    /// Its figures (tokens, searches, cost; its children's requests included),
+    /// where the reader priced it (`Store::priced_runs`, `Store::figures`); given
+    /// as JSON under the same names `compare --json` uses.
+    #[serde(flatten, default)]
+    pub figures: Option<RunFigures>,
 }
 
 /// What `record_provider_call` writes: one completion, a paused one included.
@@ -105,6 +83,12 @@ pub struct ProviderCall {
     pub latency_ms: u64,
     /// The vendor's request id.
     pub request_id: Option<String>,
+    /// Where the request went: scheme, host and port, no credentials.
+    pub endpoint: Option<String>,
+    /// The vendor's own id for the response (the body's `id`).
+    pub response_id: Option<String>,
+    /// The vendor's own stop reason, as it spelled it.
+    pub finish_reason: Option<String>,
 }
 
 /// One row of `provider_calls`.
@@ -129,6 +113,16 @@ pub struct ProviderCallRow {
     /// How many times this step's request was sent: 1, or 2+ when a resumed run
     /// re-sent a request whose answer the killed process never recorded.
     pub step_attempt: u32,
+    /// Where the request went (scheme, host, port); `None` when recorded by an
+    /// older release.
+    #[serde(default)]
+    pub endpoint: Option<String>,
+    /// The vendor's own id for the response; `None` when not given or not recorded.
+    #[serde(default)]
+    pub response_id: Option<String>,
+    /// The vendor's own stop reason; `None` when not recorded.
+    #[serde(default)]
+    pub finish_reason: Option<String>,
 }
 
 /// One row of `citations`.

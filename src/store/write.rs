@@ -95,13 +95,15 @@ impl Store {
                 "INSERT INTO provider_calls (run_id, step, provider, model, input_tokens, output_tokens,
                    server_tool_requests, has_usage, stop_reason, latency_ms, request_id, created_at,
                    cache_write_tokens, cache_read_tokens, web_fetch_requests, reported_cost_micro_usd,
-                   cache_write_1h_tokens)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+                   cache_write_1h_tokens, endpoint, response_id, finish_reason)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
+                   ?18, ?19, ?20)",
                 params![run_id.0, step, call.provider, call.model, count(u.input_tokens), count(u.output_tokens),
                         count(u.server_tool_requests), call.usage.is_some(), call.stop_reason,
                         count(call.latency_ms), call.request_id, now(),
                         count(u.cache_write_tokens), count(u.cache_read_tokens), count(u.web_fetch_requests),
-                        u.reported_cost_micro_usd.map(count), count(u.cache_write_1h_tokens)],
+                        u.reported_cost_micro_usd.map(count), count(u.cache_write_1h_tokens),
+                        call.endpoint, call.response_id, call.finish_reason],
             )
             .map_err(db_err("recording a provider call"))
         });

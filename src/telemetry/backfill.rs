@@ -7,7 +7,10 @@
 //! not stored, so a backfilled trace has one span per answered request; a local
 //! tool call is read back from its observation (`[step N] name input: output`),
 //! without its call id, and placed between its answer and the next request; a
-//! child run's `spawn_agent` call spans the child.
+//! child run's `spawn_agent` call spans the child. A request's endpoint, response
+//! id and finish reason are the ones recorded with it (schema 10); a request an
+//! older release recorded has none, and its span leaves those attributes out
+//! rather than guess them.
 
 use std::time::{Duration, SystemTime};
 
@@ -56,7 +59,9 @@ pub fn choose(store: &Store, ids: &[RunId], since: Option<&str>) -> Result<Vec<R
 }
 
 /// Send one stored run (and its descendants) as a trace under `parent`
-/// (an empty context for a root); the number of spans made.
+/// (an empty context for a root); the number of spans made. Each request names
+/// the endpoint it was recorded going to, never the one `shape` names today: a
+/// request recorded without one (by an older release) has no `server.address`.
 pub fn send_run(
     shape: &Shape,
     store: &Store,
@@ -65,6 +70,10 @@ pub fn send_run(
     agent: &str,
     parent: &Context,
 ) -> Result<usize> {
+    let shape = &Shape {
+        server: None,
+        ..shape.clone()
+    };
     let started = parse_time(&run.started_at).unwrap_or(SystemTime::UNIX_EPOCH);
     let cx = spans::start_agent(
         shape,
@@ -166,8 +175,10 @@ fn request_of(
         attempt: 1,
         provider: call.provider.clone(),
         response_model: Some(call.model.clone()),
-        response_id: call.request_id.clone(),
-        finish_reason: Some(call.stop_reason.clone()),
+        // What the vendor said, as recorded; left out where it was not.
+        server: call.endpoint.as_deref().and_then(spans::server_of),
+        response_id: call.response_id.clone(),
+        finish_reason: call.finish_reason.clone(),
         usage: call.usage,
         cost: Some(prices.cost(&call.model, call.usage.as_ref(), recorded)),
         server_calls,

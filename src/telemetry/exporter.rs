@@ -163,7 +163,7 @@ impl Telemetry {
         spans::Shape {
             tracer: self.provider.tracer_with_scope(scope),
             capture_content: self.capture_content,
-            server: server_of(base_url),
+            server: spans::server_of(base_url),
         }
     }
 
@@ -242,12 +242,6 @@ impl Telemetry {
 
 fn plural(n: u64) -> &'static str {
     if n == 1 { " was" } else { "s were" }
-}
-
-/// The vendor's host and port, for `server.address` / `server.port`.
-fn server_of(base_url: &str) -> Option<(String, u16)> {
-    let u = url::Url::parse(base_url).ok()?;
-    Some((u.host_str()?.to_string(), u.port_or_known_default()?))
 }
 
 /// The queue shared between the provider (which owns its processors) and the

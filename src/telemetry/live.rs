@@ -233,11 +233,12 @@ impl RunTrace {
             provider,
             model,
             usage,
-            stop_reason,
+            stop_reason: _,
             latency_ms,
             cost,
             text,
             response_id,
+            finish_reason,
             tool_calls,
         } = &e.kind
         else {
@@ -257,7 +258,8 @@ impl RunTrace {
             start: Some(start),
             end: Some(now),
             response_id: response_id.clone(),
-            finish_reason: Some(stop_reason.clone()),
+            // The vendor's own words; left out where it said none.
+            finish_reason: finish_reason.clone(),
             usage: *usage,
             cost: Some(cost.clone()),
             text: text.clone(),

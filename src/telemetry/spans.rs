@@ -34,6 +34,13 @@ pub struct Shape {
     pub server: Option<(String, u16)>,
 }
 
+/// A base URL's host and port (`server.address`, `server.port`); `None` when it
+/// names neither.
+pub fn server_of(base_url: &str) -> Option<(String, u16)> {
+    let u = url::Url::parse(base_url).ok()?;
+    Some((u.host_str()?.to_string(), u.port_or_known_default()?))
+}
+
 /// A run's start.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AgentStart {
@@ -79,6 +86,9 @@ pub struct Request {
     pub start: Option<SystemTime>,
     /// Answered or failed.
     pub end: Option<SystemTime>,
+    /// `server.address` and `server.port` this request went to, where known
+    /// apart from the shape's (a stored request's own endpoint).
+    pub server: Option<(String, u16)>,
     /// `gen_ai.response.id`.
     pub response_id: Option<String>,
     /// The stop reason, when it answered.
@@ -186,7 +196,7 @@ pub fn request(shape: &Shape, parent: &Context, r: &Request) {
     if r.attempt > 1 {
         attrs.push(kv("http.request.resend_count", int((r.attempt - 1).into())));
     }
-    if let Some((host, port)) = &shape.server {
+    if let Some((host, port)) = r.server.as_ref().or(shape.server.as_ref()) {
         attrs.push(kv("server.address", text(host.clone())));
         attrs.push(kv("server.port", int((*port).into())));
     }

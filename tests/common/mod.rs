@@ -196,12 +196,15 @@ impl Harness {
         }
     }
 
-    /// What the store says about a run, minus what differs run to run (latency):
+    /// What the store says about a run, minus what differs run to run (latency,
+    /// the stub's port):
     /// its provider calls, citations, server-tool calls and steps.
     pub fn recorded(&self, run: RunId) -> String {
         let mut calls = self.store.provider_calls(run).unwrap();
         for c in &mut calls {
             c.latency_ms = 0;
+            // Each harness's stub listens on a port of its own.
+            c.endpoint = None;
         }
         format!(
             "{calls:#?}\n{:#?}\n{:#?}\n{:#?}",

@@ -108,6 +108,7 @@ impl RunView {
         error: &Option<String>,
         input: &Option<String>,
     ) {
+        self.count_server(tool, error.is_some());
         if !self.confirm_server(step, tool, input.as_deref()) {
             self.server.push(ServerLine {
                 step,
@@ -140,6 +141,14 @@ impl RunView {
         }
         self.calls
             .push(CallLine::new(step, usage, cost, stop.to_string()));
+    }
+
+    /// A call the last answer reported, counted on its request's row (the
+    /// answer's `ProviderCalled` comes before its calls).
+    fn count_server(&mut self, tool: &str, failed: bool) {
+        if let Some(line) = self.calls.last_mut() {
+            line.server.add(tool, failed);
+        }
     }
 
     /// An observation: logged unless it only echoes a line the panes already show.
@@ -246,13 +255,16 @@ impl RunView {
             }
             EventKind::ServerToolUsed {
                 tool, error, input, ..
-            } => self.server.push(ServerLine {
-                step,
-                tool: format!("child {id} {tool}"),
-                error: error.clone(),
-                input: input.clone(),
-                ..ServerLine::default()
-            }),
+            } => {
+                self.count_server(tool, error.is_some());
+                self.server.push(ServerLine {
+                    step,
+                    tool: format!("child {id} {tool}"),
+                    error: error.clone(),
+                    input: input.clone(),
+                    ..ServerLine::default()
+                })
+            }
             EventKind::CitationRecorded { .. } => self.citations += 1,
             EventKind::Observation { text } => {
                 self.log

@@ -73,7 +73,10 @@ impl PastRun {
                 } else {
                     format!("child {} {}", c.run_id, c.stop_reason)
                 };
-                CallLine::new(c.step, c.usage, &l.cost, stop)
+                CallLine {
+                    server: l.server,
+                    ..CallLine::new(c.step, c.usage, &l.cost, stop)
+                }
             })
             .collect();
         v.step = self

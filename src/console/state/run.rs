@@ -7,6 +7,7 @@
 use crate::approve::ApprovalRequest;
 use crate::core::completion::Usage;
 use crate::core::event::{Cost, RunId};
+use crate::core::figures::ServerCounts;
 
 /// How a log line reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,19 +22,22 @@ pub enum Tone {
     Bad,
 }
 
-/// One provider request's accounting.
+/// One provider request's accounting, in the figures' terms (`core::figures`):
+/// the rows of a stored run add up to its `RunFigures`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CallLine {
     /// Step.
     pub step: u32,
-    /// Input tokens, cache writes and reads included.
+    /// Input tokens at the plain input rate (cache writes and reads not included).
     pub input: u64,
+    /// Input tokens written to the vendor's cache.
+    pub cache_write: u64,
+    /// Input tokens read from the vendor's cache.
+    pub cache_read: u64,
     /// Output tokens.
     pub output: u64,
-    /// Cache writes and reads.
-    pub cache: u64,
-    /// Searches and fetches the fees count.
-    pub searches: u64,
+    /// The searches and fetches its answer reported, made and failed.
+    pub server: ServerCounts,
     /// What it cost, itemised.
     pub cost: Cost,
     /// Stop reason.
@@ -41,18 +45,25 @@ pub struct CallLine {
 }
 
 impl CallLine {
-    /// A request's line from its usage (absent: zeros) and cost.
+    /// A request's line from its usage (absent: zeros) and cost; its answer's
+    /// server-tool calls are counted in as they are reported.
     pub fn new(step: u32, usage: Option<Usage>, cost: &Cost, stop: String) -> CallLine {
         let u = usage.unwrap_or_default();
         CallLine {
             step,
-            input: u.all_input_tokens(),
+            input: u.input_tokens,
+            cache_write: u.cache_write_tokens,
+            cache_read: u.cache_read_tokens,
             output: u.output_tokens,
-            cache: u.cache_write_tokens + u.cache_read_tokens,
-            searches: cost.fee_requests,
+            server: ServerCounts::default(),
             cost: cost.clone(),
             stop,
         }
+    }
+
+    /// Every token of the request: input, cache writes and reads, output.
+    pub fn tokens(&self) -> u64 {
+        saturating_sum([self.input, self.cache_write, self.cache_read, self.output].into_iter())
     }
 }
 
@@ -142,12 +153,12 @@ impl RunView {
 
     /// Tokens over every call (saturating: one absurd count never panics a frame).
     pub fn total_tokens(&self) -> u64 {
-        saturating_sum(self.calls.iter().map(|c| c.input.saturating_add(c.output)))
+        saturating_sum(self.calls.iter().map(CallLine::tokens))
     }
 
-    /// Provider-executed requests over every call.
+    /// Searches and fetches made over every call, ok or failed.
     pub fn total_searches(&self) -> u64 {
-        saturating_sum(self.calls.iter().map(|c| c.searches))
+        saturating_sum(self.calls.iter().map(|c| c.server.made()))
     }
 }
 

@@ -1,5 +1,5 @@
 //! Themes: TOML files naming roles (background, text, muted, accent, ok, error,
-//! warning, selection, border) in named ANSI colours. The three shipped themes are embedded
+//! warning, selection, border, cache_write, cache_read) in named ANSI colours. The three shipped themes are embedded
 //! so the binary works anywhere; `themes/NAME.toml` on disk is used when present.
 
 use std::collections::BTreeMap;
@@ -10,7 +10,7 @@ use ratatui::style::Color;
 use crate::error::{Error, Result};
 
 /// The roles a theme names.
-pub const ROLES: [&str; 9] = [
+pub const ROLES: [&str; 11] = [
     "background",
     "text",
     "muted",
@@ -20,6 +20,8 @@ pub const ROLES: [&str; 9] = [
     "warning",
     "selection",
     "border",
+    "cache_write",
+    "cache_read",
 ];
 /// The colour names a theme may use.
 pub const COLOURS: [&str; 17] = [
@@ -72,6 +74,10 @@ pub struct Theme {
     pub selection: Color,
     /// Frames.
     pub border: Color,
+    /// Cache writes in the cost chart (charged at the write price).
+    pub cache_write: Color,
+    /// Cache reads in the cost chart (charged at the read price).
+    pub cache_read: Color,
 }
 
 impl Default for Theme {
@@ -86,6 +92,8 @@ impl Default for Theme {
             warning: Color::Yellow,
             selection: Color::Blue,
             border: Color::Gray,
+            cache_write: Color::Magenta,
+            cache_read: Color::Green,
         }
     }
 }
@@ -137,6 +145,8 @@ impl Theme {
                 "warning" => &mut theme.warning,
                 "selection" => &mut theme.selection,
                 "border" => &mut theme.border,
+                "cache_write" => &mut theme.cache_write,
+                "cache_read" => &mut theme.cache_read,
                 _ => {
                     return Err(Error::config(format!(
                         "theme {origin}: unknown role `{role}`; the roles are: {}",
@@ -177,7 +187,7 @@ mod tests {
             .to_string();
         assert_eq!(
             e,
-            "theme t.toml: unknown role `txt`; the roles are: background, text, muted, accent, ok, error, warning, selection, border"
+            "theme t.toml: unknown role `txt`; the roles are: background, text, muted, accent, ok, error, warning, selection, border, cache_write, cache_read"
         );
         let e = Theme::parse("text = \"purple\"\n", "t.toml")
             .unwrap_err()

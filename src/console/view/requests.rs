@@ -1,6 +1,7 @@
-//! The Run screen's accounting, per provider request: the table of tokens,
-//! searches, fees and cost with its Σ row and where the prices come from, and the
-//! chart of cost (or tokens) per request.
+//! The Run screen's accounting, per provider request: the table of tokens
+//! (plain input, cache writes, cache reads, output), searches, fees and cost with
+//! its Σ row and where the prices come from, and the chart of cost (or tokens)
+//! per request, cache writes and reads each in its own colour.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
@@ -13,9 +14,21 @@ use crate::console::state::run::saturating_sum;
 use crate::console::view::block;
 use crate::core::price::{usd, usd_or_dash};
 
-/// Per request: tokens, searches, the fees and the whole cost (tokens, cache and
-/// fees, or the vendor's own figure, marked `v`); the Σ row is the sum of the
-/// rows; the last line names where the prices come from.
+/// The table's columns, in order. Each is as wide as its widest cell; `fees` is
+/// left out when the pane is too narrow for every column (the cost includes
+/// them, and the chart shows them).
+const COLUMNS: [&str; 9] = [
+    "st", "in", "c.wr", "c.rd", "out", "srch", "fees", "cost", "stop",
+];
+const FEES: usize = 6;
+/// The least the last column (`stop`) is given.
+const STOP_MIN: usize = 6;
+
+/// Per request: plain input, cache writes, cache reads and output tokens, the
+/// searches and fetches its answer made, the fees and the whole cost (tokens,
+/// cache and fees, or the vendor's own figure, marked `v`); the Σ row is the sum
+/// of the rows, so a stored run's Σ is its figures; the last line names where
+/// the prices come from.
 pub(super) fn draw_requests(frame: &mut Frame<'_>, area: Rect, state: &State) {
     let t = &state.theme.1;
     let r = &state.run;
@@ -30,82 +43,108 @@ pub(super) fn draw_requests(frame: &mut Frame<'_>, area: Rect, state: &State) {
     // The request in flight, once it has streamed anything: its output so far.
     let live = (r.in_flight && r.live.active).then(|| {
         let (tokens, estimated) = r.live.output_tokens();
-        Row::new(vec![
-            r.step.to_string(),
-            "…".to_string(),
-            format!("{}{tokens}", if estimated { "~" } else { "" }),
-            String::new(),
-            String::new(),
-            "—".to_string(),
-            "streaming".to_string(),
-        ])
-        .style(Style::default().fg(t.accent))
+        let mut cells = vec![r.step.to_string(), "…".to_string()];
+        cells.extend([String::new(), String::new()]);
+        cells.push(format!("{}{tokens}", if estimated { "~" } else { "" }));
+        cells.extend([String::new(), String::new(), "—".to_string()]);
+        cells.push("streaming".to_string());
+        cells
     });
     // The latest requests that fit, so the Σ row stays on screen.
     let fit = (area.height.saturating_sub(4) as usize).saturating_sub(usize::from(live.is_some()));
-    let rows = r
+    let mut rows: Vec<(Vec<String>, Style)> = r
         .calls
         .iter()
         .skip(r.calls.len().saturating_sub(fit))
         .map(|c| {
-            Row::new(vec![
+            let cells = vec![
                 c.step.to_string(),
                 c.input.to_string(),
+                c.cache_write.to_string(),
+                c.cache_read.to_string(),
                 c.output.to_string(),
                 format!(
                     "{}{}",
-                    c.searches,
+                    c.server.made(),
                     if c.cost.fees_counted_here { "c" } else { "" }
                 ),
                 fees(&c.cost),
                 cost(&c.cost),
                 c.stop.clone(),
-            ])
-            .style(Style::default().fg(t.text))
-        });
-    let (sum, caption) = (sum_row(state), price_caption(state));
+            ];
+            (cells, Style::default().fg(t.text))
+        })
+        .collect();
+    rows.extend(live.map(|cells| (cells, Style::default().fg(t.accent))));
+    let bold = Style::default().fg(t.accent).add_modifier(Modifier::BOLD);
+    rows.push((sum_cells(state), bold));
+    let header: Vec<String> = COLUMNS.iter().map(|h| h.to_string()).collect();
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for (cells, _) in &rows {
+        for (w, cell) in widths.iter_mut().zip(cells) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let last = COLUMNS.len() - 1;
+    let needed: usize = widths[..last].iter().map(|w| w + 1).sum::<usize>() + STOP_MIN;
+    let with_fees = needed <= usize::from(area.width.saturating_sub(2));
+    let keep = |cells: Vec<String>| -> Vec<String> {
+        cells
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| with_fees || *i != FEES)
+            .map(|(_, c)| c)
+            .collect()
+    };
+    let constraints: Vec<Constraint> = widths
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| with_fees || *i != FEES)
+        .map(|(i, w)| {
+            let w = u16::try_from(*w).unwrap_or(u16::MAX);
+            if i == last {
+                Constraint::Min(w.min(STOP_MIN as u16))
+            } else {
+                Constraint::Length(w)
+            }
+        })
+        .collect();
+    let caption = price_caption(state);
     let title = format!(
         "requests · total {} · {}",
         usd_or_dash(r.total_cost()),
         crate::console::view::count(r.citations, "source")
     );
-    let table = Table::new(
-        rows.chain(live).chain([sum]),
-        [
-            Constraint::Length(2),
-            Constraint::Length(7),
-            Constraint::Length(5),
-            Constraint::Length(4),
-            Constraint::Length(9),
-            Constraint::Length(10),
-            Constraint::Min(6),
-        ],
-    )
-    .header(
-        Row::new(vec!["st", "in", "out", "srch", "fees", "cost", "stop"])
-            .style(Style::default().fg(t.muted)),
-    )
-    .block(
-        block(t, &title, false).title_bottom(Line::styled(caption, Style::default().fg(t.muted))),
-    );
+    let body = rows
+        .into_iter()
+        .map(|(cells, style)| Row::new(keep(cells)).style(style));
+    let table = Table::new(body, constraints)
+        .header(Row::new(keep(header)).style(Style::default().fg(t.muted)))
+        .block(
+            block(t, &title, false)
+                .title_bottom(Line::styled(caption, Style::default().fg(t.muted))),
+        );
     frame.render_widget(table, area);
 }
 
 /// The requests table's Σ row: the totals and the run's outcome (or that it runs).
-fn sum_row(state: &State) -> Row<'static> {
-    let t = &state.theme.1;
+fn sum_cells(state: &State) -> Vec<String> {
     let r = &state.run;
-    let total = r.total_cost();
-    Row::new(vec![
+    let total = |f: fn(&crate::console::state::run::CallLine) -> u64| {
+        saturating_sum(r.calls.iter().map(f)).to_string()
+    };
+    vec![
         "Σ".to_string(),
-        saturating_sum(r.calls.iter().map(|c| c.input)).to_string(),
-        saturating_sum(r.calls.iter().map(|c| c.output)).to_string(),
+        total(|c| c.input),
+        total(|c| c.cache_write),
+        total(|c| c.cache_read),
+        total(|c| c.output),
         r.total_searches().to_string(),
         crate::core::price::fees_or_included(
             r.total_fees(),
             r.calls.iter().any(|c| c.cost.vendor_micro_usd.is_some()),
         ),
-        usd_or_dash(total),
+        usd_or_dash(r.total_cost()),
         r.outcome.clone().unwrap_or_else(|| {
             if r.running {
                 "running".into()
@@ -113,8 +152,7 @@ fn sum_row(state: &State) -> Row<'static> {
                 String::new()
             }
         }),
-    ])
-    .style(Style::default().fg(t.accent).add_modifier(Modifier::BOLD))
+    ]
 }
 
 /// Under the requests table: where the prices come from, and what the `v` and
@@ -138,28 +176,38 @@ fn price_caption(state: &State) -> String {
     caption
 }
 
-/// Cost per request as stacked columns (tokens, cache, fees; the vendor's own
-/// figure in one piece) when every request is priced; tokens otherwise. The title
-/// states the scale: the value the tallest column stands for.
+/// Cost per request as stacked columns (tokens, cache writes, cache reads,
+/// fees; the vendor's own figure in one piece) when every request is priced;
+/// tokens otherwise (plain input and output, cache writes, cache reads). Each
+/// part has its own colour, named in the legend, so a step that writes the cache
+/// and one that reads it look different. The title states the scale: the value
+/// the tallest column stands for.
 pub(super) fn draw_chart(frame: &mut Frame<'_>, area: Rect, state: &State) {
     let t = &state.theme.1;
     let r = &state.run;
     let priced = !r.calls.is_empty() && r.total_cost().is_some();
-    let colours = [t.accent, t.ok, t.warning, t.muted];
-    let bars: Vec<[u64; 4]> = r
+    let colours = [t.accent, t.cache_write, t.cache_read, t.warning, t.muted];
+    let bars: Vec<[u64; 5]> = r
         .calls
         .iter()
         .map(|c| {
             let k = &c.cost;
             match (priced, k.vendor_micro_usd) {
-                (true, Some(v)) => [0, 0, 0, v],
+                (true, Some(v)) => [0, 0, 0, 0, v],
                 (true, None) => [
                     k.tokens_micro_usd.unwrap_or(0),
-                    k.cache_micro_usd.unwrap_or(0),
+                    k.cache_write_micro_usd.unwrap_or(0),
+                    k.cache_read_micro_usd.unwrap_or(0),
                     k.fees_micro_usd.unwrap_or(0),
                     0,
                 ],
-                (false, _) => [c.input.saturating_add(c.output), 0, 0, 0],
+                (false, _) => [
+                    c.input.saturating_add(c.output),
+                    c.cache_write,
+                    c.cache_read,
+                    0,
+                    0,
+                ],
             }
         })
         .collect();
@@ -173,15 +221,15 @@ pub(super) fn draw_chart(frame: &mut Frame<'_>, area: Rect, state: &State) {
         (true, top) => format!("cost · top {}", usd(top)),
         (false, top) => format!("tokens · top {top} (no price)"),
     };
-    let legend = if priced {
-        Line::from(vec![
-            Span::styled("█tokens ", Style::default().fg(colours[0])),
-            Span::styled("█cache ", Style::default().fg(colours[1])),
-            Span::styled("█fees", Style::default().fg(colours[2])),
-        ])
-    } else {
-        Line::default()
-    };
+    let mut legend = vec![
+        Span::styled("█tok ", Style::default().fg(colours[0])),
+        Span::styled("█c.wr ", Style::default().fg(colours[1])),
+        Span::styled("█c.rd", Style::default().fg(colours[2])),
+    ];
+    if priced {
+        legend.push(Span::styled(" █fees", Style::default().fg(colours[3])));
+    }
+    let legend = Line::from(legend);
     let outer = block(t, &title, false).title_bottom(legend);
     let inner = outer.inner(area);
     frame.render_widget(outer, area);

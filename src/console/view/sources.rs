@@ -90,9 +90,9 @@ fn draw_runs(frame: &mut Frame<'_>, runs: Rect, state: &State) {
     let s = &state.sources;
     // The run's ledger total (children included), the same figure as its Run panes.
     let money = |r: &crate::store::RunRow| {
-        r.cost
+        r.figures
             .as_ref()
-            .and_then(|c| c.total_micro_usd)
+            .and_then(|f| f.cost_micro_usd)
             .map_or("—".to_string(), usd)
     };
     let rows = s.runs.iter().enumerate().map(|(i, r)| {
@@ -178,11 +178,13 @@ fn draw_citations(frame: &mut Frame<'_>, list: Rect, state: &State, visible: &[&
         } else {
             String::new()
         };
-        // What check-sources found, where it ran: the verdict after the URL.
+        // What check-sources found, where it ran: the verdict after the URL of
+        // the run it checked (by run, step and URL: another run citing the same
+        // URL at the same step was not checked).
         let checked = s
             .checks
             .iter()
-            .find(|k| k.url == c.url && k.step == c.step)
+            .find(|k| k.run_id == c.run_id && k.step == c.step && k.url == c.url)
             .map(|k| format!("  [{}]", k.verdict))
             .unwrap_or_default();
         lines.push(Line::styled(format!("  {run}{}{checked}", c.url), style));

@@ -9,6 +9,8 @@ use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 
+use crate::core::figures::RunFigures;
+
 /// One run of a group, as compared.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Column {
@@ -23,28 +25,10 @@ pub struct Column {
     /// Why, where the outcome says more (which budget, the failure).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub outcome_detail: Option<String>,
-    /// Requests answered.
-    pub steps: u64,
-    /// Input tokens, cached included.
-    pub input_tokens: u64,
-    /// Output tokens.
-    pub output_tokens: u64,
-    /// Input tokens read from the vendor's cache.
-    pub cache_read_tokens: u64,
-    /// Input tokens written to the vendor's cache.
-    pub cache_write_tokens: u64,
-    /// Dollars, in millionths, children included; `None` when a request was not priced.
-    pub cost_micro_usd: Option<u64>,
-    /// True when the figure is the vendor's own.
-    pub cost_vendor_reported: bool,
-    /// Started to finished, in milliseconds; `None` while it runs.
-    pub wall_ms: Option<u64>,
-    /// Server-side searches.
-    pub searches: u64,
-    /// Of them, those the vendor reported failed.
-    pub failed_searches: u64,
-    /// Server-side fetches.
-    pub fetches: u64,
+    /// Its figures (tokens, searches, cost, wall time; spawned children's
+    /// requests included), under the names `runs --json` gives them.
+    #[serde(flatten)]
+    pub figures: RunFigures,
     /// Citations recorded (its spawned children's included).
     pub citations: u64,
     /// Distinct cited domains.

@@ -1,4 +1,4 @@
-//! A comparison as text for people: a column a run (outcome, steps, tokens, cost,
+//! A comparison as text for people: a column a run (outcome, requests, tokens, cost,
 //! wall time, searches, citations, domains), the vendors that did not run and
 //! why, the overlap of each pair's sources, each final answer's first lines, and
 //! where each run's workspace copy is.
@@ -116,32 +116,38 @@ fn rows(c: &Comparison) -> Vec<(&'static str, Vec<String>)> {
             c.runs.iter().map(|r| r.outcome.clone()).collect(),
         ),
         (
-            "steps",
-            c.runs.iter().map(|r| r.steps.to_string()).collect(),
+            "requests",
+            c.runs
+                .iter()
+                .map(|r| r.figures.requests.to_string())
+                .collect(),
         ),
         (
             "tokens in / out",
             c.runs
                 .iter()
-                .map(|r| format!("{} / {}", r.input_tokens, r.output_tokens))
+                .map(|r| format!("{} / {}", r.figures.input_tokens, r.figures.output_tokens))
                 .collect(),
         ),
         (
-            "cache read / write",
+            "cache write / read",
             c.runs
                 .iter()
-                .map(|r| format!("{} / {}", r.cache_read_tokens, r.cache_write_tokens))
+                .map(|r| {
+                    let f = &r.figures;
+                    format!("{} / {}", f.cache_write_tokens, f.cache_read_tokens)
+                })
                 .collect(),
         ),
         (
             "cost",
             c.runs
                 .iter()
-                .map(|r| match r.cost_micro_usd {
+                .map(|r| match r.figures.cost_micro_usd {
                     Some(m) => format!(
                         "{}{}",
                         usd(m),
-                        if r.cost_vendor_reported { "v" } else { "" }
+                        if r.figures.vendor_reported() { "v" } else { "" }
                     ),
                     None => "—".into(),
                 })
@@ -152,7 +158,8 @@ fn rows(c: &Comparison) -> Vec<(&'static str, Vec<String>)> {
             c.runs
                 .iter()
                 .map(|r| {
-                    r.wall_ms
+                    r.figures
+                        .wall_ms
                         .map_or("—".into(), |ms| format!("{:.1} s", ms as f64 / 1000.0))
                 })
                 .collect(),
@@ -161,12 +168,15 @@ fn rows(c: &Comparison) -> Vec<(&'static str, Vec<String>)> {
             "searches (failed)",
             c.runs
                 .iter()
-                .map(|r| format!("{} ({})", r.searches, r.failed_searches))
+                .map(|r| format!("{} ({})", r.figures.searches, r.figures.failed_searches))
                 .collect(),
         ),
         (
-            "fetches",
-            c.runs.iter().map(|r| r.fetches.to_string()).collect(),
+            "fetches (failed)",
+            c.runs
+                .iter()
+                .map(|r| format!("{} ({})", r.figures.fetches, r.figures.failed_fetches))
+                .collect(),
         ),
         (
             "citations",

@@ -173,10 +173,12 @@ pub(crate) fn decode_message(response: &WireResponse, v: &Value) -> Result<Compl
     let (asked, documents) = asked_and_documents(blocks);
     let mut parts = read_blocks(blocks, &asked, &documents);
     parts.blocks = json_blocks(v.get("content"));
-    parts.stop = match v.get("stop_reason").and_then(Value::as_str) {
+    let said = v.get("stop_reason").and_then(Value::as_str);
+    parts.stop = match said {
         Some(s) => StopReason::parse(s),
         None => StopReason::Other("none".to_string()),
     };
+    parts.finish_reason = said.map(str::to_string);
     parts.usage = v.get("usage").filter(|u| u.is_object()).map(usage);
     Ok(finish(PROVIDER, response, v, parts))
 }

@@ -151,7 +151,8 @@ pub(crate) fn chat_completion(
         .and_then(Value::as_array)
         .map(|a| a.iter().filter_map(url_citation).collect())
         .unwrap_or_default();
-    let stop = match choice.get("finish_reason").and_then(Value::as_str) {
+    let said = choice.get("finish_reason").and_then(Value::as_str);
+    let stop = match said {
         _ if refusal.is_some() => StopReason::Refusal,
         Some("stop") => StopReason::EndTurn,
         Some("tool_calls") | Some("function_call") => StopReason::ToolUse,
@@ -169,6 +170,7 @@ pub(crate) fn chat_completion(
         citations,
         server_tools: Vec::new(),
         stop,
+        finish_reason: said.map(str::to_string),
         usage,
         blocks: json_blocks(Some(&message)),
         ..Completion::default()

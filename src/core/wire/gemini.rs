@@ -15,7 +15,7 @@
 //!
 //! Decoding reads `candidates[0]`: its text parts (thought summaries, `thought:
 //! true`, are not the answer; they stay in `blocks`), `functionCall` parts, its
-//! `finishReason` (kept in Google's words in `vendor_stop`), `groundingMetadata`
+//! `finishReason` (kept in Google's words in `finish_reason`), `groundingMetadata`
 //! (one search per `webSearchQueries` entry, one citation per grounding chunk and
 //! supporting segment, the search suggestions) and `urlContextMetadata` (one fetch
 //! per URL); `promptFeedback.blockReason` without a candidate is a refusal; an
@@ -313,7 +313,7 @@ fn blocked_prompt(head: &WireResponse, v: &Value) -> Result<Completion> {
         .ok_or_else(|| missing(PROVIDER, head, "the response has no candidates"))?;
     Ok(Completion {
         stop: StopReason::Refusal,
-        vendor_stop: Some(reason),
+        finish_reason: Some(reason),
         ..Completion::default()
     })
 }
@@ -335,7 +335,7 @@ fn read_candidate(head: &WireResponse, candidate: &Value) -> Result<Completion> 
         return Err(Error::from(malformed_call(head, candidate)));
     }
     c.stop = stop_reason(reason.as_deref(), !c.tool_calls.is_empty());
-    c.vendor_stop = reason;
+    c.finish_reason = reason;
     if let Some(g) = candidate.get("groundingMetadata").filter(|g| g.is_object()) {
         c.server_tools.extend(searches(g));
         c.citations = citations(g);

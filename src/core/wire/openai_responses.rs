@@ -129,6 +129,7 @@ pub fn decode_value(head: &WireResponse, v: &Value) -> Result<Completion> {
         parts.text = words;
     }
     parts.stop = stop_reason(v, refused, !parts.tool_calls.is_empty());
+    parts.finish_reason = finish_reason(v);
     parts.usage = v.get("usage").filter(|u| u.is_object()).map(usage);
     parts.blocks = json_blocks(v.get("output"));
     Ok(finish(PROVIDER, response, v, parts))
@@ -197,6 +198,18 @@ fn stop_reason(v: &Value, refused: bool, calls: bool) -> StopReason {
         Some("completed") | None => StopReason::EndTurn,
         Some(other) => StopReason::Other(other.to_string()),
     }
+}
+
+/// Why the response stopped as the vendor said it: an `incomplete` status's
+/// reason (`max_output_tokens`), else the status itself (`completed`).
+fn finish_reason(v: &Value) -> Option<String> {
+    let status = v.get("status").and_then(Value::as_str)?;
+    let reason = v
+        .get("incomplete_details")
+        .and_then(|d| d.get("reason"))
+        .and_then(Value::as_str)
+        .filter(|_| status == "incomplete");
+    Some(reason.unwrap_or(status).to_string())
 }
 
 /// Responses usage: `input_tokens` includes the cached part

@@ -1,0 +1,250 @@
+//! A run's figures, defined once: what every view of a run (`runs`, `compare`,
+//! the console's Run and Sources panes, exports) shows of its tokens, searches
+//! and money. The store reads a run's requests (its own and its spawned
+//! children's, each priced by the one `PriceTable::cost`) and folds them here;
+//! nothing else sums them.
+//!
+//! - **input** is the prompt billed at the plain input rate: cache writes and
+//!   reads are not in it (as in `Usage`); **cache write** and **cache read** are
+//!   the prompt tokens written to and read from the vendor's cache. Every prompt
+//!   token is in exactly one of the three.
+//! - **searches** and **fetches** are the provider-executed calls the answers
+//!   reported, ok or failed; **failed** counts those the vendor said failed. The
+//!   fees count what the vendor billed (its counter where it has one).
+//! - **cost** is the sum of the requests' costs (`None` when one could not be
+//!   priced); **fees** its server-tool part; **vendor cost** the part the vendor
+//!   reported itself (OpenRouter `usage.cost`), `None` when no request had one.
+//! - **wall time** is the run's start to its end.
+
+use serde::{Deserialize, Serialize};
+
+use crate::core::completion::Usage;
+use crate::core::event::Cost;
+use crate::core::price::Recorded;
+
+/// The provider-executed calls one answer reported, made and failed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServerCounts {
+    /// Searches, ok or failed.
+    pub searches: u64,
+    /// Of them, those the vendor said failed.
+    pub failed_searches: u64,
+    /// Fetches, ok or failed.
+    pub fetches: u64,
+    /// Of them, those the vendor said failed.
+    pub failed_fetches: u64,
+}
+
+impl ServerCounts {
+    /// Count one call by its tool name (`web_fetch`, `web_search`, …); a tool
+    /// that is neither is not counted.
+    pub fn add(&mut self, tool: &str, failed: bool) {
+        let failed = u64::from(failed);
+        if tool.contains("fetch") {
+            self.fetches += 1;
+            self.failed_fetches += failed;
+        } else if tool.contains("search") {
+            self.searches += 1;
+            self.failed_searches += failed;
+        }
+    }
+
+    /// Searches and fetches made, ok or failed.
+    pub fn made(&self) -> u64 {
+        self.searches.saturating_add(self.fetches)
+    }
+
+    /// The calls that ran: what fees count where the vendor has no counter.
+    pub fn ran(&self) -> Recorded {
+        Recorded {
+            searches: self.searches.saturating_sub(self.failed_searches),
+            fetches: self.fetches.saturating_sub(self.failed_fetches),
+        }
+    }
+
+    fn sum(&mut self, other: &ServerCounts) {
+        self.searches = self.searches.saturating_add(other.searches);
+        self.failed_searches = self.failed_searches.saturating_add(other.failed_searches);
+        self.fetches = self.fetches.saturating_add(other.fetches);
+        self.failed_fetches = self.failed_fetches.saturating_add(other.failed_fetches);
+    }
+}
+
+/// A run's figures (its spawned children's requests included). Serialized with
+/// the same field names wherever a run is given as JSON (`runs --json`,
+/// `compare --json`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunFigures {
+    /// Requests answered.
+    pub requests: u64,
+    /// Prompt tokens at the plain input rate (cache writes and reads not included).
+    pub input_tokens: u64,
+    /// Prompt tokens written to the vendor's cache.
+    pub cache_write_tokens: u64,
+    /// Prompt tokens read from the vendor's cache.
+    pub cache_read_tokens: u64,
+    /// Generated tokens.
+    pub output_tokens: u64,
+    /// Server-side searches made, ok or failed.
+    pub searches: u64,
+    /// Of them, those the vendor said failed.
+    pub failed_searches: u64,
+    /// Server-side fetches made, ok or failed.
+    pub fetches: u64,
+    /// Of them, those the vendor said failed.
+    pub failed_fetches: u64,
+    /// The server-tool fees, in millionths of a US dollar (a vendor's own figure
+    /// counts 0: its fees are inside it); `None` when a request's are unknown.
+    pub fees_micro_usd: Option<u64>,
+    /// The whole cost, in millionths of a US dollar; `None` when a request could
+    /// not be priced.
+    pub cost_micro_usd: Option<u64>,
+    /// Of the cost, what the vendor itself reported; `None` when no request had
+    /// a figure of the vendor's.
+    pub vendor_cost_micro_usd: Option<u64>,
+    /// True when the fees count calls this program recorded (no vendor counter).
+    pub fees_counted_here: bool,
+    /// Why the cost is unknown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unpriced: Option<String>,
+    /// Started to finished, in milliseconds; `None` while it runs.
+    pub wall_ms: Option<u64>,
+}
+
+/// One request as the figures count it: its counts, its cost, its calls.
+#[derive(Debug, Clone, Copy)]
+pub struct RequestFigures<'a> {
+    /// Counts, where the vendor sent them.
+    pub usage: Option<&'a Usage>,
+    /// Its cost.
+    pub cost: &'a Cost,
+    /// The provider-executed calls its answer reported.
+    pub server: ServerCounts,
+}
+
+impl RunFigures {
+    /// The figures of a run's requests, in any order, and its wall time.
+    pub fn of<'a>(
+        requests: impl IntoIterator<Item = RequestFigures<'a>>,
+        wall_ms: Option<u64>,
+    ) -> RunFigures {
+        let requests: Vec<RequestFigures<'a>> = requests.into_iter().collect();
+        let costs = || requests.iter().map(|r| r.cost);
+        let mut usage = Usage::default();
+        let mut server = ServerCounts::default();
+        for r in &requests {
+            usage.add(&r.usage.copied().unwrap_or_default());
+            server.sum(&r.server);
+        }
+        let vendor: Vec<u64> = costs().filter_map(|c| c.vendor_micro_usd).collect();
+        RunFigures {
+            requests: requests.len() as u64,
+            input_tokens: usage.input_tokens,
+            cache_write_tokens: usage.cache_write_tokens,
+            cache_read_tokens: usage.cache_read_tokens,
+            output_tokens: usage.output_tokens,
+            searches: server.searches,
+            failed_searches: server.failed_searches,
+            fetches: server.fetches,
+            failed_fetches: server.failed_fetches,
+            fees_micro_usd: fees_sum(costs()),
+            cost_micro_usd: sum(costs()),
+            vendor_cost_micro_usd: (!vendor.is_empty())
+                .then(|| vendor.iter().fold(0u64, |t, v| t.saturating_add(*v))),
+            fees_counted_here: costs().any(|c| c.fees_counted_here),
+            unpriced: costs().find_map(|c| c.unpriced.clone()),
+            wall_ms,
+        }
+    }
+
+    /// Every token: input, cache writes and reads, and output (what `[budget]
+    /// tokens` counts), saturating.
+    pub fn tokens(&self) -> u64 {
+        self.input_tokens
+            .saturating_add(self.cache_write_tokens)
+            .saturating_add(self.cache_read_tokens)
+            .saturating_add(self.output_tokens)
+    }
+
+    /// True when some of the cost is the vendor's own figure (shown `v`).
+    pub fn vendor_reported(&self) -> bool {
+        self.vendor_cost_micro_usd.is_some()
+    }
+}
+
+/// The total of some requests' costs: `None` if any is unknown or there are none.
+pub fn sum<'a>(costs: impl IntoIterator<Item = &'a Cost>) -> Option<u64> {
+    let mut total = None;
+    for c in costs {
+        total = Some(u64::saturating_add(total.unwrap_or(0), c.total_micro_usd?));
+    }
+    total
+}
+
+/// The fee part of some requests' costs, saturating: a vendor's own figure counts
+/// 0 (its fees are inside it, unitemised); `None` if another request's are unknown.
+pub fn fees_sum<'a>(costs: impl IntoIterator<Item = &'a Cost>) -> Option<u64> {
+    costs
+        .into_iter()
+        .map(|c| c.fees_micro_usd.or(c.vendor_micro_usd.map(|_| 0)))
+        .try_fold(0u64, |total, f| f.map(|f| total.saturating_add(f)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_is_the_sum_of_its_requests() {
+        let priced = |t: u64| Cost {
+            total_micro_usd: Some(t),
+            fees_micro_usd: Some(1),
+            ..Cost::default()
+        };
+        let (a, b) = (priced(10), priced(20));
+        let u = Usage {
+            input_tokens: 1,
+            cache_write_tokens: 2,
+            cache_read_tokens: 3,
+            output_tokens: 4,
+            ..Usage::default()
+        };
+        let mut server = ServerCounts::default();
+        server.add("web_search", false);
+        server.add("web_search", true);
+        server.add("web_fetch", false);
+        let f = RunFigures::of(
+            [
+                RequestFigures {
+                    usage: Some(&u),
+                    cost: &a,
+                    server,
+                },
+                RequestFigures {
+                    usage: None,
+                    cost: &b,
+                    server: ServerCounts::default(),
+                },
+            ],
+            Some(5),
+        );
+        assert_eq!(
+            (f.requests, f.input_tokens, f.cache_write_tokens),
+            (2, 1, 2)
+        );
+        assert_eq!(
+            (f.cache_read_tokens, f.output_tokens, f.tokens()),
+            (3, 4, 10)
+        );
+        assert_eq!((f.searches, f.failed_searches, f.fetches), (2, 1, 1));
+        assert_eq!((f.cost_micro_usd, f.fees_micro_usd), (Some(30), Some(2)));
+        assert_eq!(f.vendor_cost_micro_usd, None);
+        assert_eq!(
+            server.ran(),
+            Recorded {
+                searches: 1,
+                fetches: 1
+            }
+        );
+    }
+}

@@ -1,0 +1,37 @@
+//! A run's figures read in one place: its ledger (its requests and its spawned
+//! children's, priced, with the calls each answer reported) folded by
+//! `core::figures`, and its wall time. `runs`, `compare`, the console's Run and
+//! Sources panes and exports all read a run's numbers from here.
+
+use super::Store;
+use crate::core::event::RunId;
+use crate::core::figures::RunFigures;
+use crate::core::price::PriceTable;
+use crate::error::Result;
+use crate::store::types::RunRow;
+
+impl Store {
+    /// The figures of run `run_id` (zeros for a run the store does not hold).
+    pub fn figures(&self, run_id: RunId, prices: &PriceTable) -> Result<RunFigures> {
+        let run = self.run(run_id)?.unwrap_or_default();
+        Ok(self.ledger(run_id, prices)?.figures(wall_ms(&run)))
+    }
+
+    /// Runs newest first, each with its figures.
+    pub fn priced_runs(&self, limit: Option<u32>, prices: &PriceTable) -> Result<Vec<RunRow>> {
+        let mut runs = self.runs(limit)?;
+        for r in &mut runs {
+            r.figures = Some(self.ledger(r.run_id, prices)?.figures(wall_ms(r)));
+        }
+        Ok(runs)
+    }
+}
+
+/// A run's start to its end, in milliseconds; `None` while it runs (or when a
+/// time is unreadable).
+pub fn wall_ms(run: &RunRow) -> Option<u64> {
+    let end = run.finished_at.as_deref()?;
+    let s = chrono::DateTime::parse_from_rfc3339(&run.started_at).ok()?;
+    let e = chrono::DateTime::parse_from_rfc3339(end).ok()?;
+    u64::try_from((e - s).num_milliseconds()).ok()
+}
