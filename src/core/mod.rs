@@ -9,6 +9,7 @@ pub mod event;
 pub mod host;
 pub mod policy;
 pub mod price;
+pub mod query;
 pub mod text;
 pub mod tools;
 pub mod turn;
