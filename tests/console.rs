@@ -849,7 +849,7 @@ async fn e_on_sources_writes_the_runs_sources_and_says_where() {
     assert!(!error, "{notice}");
     assert_eq!(
         notice,
-        format!("wrote the 3 source(s) of run 1 to {}", path.display())
+        format!("wrote 3 sources of run 1 to {}", path.display())
     );
     let text = std::fs::read_to_string(&path).unwrap();
     assert!(text.starts_with("# Sources of run 1\n\n1. [io-harness - crates.io](<https://crates.io/crates/io-harness>) — step 1, recorded 20"), "{text}");
@@ -904,7 +904,7 @@ async fn k_on_sources_checks_the_runs_sources_under_the_policy() {
     // ask: nothing leaves this machine, and each verdict says so.
     let (notice, _) = l.state.notice.clone().unwrap();
     assert!(
-        notice.starts_with("checked 3 source(s) of run 1: 0 found, 0 not found, 0 with no quote, 0 unreachable, 3 not allowed"),
+        notice.starts_with("checked 3 sources of run 1: 0 found, 0 not found, 0 with no quote, 0 unreachable, 3 not allowed"),
         "{notice}"
     );
     l.until(|s| s.sources.checks.len() == 3).await;

@@ -129,6 +129,14 @@ fn an_edit_brings_the_declaration_back_into_view() {
     update(&mut s, key(KeyCode::Enter));
     assert!(s.form.fetch);
     assert_eq!(s.preview_scroll, 0);
+    // The web part of the body is in view (issue 27: a block taller than the
+    // pane is shown from the body, not from fetch's beta header) …
+    let shown = screen(&s, 120, 40);
+    assert!(shown.contains("\"type\": \"web_fetch_"), "{shown}");
+    // … and the header is a scroll up.
+    for _ in 0..3 {
+        update(&mut s, key(KeyCode::PageUp));
+    }
     let shown = screen(&s, 120, 40);
     assert!(
         shown.contains("+ anthropic-beta: web-fetch-2025-09-10"),

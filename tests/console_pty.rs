@@ -435,3 +435,25 @@ fn a_streamed_search_query_is_on_screen_before_the_stream_ends() {
     assert!(screen.raw_text().contains("exit=0"));
     stub.shutdown();
 }
+
+/// Issue 27: `preview --body-only` on a terminal — the body ends without a
+/// newline, and the notes on stderr started on its last line ("}note: …").
+#[test]
+fn body_only_notes_start_on_their_own_line_on_a_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("io.toml"), "").unwrap();
+    let (screen, mut child, writer, reading) = spawn(
+        dir.path(),
+        &format!(
+            "{:?} --config io.toml preview --demo --body-only; echo \"exit=$?\"",
+            env!("CARGO_BIN_EXE_io-harness")
+        ),
+    );
+    assert!(child.wait().unwrap().success());
+    drop(writer);
+    reading.join().unwrap();
+    let out = screen.raw_text();
+    assert!(out.contains("exit=0"), "{out}");
+    assert!(out.contains("note:"), "{out}");
+    assert!(!out.contains("}note:"), "{out}");
+}

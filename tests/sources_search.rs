@@ -1,7 +1,9 @@
 //! Full-text search across runs: what a real run recorded against the stub is
 //! found by its goal, the model's text, a search's query and a citation's quote;
-//! newest first or best first; one run's only; and a query FTS5 cannot parse, an
-//! empty one or an unknown run is a clear refusal, exit 2.
+//! newest first or best first; one run's only; everyday words (`io-harness`,
+//! `0.22.0`, `C++`) searched as written and Chinese found inside longer words;
+//! and a query using FTS5's syntax that it cannot parse, an empty one or an
+//! unknown run is a clear refusal, exit 2.
 
 // The binary is built with every default feature, and these tests run it.
 #![cfg(all(
@@ -87,8 +89,10 @@ async fn the_command_line_refuses_what_it_cannot_search() {
     assert_eq!(code, 0, "{err}");
     let hits: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(hits[0]["kind"], "goal");
-    let (code, out, _) = search(&["docs.rs/b"]);
-    assert_eq!(code, 2, "{out}");
+    // Words are searched as written: `docs.rs/b` is no FTS5 syntax error.
+    let (code, out, err) = search(&["docs.rs/b"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("citation  https://docs.rs/b"), "{out}");
     let (code, out, err) = search(&["\"unclosed"]);
     assert_eq!((code, out.as_str()), (2, ""));
     assert!(
@@ -108,12 +112,16 @@ async fn the_command_line_refuses_what_it_cannot_search() {
     let (code, _, err) = search(&["crate", "--limit", "0"]);
     assert_eq!(code, 2);
     assert!(err.starts_with("--limit 0 would show no hits"), "{err}");
-    // `goal:x` reads as a column to FTS5: said in words, with the quoting.
-    let (code, _, err) = search(&["goal:crate"]);
+    // `goal:x` is a word, not a column, unless the query syntax is used on
+    // purpose; then FTS5's reading is said in words, with the quoting.
+    let (code, out, err) = search(&["goal:crate"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("nothing matches"), "{out}");
+    let (code, _, err) = search(&["goal:crate OR docs"]);
     assert_eq!(code, 2);
     assert!(
         err.contains("FTS5 reads \"goal:\" as the name of a column")
-            && err.contains("'\"goal:crate\"'"),
+            && err.contains("'\"goal:crate OR docs\"'"),
         "{err}"
     );
     // A single quote in the query: the advice is still one shell word.
@@ -184,4 +192,48 @@ fn every_writer_indexes_what_it_writes_once() {
     store.record_step(run, 2, "the fog came in", &[]).unwrap();
     assert!(store.search(&q("lamp")).unwrap().is_empty());
     assert_eq!(store.search(&q("fog")).unwrap().len(), 1);
+}
+
+/// Issue 27: words as written — a hyphen, a version, `C++` — are found, not
+/// refused as FTS5 syntax; the syntax used on purpose still works; a word of a
+/// script without spaces is found inside a longer one. Failed before the fix:
+/// `io-harness` and `0.22.0` were FTS5 errors (exit 2) and `版本` found nothing.
+#[test]
+fn everyday_words_are_searched_as_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = io_harness::Store::open(dir.path().join("runs.db")).unwrap();
+    for goal in [
+        "check io-harness 0.22.0 for C++ users",
+        "查找 io-harness 的最新版本号",
+        "harness racing results",
+    ] {
+        store
+            .begin_run(&io_harness::store::NewRun {
+                goal: goal.into(),
+                provider: "anthropic".into(),
+                model: "m".into(),
+                ..Default::default()
+            })
+            .unwrap();
+    }
+    let runs = |text: &str| -> Vec<i64> {
+        store
+            .search(&q(text))
+            .unwrap_or_else(|e| panic!("{text}: {e}"))
+            .iter()
+            .map(|h| h.run_id.0)
+            .collect()
+    };
+    assert_eq!(runs("io-harness"), [2, 1]);
+    assert_eq!(runs("0.22.0"), [1]);
+    assert_eq!(runs("C++ users"), [1]);
+    assert_eq!(runs("版本"), [2]);
+    assert_eq!(runs("版本 io-harness"), [2]);
+    assert_eq!(runs("バージョン"), Vec::<i64>::new());
+    // The syntax on purpose: a phrase, OR, a prefix.
+    assert_eq!(runs("\"harness racing\""), [3]);
+    assert_eq!(runs("racing OR users"), [3, 1]);
+    assert_eq!(runs("rac*"), [3]);
+    let hit = &store.search(&q("版本")).unwrap()[0];
+    assert!(hit.snippet.contains("[版本]号"), "{}", hit.snippet);
 }

@@ -13,7 +13,7 @@ use io_harness::run::Observer;
 use io_harness::run::group::{Announce, Column, Copies, GroupResult, Replay};
 use io_harness::{Error, Result, RunId, Store, Vendor};
 
-use super::printer::{Printer, spent};
+use super::printer::{Printer, spent, steps};
 use super::task::{self, RunArgs};
 
 /// Run the group; whether every vendor that ran passed.
@@ -124,10 +124,10 @@ fn report(store: &Store, launch: &Launch, g: &GroupResult, json: bool) -> Result
                 ran += 1;
                 passed += usize::from(r.outcome.passed());
                 format!(
-                    "{vendor}: run {} {} after {} steps, {}; workspace {}",
+                    "{vendor}: run {} {} after {}, {}; workspace {}",
                     r.run_id,
                     r.outcome.label(),
-                    r.steps,
+                    steps(r.steps),
                     spent(store, r, prices),
                     copy.as_deref()
                         .map_or("—".into(), |p| p.display().to_string())

@@ -121,6 +121,9 @@ pub enum Command {
         /// One JSON array of {key, value, origin, note}.
         #[arg(long)]
         json: bool,
+        /// Also what `--demo` sets where io.toml says nothing (its origin `--demo`).
+        #[arg(long)]
+        demo: bool,
     },
     /// Send stored runs elsewhere: `export otlp [RUN_ID ...] [--since DATE]`.
     #[command(subcommand)]
@@ -181,7 +184,7 @@ pub async fn main(cli: Cli) -> ExitCode {
         Some(Command::CheckSources { run_id, json }) => {
             records::check_sources(cli.config, cli.store, run_id, json).await
         }
-        Some(Command::Config { json }) => settings::show(cli.config, json),
+        Some(Command::Config { json, demo }) => settings::show(cli.config, json, demo || cli.demo),
         Some(Command::Export(args)) => export::export(cli.config, cli.store, args).await,
         Some(Command::StubVendor { listen, script }) => stub(listen, script).await,
     };

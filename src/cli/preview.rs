@@ -2,7 +2,7 @@
 //! Calls the same encoder the transport uses; opens no socket. The API key is read
 //! only to say whether it is set.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
 use io_harness::launch::{Launch, Preview};
@@ -32,7 +32,7 @@ pub struct PreviewArgs {
     pub demo: bool,
     /// The request the next step of this stored run would send (in its
     /// conversation mode, from its checkpoint and transcript).
-    #[arg(long, conflicts_with_all = ["goal", "demo"])]
+    #[arg(long, conflicts_with = "goal")]
     pub resume: Option<i64>,
 }
 
@@ -88,6 +88,12 @@ pub async fn preview(
     if body_only {
         out.write_all(&request.body).map_err(io)?;
         out.flush().map_err(io)?;
+        // On a terminal the body (which ends without a newline) and the notes
+        // share the screen: the notes start on a line of their own. stdout's
+        // bytes stay exactly the body.
+        if !cautions.is_empty() && out.is_terminal() && std::io::stderr().is_terminal() {
+            eprintln!();
+        }
         for c in &cautions {
             eprintln!("{c}");
         }

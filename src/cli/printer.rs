@@ -68,6 +68,32 @@ impl Observer for Printer {
     }
 }
 
+/// `1 step`, `3 steps`.
+pub fn steps(n: u32) -> String {
+    if n == 1 {
+        "1 step".to_string()
+    } else {
+        format!("{n} steps")
+    }
+}
+
+/// A request's searches as its fees count them: the vendor's counter, or,
+/// where the vendor reported none, the searches and fetches counted here.
+fn searches(reported: u64, cost: &io_harness::core::event::Cost) -> String {
+    let (n, what) = if cost.fees_counted_here {
+        (cost.fee_requests, ("search/fetch", "searches/fetches"))
+    } else {
+        (reported, ("search", "searches"))
+    };
+    let noun = if n == 1 { what.0 } else { what.1 };
+    let here = if cost.fees_counted_here {
+        " counted here"
+    } else {
+        ""
+    };
+    format!("{n} {noun}{here}")
+}
+
 fn describe(kind: &EventKind) -> Option<String> {
     Some(match kind {
         EventKind::RunStarted {
@@ -101,14 +127,13 @@ fn describe(kind: &EventKind) -> Option<String> {
             // fetches named are those the fees count (each call made, ok or
             // failed, has a line of its own below).
             format!(
-                "{} in ({} uncached, {} cache write, {} cache read) / {} out tokens, {} billed search{}, {stop_reason}, {latency_ms} ms, {}",
+                "{} in ({} uncached, {} cache write, {} cache read) / {} out tokens, {}, {stop_reason}, {latency_ms} ms, {}",
                 u.all_input_tokens(),
                 u.input_tokens,
                 u.cache_write_tokens,
                 u.cache_read_tokens,
                 u.output_tokens,
-                cost.fee_requests,
-                if cost.fee_requests == 1 { "" } else { "es" },
+                searches(u.server_tool_requests, cost),
                 io_harness::price::describe(cost)
             )
         }

@@ -18,6 +18,12 @@ fn open(config: Option<PathBuf>, store: Option<PathBuf>) -> Result<(Config, Stor
 
 /// Past runs, newest first.
 pub fn runs(config: Option<PathBuf>, store: Option<PathBuf>, json: bool, limit: u32) -> Result<()> {
+    // As `search` refuses it: no list would say "no runs" of a store that has some.
+    if limit == 0 {
+        return Err(io_harness::Error::refused(
+            "--limit 0 would list no runs; give 1 or more (default 50)",
+        ));
+    }
     let (config, store) = open(config, store)?;
     let runs = store.priced_runs(Some(limit), &config.price_table())?;
     if json {

@@ -11,7 +11,7 @@ use io_harness::launch::{Call, Launch};
 use io_harness::run::Observer;
 use io_harness::{Result, RunId};
 
-use super::printer::{Printer, spent};
+use super::printer::{Printer, spent, steps};
 use super::task::{self, RunArgs};
 
 /// Run one contract; whether its verification passed.
@@ -21,10 +21,19 @@ pub async fn go(mut launch: Launch, store_path: Option<PathBuf>, args: RunArgs) 
     if args.resume.is_none() {
         task::require_goal(&contract)?;
     }
-    // The demo's stub lives until `finish`; its key is not a secret.
-    launch.start_stub().await?;
-    let provider = launch.provider(vendor, None, &launch.key())?;
     let (store, _) = launch.open_store(store_path)?;
+    // The demo's stub lives until `finish`; its key is not a secret. A resumed
+    // run takes the script up at the step it reached.
+    launch.start_stub().await?;
+    let done = match args.resume {
+        Some(id) => store
+            .load_checkpoint(RunId(id))
+            .ok()
+            .flatten()
+            .map_or(0, |c| c.step),
+        None => 0,
+    };
+    let provider = launch.provider(vendor, None, &launch.key_resuming(done))?;
     let cancel = task::cancel_on_ctrl_c();
     launch.start_mcp().await?;
     if let Some(cap) = task::max_usd(args.max_usd)? {
@@ -57,10 +66,10 @@ pub async fn go(mut launch: Launch, store_path: Option<PathBuf>, args: RunArgs) 
     if !args.json {
         super::out::line(&result.answer)?;
         eprintln!(
-            "run {} {} after {} steps, {}; `io-harness citations {}` lists its sources",
+            "run {} {} after {}, {}; `io-harness citations {}` lists its sources",
             result.run_id,
             result.outcome.label(),
-            result.steps,
+            steps(result.steps),
             spent(&store, &result, &launch.plan().prices),
             result.run_id
         );

@@ -10,6 +10,7 @@ pub mod figures;
 pub mod host;
 pub mod policy;
 pub mod price;
+pub mod query;
 pub mod text;
 pub mod tools;
 pub mod turn;

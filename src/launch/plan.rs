@@ -125,6 +125,64 @@ impl Plan {
         contract
     }
 
+    /// What the demo sets that io.toml does not, as `(key, value, why)` in
+    /// io.toml's terms (`run.conversation = "transcript"`); nothing outside the demo.
+    /// `config --demo` lists them and the console's status line says them.
+    pub fn demo_settings(&self) -> Vec<(String, String, &'static str)> {
+        if !self.demo {
+            return Vec::new();
+        }
+        let mut task = self.task.clone();
+        demo_defaults(&mut task, !self.run_stated, !self.web_stated);
+        let mut out = Vec::new();
+        if !self.run_stated {
+            let why = "the demo's default: io.toml has no [run]";
+            out.push((
+                "run.conversation".to_string(),
+                format!("{:?}", task.conversation.as_str()),
+                why,
+            ));
+            if let Some(ttl) = task.cache {
+                out.push(("run.cache".to_string(), "true".to_string(), why));
+                out.push((
+                    "run.cache_ttl".to_string(),
+                    format!("{:?}", ttl.as_str()),
+                    why,
+                ));
+            }
+        }
+        if self.task.goal.trim().is_empty() {
+            let why = "the demo's default: io.toml gives no goal";
+            out.push(("task.goal".to_string(), format!("{:?}", task.goal), why));
+            if let Some(web) = task.web.as_ref().filter(|_| !self.web_stated) {
+                let why = "the demo's default: io.toml has no [web]";
+                out.push(("web.search".to_string(), web.search.to_string(), why));
+                if let Some(n) = web.max_uses {
+                    out.push(("web.max_uses".to_string(), n.to_string(), why));
+                }
+            }
+        }
+        out
+    }
+
+    /// The status line's word on what the demo turned on, or `None` (not the
+    /// demo, or io.toml states `[run]`).
+    pub fn demo_mode_note(&self) -> Option<String> {
+        if !self.demo || self.run_stated {
+            return None;
+        }
+        let mut task = self.task.clone();
+        demo_defaults(&mut task, true, !self.web_stated);
+        let cache = task
+            .cache
+            .map(|t| format!(" + {} cache", t.as_str()))
+            .unwrap_or_default();
+        Some(format!(
+            "{}{cache} (--demo's default: no [run] in io.toml)",
+            task.conversation.as_str()
+        ))
+    }
+
     /// The vendor a flag names, else io.toml's.
     pub fn vendor(&self, flag: Option<&str>) -> Result<Vendor> {
         match flag {
@@ -161,10 +219,11 @@ impl Plan {
         vendor: Vendor,
         model: Option<&str>,
     ) -> Preview {
+        let demo = if self.demo { " --demo" } else { "" };
         let note = |conversation: Conversation| {
             format!(
                 "note: the next step (step {}) of run {run_id}, in its {} conversation; \
-                 `io-harness run --resume {run_id}` sends it",
+                 `io-harness run --resume {run_id}{demo}` sends it",
                 next.step + 1,
                 conversation.as_str()
             )
@@ -258,7 +317,12 @@ fn foreign_steps(turn: &Turn, endpoint: &Endpoint) -> Option<String> {
         .count();
     (turn.conversation == Conversation::Transcript && foreign > 0).then(|| {
         format!(
-            "note: {foreign} earlier step(s) were answered by another vendor; their blocks are not sent to {} (encrypted content is readable only by the vendor that produced it), which starts from the goal and the observations made so far",
+            "note: {} answered by another vendor; their blocks are not sent to {} (encrypted content is readable only by the vendor that produced it), which starts from the goal and the observations made so far",
+            if foreign == 1 {
+                "1 earlier step was".to_string()
+            } else {
+                format!("{foreign} earlier steps were")
+            },
             wire.label()
         )
     })

@@ -18,6 +18,7 @@ use crate::core::event::RunId;
 use crate::core::wire::Vendor;
 use crate::error::Result;
 use crate::launch::plan::{Plan, Preview};
+use crate::launch::ready::workspace_ready;
 use crate::launch::vendor::Key;
 use crate::mcp::McpServers;
 use crate::provider::HttpProvider;
@@ -209,11 +210,22 @@ impl Launch {
     /// script rewound to its start under a key (not a secret) that tells the
     /// stub which requests are this run's; else each vendor's variable.
     pub fn key(&self) -> Key {
+        self.key_resuming(0)
+    }
+
+    /// As `key`, for a run resumed after `steps` completed steps: in the demo,
+    /// the stub's script continues at the step the run reached (each step took
+    /// one answer), not at its first answer.
+    pub fn key_resuming(&self, steps: u32) -> Key {
+        #[cfg(not(feature = "stub"))]
+        let _ = steps;
         #[cfg(not(feature = "stub"))]
         return Key::FromEnv;
         #[cfg(feature = "stub")]
         match &self.rewinder {
-            Some(rewinder) => Key::Stub(rewinder.rewind()),
+            Some(rewinder) => {
+                Key::Stub(rewinder.rewind_to(usize::try_from(steps).unwrap_or(usize::MAX)))
+            }
             None => Key::FromEnv,
         }
     }
@@ -259,6 +271,9 @@ impl Launch {
         resume: Option<RunId>,
         call: Call<'_>,
     ) -> Result<RunResult> {
+        if resume.is_none() {
+            workspace_ready(&contract.workspace)?;
+        }
         let observer = self.traced(provider, observer);
         let options = RunOptions {
             resume,
@@ -310,17 +325,32 @@ impl Launch {
         group: Group<'_>,
         call: Call<'_>,
     ) -> Result<GroupResult> {
+        workspace_ready(&contract.workspace)?;
         self.grouped(contract, group, call, None).await
     }
 
     /// Run a stored run's task (`replay`) on the entrants, in the original's
-    /// group (a new one holding the original when it had none).
+    /// group (a new one holding the original when it had none). An entrant
+    /// that cannot start (no key) is refused before anything is sent or
+    /// recorded: a failed attempt is not the vendor's outcome in the group.
     pub async fn replay(
         &self,
         replay: &Replay,
         group: Group<'_>,
         call: Call<'_>,
     ) -> Result<GroupResult> {
+        workspace_ready(&replay.contract.workspace)?;
+        if let Some((vendor, e)) = group
+            .entrants
+            .iter()
+            .find_map(|e| e.provider.as_ref().err().map(|err| (&e.vendor, err)))
+        {
+            return Err(crate::error::Error::refused(format!(
+                "--replay {}: {vendor} cannot start: {e}. Nothing was sent, and nothing was \
+                 recorded in the run's group.",
+                replay.original
+            )));
+        }
         let mut contract = replay.contract.clone();
         if group.cap.is_some() {
             contract.budget.usd_micro = group.cap;

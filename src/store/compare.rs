@@ -21,7 +21,17 @@ impl Store {
         };
         let mut runs = Vec::new();
         for &id in &group.runs {
-            runs.push(self.column(id, prices)?);
+            let mut col = self.column(id, prices)?;
+            // A replayed run made alone recorded its workspace as given (`.`);
+            // the group holds it made absolute, as every copy's is.
+            if col
+                .workspace
+                .as_deref()
+                .is_some_and(|w| std::path::Path::new(w).is_relative())
+            {
+                col.workspace = Some(group.workspace.clone());
+            }
+            runs.push(col);
         }
         let not_run = group
             .refusals

@@ -85,6 +85,25 @@ impl Store {
         Ok(())
     }
 
+    /// The stored groups, newest first, at most `limit`, each with its
+    /// refusals and runs (the console's Compare screen lists them).
+    pub fn groups(&self, limit: u32) -> Result<Vec<GroupRow>> {
+        let ids: Vec<i64> = {
+            let conn = self.lock()?;
+            let mut stmt = conn
+                .prepare("SELECT group_id FROM run_groups ORDER BY group_id DESC LIMIT ?1")
+                .map_err(db_err("listing run groups"))?;
+            stmt.query_map([i64::from(limit)], |r| r.get(0))
+                .and_then(Iterator::collect)
+                .map_err(db_err("listing run groups"))?
+        };
+        let mut out = Vec::with_capacity(ids.len());
+        for id in ids {
+            out.extend(self.group(id)?);
+        }
+        Ok(out)
+    }
+
     /// One group with its refusals and runs; `None` when there is none by that id.
     pub fn group(&self, group_id: i64) -> Result<Option<GroupRow>> {
         let conn = self.lock()?;

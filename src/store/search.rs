@@ -1,7 +1,10 @@
 //! Full-text search across every run (`search_index`, an FTS5 table): the goal,
 //! the model's text per step, server-side tools' queries and fetched URLs, and
-//! citations. Rows are indexed in the transaction that writes them; a query that
-//! FTS5 cannot parse is a clear error saying how to quote it, never SQL passed on.
+//! citations. Rows are indexed in the transaction that writes them. Words are
+//! searched as written (`core::query` reads the text: each word a phrase, a word
+//! of a script written without spaces looked for inside the text); a query
+//! that uses FTS5's syntax on purpose and cannot be parsed is a clear error
+//! saying how to quote it, never SQL passed on.
 
 use rusqlite::{Connection, params};
 use serde::Serialize;
@@ -29,7 +32,8 @@ pub struct Hit {
 /// What to search.
 #[derive(Debug, Clone, Default)]
 pub struct SearchQuery {
-    /// FTS5 query text.
+    /// The words to find (as written), or an FTS5 query using its syntax on
+    /// purpose (a "phrase", OR, NOT, NEAR, prefix*).
     pub text: String,
     /// At most this many hits.
     pub limit: u32,
@@ -165,17 +169,40 @@ impl Store {
                 "--limit 0 would show no hits; give 1 or more (default 20)",
             ));
         }
+        let read = crate::core::query::read(&q.text);
         // Rows are indexed in the order they are recorded, so the newest come
         // last: FTS5 walks its rowids backwards without sorting every match.
-        let order = if q.rank { "rank" } else { "rowid DESC" };
+        // Best first needs a full-text match to rank by.
+        let order = if q.rank && read.fts.is_some() {
+            "rank"
+        } else {
+            "rowid DESC"
+        };
+        let mut values: Vec<rusqlite::types::Value> =
+            vec![q.run.map(|r| r.0).into(), i64::from(q.limit).into()];
+        let mut wheres = vec!["(?1 IS NULL OR run_id = ?1)".to_string()];
+        if let Some(fts) = &read.fts {
+            values.push(fts.clone().into());
+            wheres.push(format!("search_index MATCH ?{}", values.len()));
+        }
+        for inside in &read.inside {
+            values.push(crate::core::query::like_pattern(inside).into());
+            wheres.push(format!("body LIKE ?{} ESCAPE '\\'", values.len()));
+        }
+        let passage = if read.fts.is_some() {
+            "snippet(search_index, 4, '[', ']', '…', 12)"
+        } else {
+            "body"
+        };
         let sql = format!(
             "SELECT run_id, step, kind,
                     CASE WHEN url IS NULL AND kind = 'query'
                           AND (body LIKE 'http://%' OR body LIKE 'https://%')
                          THEN body ELSE url END,
-                    snippet(search_index, 4, '[', ']', '…', 12)
-             FROM search_index WHERE search_index MATCH ?1 AND (?2 IS NULL OR run_id = ?2)
-             ORDER BY {order} LIMIT ?3"
+                    {passage}
+             FROM search_index WHERE {}
+             ORDER BY {order} LIMIT ?2",
+            wheres.join(" AND ")
         );
         let conn = self.lock()?;
         // FTS5 answers a query it cannot parse with SQLITE_ERROR ("fts5: syntax
@@ -199,14 +226,18 @@ impl Store {
             }
         };
         let mut stmt = conn.prepare(&sql).map_err(unparsable)?;
+        let marked = |body: String| match (&read.fts, read.inside.first()) {
+            (None, Some(needle)) => crate::core::query::passage(&body, needle, 24),
+            _ => body,
+        };
         let rows = stmt
-            .query_map(params![q.text, q.run.map(|r| r.0), q.limit], |r| {
+            .query_map(rusqlite::params_from_iter(values.iter()), |r| {
                 Ok(Hit {
                     run_id: RunId(r.get(0)?),
                     step: r.get(1)?,
                     kind: r.get(2)?,
                     url: r.get(3)?,
-                    snippet: r.get(4)?,
+                    snippet: marked(r.get(4)?),
                 })
             })
             .map_err(unparsable)?;

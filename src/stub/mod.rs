@@ -48,6 +48,9 @@ fn lossy<S: serde::Serializer>(body: &[u8], s: S) -> std::result::Result<S::Ok, 
 struct Inner {
     script: Script,
     cursor: HashMap<Option<Route>, usize>,
+    /// Where a route's cursor starts after a rewind: 0, or the answers a
+    /// resumed run had already taken (`Rewinder::rewind_to`).
+    start_at: usize,
     requests: Vec<RecordedRequest>,
     /// How many times the script was rewound; a demo run's key names the
     /// generation it started in (`demo-<n>`).
@@ -115,9 +118,17 @@ impl Rewinder {
     /// run's last request reaching the stub after this rewind, is answered 409
     /// and takes no scripted answer, so it cannot shift the new run's script.
     pub fn rewind(&self) -> String {
+        self.rewind_to(0)
+    }
+
+    /// As `rewind`, for a run resumed after `answered` answers: the next request
+    /// to each vendor gets that vendor's answer after them, so a resumed demo
+    /// run continues the script at the step it reached.
+    pub fn rewind_to(&self, answered: usize) -> String {
         let generation = match self.0.lock() {
             Ok(mut inner) => {
                 inner.cursor.clear();
+                inner.start_at = answered;
                 inner.generation += 1;
                 inner.generation
             }
@@ -380,7 +391,8 @@ fn pick(inner: &mut Inner, route: Route) -> Option<ScriptedResponse> {
     }
     let any_tagged = inner.script.responses.iter().any(|r| r.vendor.is_some());
     let key = if any_tagged { Some(route) } else { None };
-    let cursor = inner.cursor.entry(key).or_insert(0);
+    let start = inner.start_at;
+    let cursor = inner.cursor.entry(key).or_insert(start);
     let index = if *cursor >= eligible.len() {
         if !inner.script.repeat {
             return None;

@@ -29,6 +29,9 @@ impl Observer for Tagged {
 impl Executor {
     /// Run `contract` on each of `vendors` (with its model) at once as a run group.
     pub(super) fn start_compare(&mut self, contract: TaskContract, vendors: Vec<(Vendor, String)>) {
+        if !self.workspace_ready(&contract) {
+            return;
+        }
         let tx = self.tx.clone();
         let tagged = move |v: Vendor| -> Arc<dyn Observer> { Arc::new(Tagged(tx.clone(), v)) };
         let vendors: Vec<(Vendor, Option<String>)> =

@@ -110,6 +110,16 @@ impl Executor {
                 let prices = self.launch.plan().prices.clone();
                 self.read(move |s| s.priced_runs(Some(500), &prices).map(Msg::Runs))
             }
+            Effect::LoadGroups => self.read(|s| s.groups(200).map(Msg::Groups)),
+            Effect::OpenGroup(id) => {
+                let prices = self.launch.plan().prices.clone();
+                self.read(move |s| {
+                    Ok(Msg::Compared(match s.comparison(id, &prices)? {
+                        Some(c) => Ok(c),
+                        None => Err(format!("there is no run group {id} in the store")),
+                    }))
+                })
+            }
             Effect::LoadRunSources(id) => self.read(move |s| run_sources(s, id)),
             Effect::Search(text) => self.search(text),
             Effect::SearchAll(text) => self.search_all(text),
@@ -141,16 +151,16 @@ impl Executor {
                 });
             }
             Effect::Open(url) => {
-                let _ = self.tx.send(match open::that_detached(&url) {
-                    Ok(()) => Msg::info(format!("opened {url}")),
-                    Err(e) => Msg::error(format!("cannot open {url}: {e}")),
-                });
+                let _ = self.tx.send(super::browser::open_url(&url));
             }
         }
         true
     }
 
     fn start(&mut self, contract: TaskContract, vendor: Vendor, model: String) {
+        if !self.workspace_ready(&contract) {
+            return;
+        }
         let key = self.launch.key();
         let provider = match self.launch.provider(vendor, Some(&model), &key) {
             Ok(p) => p,
@@ -178,6 +188,18 @@ impl Executor {
                 let _ = tx.send(Msg::RunFailed(e.to_string()));
             }
         }));
+    }
+
+    /// Whether `contract`'s workspace is a folder here; if not, the form is told
+    /// and nothing starts.
+    pub(super) fn workspace_ready(&self, contract: &TaskContract) -> bool {
+        match crate::launch::workspace_ready(&contract.workspace) {
+            Ok(()) => true,
+            Err(e) => {
+                let _ = self.tx.send(Msg::WorkspaceRefused(e.to_string()));
+                false
+            }
+        }
     }
 
     /// A new cancellation for the run (or comparison) about to start, kept for

@@ -50,8 +50,14 @@ pub async fn connect(loaded: &Loaded, demo: bool) -> Result<Connection> {
     let addr = launch
         .stub_addr()
         .map_or_else(|| "loopback".to_string(), |a| a.to_string());
+    // What the demo turns on where io.toml is silent is said, not done silently.
+    let note = launch
+        .plan()
+        .demo_mode_note()
+        .map(|n| format!("; {n}"))
+        .unwrap_or_default();
     let mode = format!(
-        "offline demo: built-in stub vendor on {addr} ({why}); nothing leaves this machine"
+        "offline demo: built-in stub vendor on {addr} ({why}); nothing leaves this machine{note}"
     );
     Ok(Connection { launch, mode })
 }

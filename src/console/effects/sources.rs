@@ -49,8 +49,8 @@ impl Executor {
                 Ok(rows) => {
                     let count = |v: &str| rows.iter().filter(|r| r.verdict == v).count();
                     Msg::info(format!(
-                        "checked {} source(s) of run {run_id}: {} found, {} not found, {} with no quote, {} unreachable, {} not allowed — a verdict is what this machine fetched now",
-                        rows.len(),
+                        "checked {} of run {run_id}: {} found, {} not found, {} with no quote, {} unreachable, {} not allowed — a verdict is what this machine fetched now",
+                        crate::console::view::count(rows.len(), "source"),
                         count("found"),
                         count("not_found"),
                         count("no_quote"),
@@ -86,8 +86,8 @@ impl Executor {
             Ok(
                 match crate::store::file::write_new(&path, text.as_bytes()) {
                     Ok(()) => Msg::info(format!(
-                        "wrote the {} source(s) of run {run_id} to {}",
-                        rows.len(),
+                        "wrote {} of run {run_id} to {}",
+                        crate::console::view::count(rows.len(), "source"),
                         path.display()
                     )),
                     Err(e) => Msg::error(format!(

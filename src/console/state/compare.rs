@@ -1,7 +1,8 @@
 //! The Compare screen's data: one column per vendor asked — its refusal, or its
 //! live run folded exactly as the Run panes fold one (`RunView::apply`) — and,
 //! once the group has ended, the comparison the store reads back, with the run
-//! the operator has chosen to open.
+//! the operator has chosen to open; and, before any, the comparisons the store
+//! holds (`run --providers`, `run --replay`, earlier consoles), newest first.
 
 use crate::console::state::run::RunView;
 use crate::core::compare::Comparison;
@@ -40,6 +41,10 @@ pub struct CompareView {
     pub confirm_cancel: bool,
     /// Rows of the comparison scrolled past (PageUp / PageDown).
     pub scroll: u16,
+    /// The comparisons the store holds, newest first (shown while none is open).
+    pub stored: Vec<crate::store::GroupRow>,
+    /// The one chosen in that list.
+    pub stored_at: usize,
 }
 
 impl CompareView {
@@ -74,8 +79,27 @@ impl CompareView {
         Some((RunId(r.run_id), r.vendor.as_str()))
     }
 
-    /// Move the choice up or down the comparison's runs.
+    /// None is open or running: the stored comparisons are listed.
+    pub fn listing(&self) -> bool {
+        self.columns.is_empty() && self.result.is_none() && !self.running
+    }
+
+    /// The stored comparison chosen in the list.
+    pub fn chosen_stored(&self) -> Option<i64> {
+        self.stored.get(self.stored_at).map(|g| g.group_id)
+    }
+
+    /// Move the choice up or down the comparison's runs (or the stored list).
     pub fn choose(&mut self, up: bool) {
+        if self.listing() {
+            let n = self.stored.len();
+            self.stored_at = if up {
+                self.stored_at.saturating_sub(1)
+            } else {
+                (self.stored_at + 1).min(n.saturating_sub(1))
+            };
+            return;
+        }
         let n = self.result.as_ref().map_or(0, |c| c.runs.len());
         self.selected = if up {
             self.selected.saturating_sub(1)

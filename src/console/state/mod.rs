@@ -196,8 +196,13 @@ pub enum Msg {
     Approval(ApprovalRequest),
     /// The run task ended with an error before or outside its outcome.
     RunFailed(String),
+    /// A run or comparison was refused before anything was sent or recorded:
+    /// its workspace is not a folder on this machine. The form says it.
+    WorkspaceRefused(String),
     /// Runs from the store.
     Runs(Vec<RunRow>),
+    /// The comparisons the store holds, newest first.
+    Groups(Vec<crate::store::GroupRow>),
     /// One run's sources: its citations (its children's included), its
     /// server-tool calls, and what checking them found.
     RunSources {
@@ -292,6 +297,10 @@ pub enum Effect {
     Answer(crate::approve::Answer),
     /// Load runs.
     LoadRuns,
+    /// Load the stored comparisons (run groups).
+    LoadGroups,
+    /// Read a stored comparison back for the Compare screen.
+    OpenGroup(i64),
     /// Load one run's citations and server-tool calls.
     LoadRunSources(RunId),
     /// Search citations across runs.

@@ -63,6 +63,7 @@ pub(super) fn start(state: &mut State) -> Vec<Effect> {
         goal: state.form.goal_text(),
         columns,
         running: true,
+        stored: std::mem::take(&mut state.compare.stored),
         ..CompareView::default()
     };
     state.screen = Screen::Compare;
@@ -75,10 +76,20 @@ pub(super) fn start(state: &mut State) -> Vec<Effect> {
 }
 
 /// Esc while a comparison runs (on any screen): the first asks, the second
-/// cancels every run. `None` when no comparison is running.
+/// cancels every run. On Compare, with one finished: back to the stored list.
+/// `None` when neither.
 pub(super) fn cancel(state: &mut State) -> Option<Vec<Effect>> {
     if !state.compare.running {
-        return None;
+        if state.screen != Screen::Compare || state.compare.listing() || state.run.running {
+            return None;
+        }
+        let c = &mut state.compare;
+        *c = CompareView {
+            stored: std::mem::take(&mut c.stored),
+            stored_at: c.stored_at,
+            ..CompareView::default()
+        };
+        return Some(vec![Effect::LoadGroups]);
     }
     if std::mem::take(&mut state.compare.confirm_cancel) {
         state.say("cancelling every run of the comparison …", false);
@@ -93,8 +104,15 @@ pub(super) fn cancel(state: &mut State) -> Option<Vec<Effect>> {
     Some(Vec::new())
 }
 
-/// Enter / `s` on a finished comparison: the chosen run in Run, or in Sources.
+/// Enter / `s` on a finished comparison: the chosen run in Run, or in Sources;
+/// Enter on the stored list: the chosen comparison.
 pub(super) fn open(state: &mut State, action: Action) -> Vec<Effect> {
+    if state.compare.listing() {
+        return match state.compare.chosen_stored() {
+            Some(id) if action == Action::OpenCompared => vec![Effect::OpenGroup(id)],
+            _ => Vec::new(),
+        };
+    }
     let Some((id, _)) = state.compare.chosen() else {
         state.say(
             "nothing to open yet: the comparison's table comes when every run has ended",

@@ -174,7 +174,10 @@ pub(super) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
             state.screen = Screen::Sources;
             return vec![Effect::LoadRuns];
         }
-        Action::ShowCompare => state.screen = Screen::Compare,
+        Action::ShowCompare => {
+            state.screen = Screen::Compare;
+            return vec![Effect::LoadGroups];
+        }
         Action::StartRun => return start_run(state),
         Action::StartCompare => return super::compare::start(state),
         Action::OpenCompared | Action::SourcesOfCompared => {

@@ -64,7 +64,7 @@ fn apply(state: &mut State, msg: Msg) -> Vec<Effect> {
                 state.say(e.clone(), true);
             }
             state.compare.ended(result);
-            vec![Effect::LoadRuns]
+            vec![Effect::LoadRuns, Effect::LoadGroups]
         }
         Msg::Approval(request) => {
             state.run.approval = Some(request);
@@ -74,7 +74,17 @@ fn apply(state: &mut State, msg: Msg) -> Vec<Effect> {
             state.run.failed(&message);
             Vec::new()
         }
+        Msg::WorkspaceRefused(message) => {
+            workspace_refused(state, message);
+            Vec::new()
+        }
         Msg::Runs(runs) => on_runs(state, runs),
+        Msg::Groups(groups) => {
+            let c = &mut state.compare;
+            c.stored = groups;
+            c.stored_at = c.stored_at.min(c.stored.len().saturating_sub(1));
+            Vec::new()
+        }
         Msg::RunSources {
             citations,
             calls,
@@ -113,6 +123,20 @@ fn apply(state: &mut State, msg: Msg) -> Vec<Effect> {
             Vec::new()
         }
     }
+}
+
+/// Nothing started: back to the form, the workspace field focused, the
+/// refusal on the status line.
+fn workspace_refused(state: &mut State, message: String) {
+    if state.run.running {
+        state.run = crate::console::state::run::RunView::default();
+    }
+    if state.compare.running {
+        state.compare = crate::console::state::compare::CompareView::default();
+    }
+    state.screen = Screen::Declare;
+    state.form.focus = crate::console::state::form::Field::Workspace;
+    state.say(message, true);
 }
 
 /// Time passed: the spinner turns and the run's clock moves while something

@@ -1,7 +1,7 @@
 //! The Compare screen: one column per vendor while the group runs (its status,
 //! cost so far, server-side calls, citations and newest log lines, or its
 //! refusal), then the comparison table the store reads back, with the chosen run
-//! marked and the keys that open it.
+//! marked and the keys that open it; before any, the stored comparisons.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -22,26 +22,22 @@ use crate::core::price::usd_or_dash;
 pub fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
     let t = &state.theme.1;
     let c = &state.compare;
-    if c.columns.is_empty() {
-        let hint = format!(
-            "No comparison yet. {} on Declare runs its goal and declaration on every vendor that carries it, each in its own copy of the workspace, side by side; `io-harness compare GROUP_ID` prints a past one.",
-            state.keys.key_for(Action::StartCompare)
-        );
-        frame.render_widget(
-            Paragraph::new(hint)
-                .style(Style::default().fg(t.muted))
-                .wrap(Wrap { trim: true })
-                .block(block(t, "Compare", true)),
-            area,
-        );
-        return;
+    if c.listing() {
+        return draw_stored(frame, area, state);
     }
     let Some(result) = &c.result else {
         return draw_columns(frame, area, state);
     };
-    // Done: the live columns shrink to their last lines above the table.
-    let [cols, table] = Layout::vertical([Constraint::Length(6), Constraint::Min(3)]).areas(area);
-    draw_columns(frame, cols, state);
+    let table = if c.columns.is_empty() {
+        // A stored comparison opened from the list: the table alone.
+        area
+    } else {
+        // Done: the live columns shrink to their last lines above the table.
+        let [cols, table] =
+            Layout::vertical([Constraint::Length(6), Constraint::Min(3)]).areas(area);
+        draw_columns(frame, cols, state);
+        table
+    };
     let mut lines: Vec<Line<'_>> = Vec::new();
     if let Some((id, vendor)) = c.chosen() {
         lines.push(Line::from(vec![
@@ -91,6 +87,68 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
     };
     let title = format!("Compare · group {}{more}", result.group_id);
     frame.render_widget(Paragraph::new(shown).block(block(t, &title, true)), table);
+}
+
+/// No comparison open: the ones the store holds, newest first (as Sources lists
+/// runs), or how to make one.
+fn draw_stored(frame: &mut Frame<'_>, area: Rect, state: &State) {
+    let t = &state.theme.1;
+    let c = &state.compare;
+    let start = state.keys.key_for(Action::StartCompare);
+    if c.stored.is_empty() {
+        let hint = format!(
+            "No comparison yet. {start} on Declare runs its goal and declaration on every vendor that carries it, each in its own copy of the workspace, side by side; so does `io-harness run --providers a,b,c`."
+        );
+        frame.render_widget(
+            Paragraph::new(hint)
+                .style(Style::default().fg(t.muted))
+                .wrap(Wrap { trim: true })
+                .block(block(t, "Compare", true)),
+            area,
+        );
+        return;
+    }
+    let width = area.width.saturating_sub(2) as usize;
+    let mut lines = vec![Line::styled(
+        format!(
+            "↑↓ choose · {} opens it · {start} on Declare starts a new one",
+            state.keys.key_for(Action::OpenCompared)
+        ),
+        Style::default().fg(t.muted),
+    )];
+    let room = area.height.saturating_sub(3) as usize;
+    let skip = (c.stored_at + 1).saturating_sub(room);
+    for (i, g) in c.stored.iter().enumerate().skip(skip).take(room) {
+        let refused = if g.refusals.is_empty() {
+            String::new()
+        } else {
+            format!(", {} not run", g.refusals.len())
+        };
+        let when: String = g
+            .created_at
+            .chars()
+            .take(16)
+            .collect::<String>()
+            .replace('T', " ");
+        let text = format!(
+            "#{:<4} {when}  {} run{}{refused}  {}",
+            g.group_id,
+            g.runs.len(),
+            if g.runs.len() == 1 { "" } else { "s" },
+            g.goal.split_whitespace().collect::<Vec<_>>().join(" ")
+        );
+        let one: String = text.chars().take(width).collect();
+        let style = if i == c.stored_at {
+            Style::default()
+                .fg(t.accent)
+                .add_modifier(Modifier::REVERSED)
+        } else {
+            Style::default().fg(t.text)
+        };
+        lines.push(Line::styled(one, style));
+    }
+    let title = format!("Compare · {} stored, newest first", c.stored.len());
+    frame.render_widget(Paragraph::new(lines).block(block(t, &title, true)), area);
 }
 
 /// A column per vendor, side by side.

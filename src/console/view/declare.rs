@@ -338,22 +338,47 @@ fn preview_pane(
         Layout::vertical([Constraint::Length(pinned_h), Constraint::Min(0)]).areas(inner);
     frame.render_widget(Paragraph::new(to_lines(pinned)), top);
     let wrapped = hard_wrap(&rows, width);
-    let first_added = wrapped.iter().position(|(_, _, added)| *added);
-    let last_added = wrapped.iter().rposition(|(_, _, added)| *added);
     let height = body.height as usize;
     let max_start = wrapped.len().saturating_sub(height);
-    // Anchor so that what the declaration adds is in view on every edit: as much
-    // of the top as still lets the added block end on screen, and never below one
-    // row of context above its first line. The operator scrolls from there.
-    let anchor = match (first_added, last_added) {
-        (Some(first), Some(last)) => (last + 2)
-            .saturating_sub(height)
-            .min(first.saturating_sub(1))
-            .min(max_start),
-        _ => 0,
-    };
+    let anchor = anchor(&wrapped, height);
     let start = (anchor as i64 + i64::from(scroll)).clamp(0, max_start as i64) as u16;
     frame.render_widget(Paragraph::new(to_lines(wrapped)).scroll((start, 0)), body);
+}
+
+/// The first body row shown after an edit, so that what the declaration adds is
+/// in view: as much of the top as still lets the added block end on screen, and
+/// never below one row of context above its first line. A block taller than the
+/// pane (fetch's beta header at the top, a transcript's `cache_control` lines
+/// between it and the tools) is shown from its first line in the body, so
+/// `web_search` and `web_fetch` stay in view. The operator scrolls from there.
+fn anchor(wrapped: &[(String, Style, bool)], height: usize) -> usize {
+    let max_start = wrapped.len().saturating_sub(height);
+    let (Some(first), Some(last)) = (
+        wrapped.iter().position(|(_, _, added)| *added),
+        wrapped.iter().rposition(|(_, _, added)| *added),
+    ) else {
+        return 0;
+    };
+    // The body starts after the blank row that ends the headers.
+    let body = wrapped
+        .iter()
+        .position(|(text, _, _)| text.trim().is_empty())
+        .unwrap_or(0);
+    let web = wrapped
+        .iter()
+        .enumerate()
+        .skip(body)
+        .find_map(|(i, (_, _, added))| added.then_some(i))
+        .unwrap_or(first);
+    let top = if last + 2 - first > height {
+        web
+    } else {
+        first
+    };
+    (last + 2)
+        .saturating_sub(height)
+        .min(top.saturating_sub(1))
+        .min(max_start)
 }
 
 fn to_lines(rows: Vec<(String, Style, bool)>) -> Vec<Line<'static>> {

@@ -111,6 +111,8 @@ fn draw_tabs(frame: &mut Frame<'_>, area: Rect, state: &State) {
             k(Action::Quit)
         ),
         format!("  {} help · {} quit", k(Action::Help), k(Action::Quit)),
+        // How to quit before how to get help: help says how to quit, not the reverse.
+        format!("  {} quit", k(Action::Quit)),
         format!("  {} help", k(Action::Help)),
     ];
     if let Some(hint) = hints
@@ -128,6 +130,9 @@ const SPINNER: [&str; 4] = ["◐", "◓", "◑", "◒"];
 /// The most rows the status line grows to for a long notice (fewer on a short
 /// terminal: the body keeps at least three).
 const STATUS_ROWS: usize = 5;
+
+/// The most rows the mode (what the console is connected to) takes.
+const MODE_ROWS: usize = 3;
 
 /// The status line: the run's progress while one runs, then the notice (or the
 /// mode). A notice that does not fit one row wraps, the progress on a row of its
@@ -171,12 +176,17 @@ fn status_lines(state: &State, cols: usize, max_rows: usize) -> Vec<Line<'static
         None => (state.mode.clone(), Style::default().fg(t.muted)),
     };
     let used: usize = spans.iter().map(Span::width).sum();
-    // The mode stays on one row (cut at the edge if it must be): it is always
-    // there, and the body's rows matter more. A notice is said once, in full.
-    if state.notice.is_none() || used + Span::raw(text.as_str()).width() <= cols {
+    if used + Span::raw(text.as_str()).width() <= cols {
         spans.push(Span::styled(text, style));
         return vec![Line::from(spans)];
     }
+    // A notice is said once, in full. The mode is always there and the body's
+    // rows matter more: it takes three rows at most.
+    let max_rows = if state.notice.is_none() {
+        max_rows.min(spans.len() + MODE_ROWS)
+    } else {
+        max_rows
+    };
     let mut lines: Vec<Line<'static>> = spans.into_iter().map(Line::from).collect();
     let room = max_rows.saturating_sub(lines.len()).max(1);
     let mut rows = wrap_text(&text, cols);

@@ -242,7 +242,14 @@ fn draw_hits(frame: &mut Frame<'_>, list: Rect, state: &State) {
             Style::default().fg(t.muted),
         )),
         None => {}
-        Some(Err(why)) => lines.push(Line::styled(why.clone(), Style::default().fg(t.error))),
+        Some(Err(why)) => {
+            // Why nothing was found, read in full: wrapped, not cut at the edge.
+            let para = Paragraph::new(Line::styled(why.clone(), Style::default().fg(t.error)))
+                .wrap(Wrap { trim: false })
+                .block(block(t, &title, true));
+            frame.render_widget(para, list);
+            return;
+        }
         Some(Ok(hits)) if hits.is_empty() => {
             lines.push(Line::styled(
                 "nothing matches",
