@@ -7,6 +7,7 @@ pub mod completion;
 pub mod contract;
 pub mod event;
 pub mod host;
+pub mod link;
 pub mod policy;
 pub mod price;
 pub mod text;
