@@ -53,7 +53,7 @@ pub async fn go(mut launch: Launch, store_path: Option<PathBuf>, args: RunArgs) 
     launch.start_mcp().await?;
     if !json {
         for line in &launch.plan().provenance {
-            eprintln!("{line}");
+            super::out::note(line);
         }
     }
     let copies = copies(&path, json);
@@ -72,7 +72,7 @@ pub async fn go(mut launch: Launch, store_path: Option<PathBuf>, args: RunArgs) 
         None => launch.run_group(&contract, group, call).await,
     };
     if let Some(line) = launch.finish().await {
-        eprintln!("{line}");
+        super::out::note(&line);
     }
     report(&store, &launch, &result?, json)
 }
@@ -82,13 +82,13 @@ fn copies(store_path: &std::path::Path, json: bool) -> Copies {
     let mut copies = Copies::beside(store_path);
     if !json {
         copies.announce = Some(Announce(Arc::new(|vendor, at, copied| {
-            eprintln!(
+            super::out::note(&format!(
                 "{vendor}: workspace copied to {} ({} file{}, {})",
                 at.display(),
                 copied.files,
                 if copied.files == 1 { "" } else { "s" },
                 io_harness::run::copy::size(copied.bytes)
-            );
+            ));
         })));
     }
     copies
@@ -137,20 +137,20 @@ fn report(store: &Store, launch: &Launch, g: &GroupResult, json: bool) -> Result
             Column::NotStarted(why) => format!("{vendor}: did not start — {why}"),
         };
         if !json {
-            eprintln!("{line}");
+            super::out::note(&line);
         }
     }
     let comparison = store
         .comparison(g.group_id, prices)?
         .ok_or_else(|| Error::store_says(format!("run group {} was not recorded", g.group_id)))?;
     if json {
-        super::out::line(&serde_json::to_string(&comparison).unwrap_or_default())?;
+        super::out::json(&serde_json::to_string(&comparison).unwrap_or_default())?;
     } else {
         super::out::print(&io_harness::core::compare::table::render(&comparison))?;
-        eprintln!(
+        super::out::note(&format!(
             "`io-harness compare {}` shows this again; `io-harness citations RUN_ID` lists a run's sources",
             g.group_id
-        );
+        ));
     }
     if ran == 0 {
         return Err(Error::refused(format!(
