@@ -18,11 +18,11 @@ use super::task::{self, RunArgs};
 
 /// Run the group; whether every vendor that ran passed.
 pub async fn go(mut launch: Launch, store_path: Option<PathBuf>, args: RunArgs) -> Result<bool> {
-    let (store, path) = launch.open_store(store_path)?;
     let vendors = match args.replay {
         Some(_) => vec![launch.plan().vendor(args.provider.as_deref())?],
         None => vendors(&args.providers)?,
     };
+    let (store, path) = launch.open_store(store_path)?;
     let (mut contract, replay) = match args.replay {
         Some(id) => {
             let r = Replay::of(&store, RunId(id)).map_err(|e| {
@@ -52,7 +52,7 @@ pub async fn go(mut launch: Launch, store_path: Option<PathBuf>, args: RunArgs) 
     let cancel = task::cancel_on_ctrl_c();
     launch.start_mcp().await?;
     if !json {
-        for line in &launch.plan().provenance {
+        for line in launch.plan().provenance.iter().chain(&launch.plan().notes) {
             super::out::note(line);
         }
     }
@@ -94,16 +94,20 @@ fn copies(store_path: &std::path::Path, json: bool) -> Copies {
     copies
 }
 
-/// The vendors `--providers` names, each once, in the order given.
+/// The vendors `--providers` names, in the order given; a vendor named twice
+/// is refused (one of a group's runs would not be the one asked for).
 fn vendors(names: &[String]) -> Result<Vec<Vendor>> {
     let mut out: Vec<Vendor> = Vec::new();
     for name in names.iter().map(|n| n.trim()).filter(|n| !n.is_empty()) {
         let v: Vendor = name
             .parse()
             .map_err(|e: Error| Error::config(format!("--providers: {e}")))?;
-        if !out.contains(&v) {
-            out.push(v);
+        if out.contains(&v) {
+            return Err(Error::config(format!(
+                "--providers names {v} twice; name each vendor once"
+            )));
         }
+        out.push(v);
     }
     if out.is_empty() {
         return Err(Error::config(

@@ -36,7 +36,7 @@ pub async fn go(mut launch: Launch, store_path: Option<PathBuf>, args: RunArgs) 
         label: None,
     });
     if !args.json {
-        for line in &launch.plan().provenance {
+        for line in launch.plan().provenance.iter().chain(&launch.plan().notes) {
             super::out::note(line);
         }
     }
