@@ -271,8 +271,12 @@ async fn a_verdict_shows_on_the_run_that_was_checked_and_no_other() {
     })
     .await;
     assert_eq!(selected(&l.state), Some(RunId(1)));
-    let shown = screen(&l.state, 140, 60);
     let url = "https://crates.io/crates/io-harness";
+    // The by-domain list is drawn once every message the keys asked for is in
+    // (a store read can land after the one that met the condition above).
+    l.until(|s| screen(s, 140, 60).contains(&format!("run 3 · {url}")))
+        .await;
+    let shown = screen(&l.state, 140, 60);
     assert!(
         shown.contains(&format!("run 1 · {url}  [not_allowed]")),
         "{shown}"

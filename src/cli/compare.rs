@@ -27,7 +27,7 @@ pub fn compare(
         )));
     };
     if json {
-        return out::line(&serde_json::to_string_pretty(&c).unwrap_or_default());
+        return out::json(&serde_json::to_string_pretty(&c).unwrap_or_default());
     }
     out::print(&render(&c))
 }

@@ -18,7 +18,7 @@ pub fn verdict(result: io_harness::Result<bool>) -> ExitCode {
 
 /// Print an error and pick its exit code.
 pub fn fail(e: &Error) -> ExitCode {
-    eprintln!("{e}");
+    super::out::note(&e.to_string());
     if e.before_anything() {
         ExitCode::from(2)
     } else {

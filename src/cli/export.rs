@@ -72,11 +72,11 @@ pub async fn export(
             ),
         )),
         None => {
-            eprintln!(
+            super::out::note(&format!(
                 "sent {} run{} ({spans} spans) to {shown}",
                 runs.len(),
                 if runs.len() == 1 { "" } else { "s" }
-            );
+            ));
             Ok(())
         }
     }

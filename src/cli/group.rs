@@ -18,11 +18,11 @@ use super::task::{self, RunArgs};
 
 /// Run the group; whether every vendor that ran passed.
 pub async fn go(mut launch: Launch, store_path: Option<PathBuf>, args: RunArgs) -> Result<bool> {
-    let (store, path) = launch.open_store(store_path)?;
     let vendors = match args.replay {
         Some(_) => vec![launch.plan().vendor(args.provider.as_deref())?],
         None => vendors(&args.providers)?,
     };
+    let (store, path) = launch.open_store(store_path)?;
     let (mut contract, replay) = match args.replay {
         Some(id) => {
             let r = Replay::of(&store, RunId(id)).map_err(|e| {
@@ -52,8 +52,8 @@ pub async fn go(mut launch: Launch, store_path: Option<PathBuf>, args: RunArgs) 
     let cancel = task::cancel_on_ctrl_c();
     launch.start_mcp().await?;
     if !json {
-        for line in &launch.plan().provenance {
-            eprintln!("{line}");
+        for line in launch.plan().provenance.iter().chain(&launch.plan().notes) {
+            super::out::note(line);
         }
     }
     let copies = copies(&path, json);
@@ -72,7 +72,7 @@ pub async fn go(mut launch: Launch, store_path: Option<PathBuf>, args: RunArgs) 
         None => launch.run_group(&contract, group, call).await,
     };
     if let Some(line) = launch.finish().await {
-        eprintln!("{line}");
+        super::out::note(&line);
     }
     report(&store, &launch, &result?, json)
 }
@@ -82,28 +82,32 @@ fn copies(store_path: &std::path::Path, json: bool) -> Copies {
     let mut copies = Copies::beside(store_path);
     if !json {
         copies.announce = Some(Announce(Arc::new(|vendor, at, copied| {
-            eprintln!(
+            super::out::note(&format!(
                 "{vendor}: workspace copied to {} ({} file{}, {})",
                 at.display(),
                 copied.files,
                 if copied.files == 1 { "" } else { "s" },
                 io_harness::run::copy::size(copied.bytes)
-            );
+            ));
         })));
     }
     copies
 }
 
-/// The vendors `--providers` names, each once, in the order given.
+/// The vendors `--providers` names, in the order given; a vendor named twice
+/// is refused (one of a group's runs would not be the one asked for).
 fn vendors(names: &[String]) -> Result<Vec<Vendor>> {
     let mut out: Vec<Vendor> = Vec::new();
     for name in names.iter().map(|n| n.trim()).filter(|n| !n.is_empty()) {
         let v: Vendor = name
             .parse()
             .map_err(|e: Error| Error::config(format!("--providers: {e}")))?;
-        if !out.contains(&v) {
-            out.push(v);
+        if out.contains(&v) {
+            return Err(Error::config(format!(
+                "--providers names {v} twice; name each vendor once"
+            )));
         }
+        out.push(v);
     }
     if out.is_empty() {
         return Err(Error::config(
@@ -137,20 +141,20 @@ fn report(store: &Store, launch: &Launch, g: &GroupResult, json: bool) -> Result
             Column::NotStarted(why) => format!("{vendor}: did not start — {why}"),
         };
         if !json {
-            eprintln!("{line}");
+            super::out::note(&line);
         }
     }
     let comparison = store
         .comparison(g.group_id, prices)?
         .ok_or_else(|| Error::store_says(format!("run group {} was not recorded", g.group_id)))?;
     if json {
-        super::out::line(&serde_json::to_string(&comparison).unwrap_or_default())?;
+        super::out::json(&serde_json::to_string(&comparison).unwrap_or_default())?;
     } else {
         super::out::print(&io_harness::core::compare::table::render(&comparison))?;
-        eprintln!(
+        super::out::note(&format!(
             "`io-harness compare {}` shows this again; `io-harness citations RUN_ID` lists a run's sources",
             g.group_id
-        );
+        ));
     }
     if ran == 0 {
         return Err(Error::refused(format!(

@@ -200,7 +200,7 @@ async fn stub(listen: std::net::SocketAddr, script: Option<PathBuf>) -> io_harne
         None => io_harness::stub::Script::demo(),
     };
     io_harness::stub::serve(listen, script, |addr| {
-        eprintln!("stub vendor listening on http://{addr} (anthropic: /v1/messages, openai: /v1/chat/completions, openrouter: /api/v1/chat/completions); Ctrl-C stops it");
+        out::note(&format!("stub vendor listening on http://{addr} (anthropic: /v1/messages, openai: /v1/chat/completions, openrouter: /api/v1/chat/completions); Ctrl-C stops it"));
     })
     .await
 }

@@ -83,9 +83,10 @@ pub async fn preview(
     // the same refusal of an empty goal that `run` gives.
     let request = request?;
     require_goal(&contract)?;
-    let mut out = std::io::stdout().lock();
-    let io = |e: std::io::Error| Error::io("stdout", e);
     if body_only {
+        // The exact bytes (JSON: no control character is ever raw in it).
+        let mut out = std::io::stdout().lock();
+        let io = |e: std::io::Error| Error::io("stdout", e);
         out.write_all(&request.body).map_err(io)?;
         out.flush().map_err(io)?;
         // On a terminal the body (which ends without a newline) and the notes
@@ -95,31 +96,30 @@ pub async fn preview(
             eprintln!();
         }
         for c in &cautions {
-            eprintln!("{c}");
+            super::out::note(c);
         }
         return Ok(());
     }
-    writeln!(
-        out,
-        "{} {}",
+    // Read by a person: through `out`, so a terminal is shown no control character.
+    let mut text = format!(
+        "{} {}\n",
         request.method,
         io_harness::provider::scrub::display_url(&request.url)
-    )
-    .map_err(io)?;
+    );
     for (name, value) in &request.headers {
         let shown = match value {
             HeaderValue::Secret { .. } if demo => "(none: the stub vendor checks no key)".into(),
             _ => shown(value),
         };
-        writeln!(out, "{name}: {shown}").map_err(io)?;
+        text.push_str(&format!("{name}: {shown}\n"));
     }
-    writeln!(out).map_err(io)?;
-    out.write_all(&request.body).map_err(io)?;
-    writeln!(out).map_err(io)?;
+    text.push('\n');
+    text.push_str(&String::from_utf8_lossy(&request.body));
+    text.push('\n');
     for c in &cautions {
-        writeln!(out, "{c}").map_err(io)?;
+        text.push_str(&format!("{c}\n"));
     }
-    Ok(())
+    super::out::print(&text)
 }
 
 /// A header as the operator may see it: secrets as the variable that supplies them.

@@ -49,7 +49,7 @@ impl Observer for Printer {
             };
             // A closed stdout does not stop a paid run: it is recorded all the same.
             if let Ok(line) = line {
-                let _ = super::out::line(&line);
+                let _ = super::out::json(&line);
             }
             return;
         }
@@ -59,11 +59,11 @@ impl Observer for Printer {
                 .as_deref()
                 .map(|l| format!("{l:<10} "))
                 .unwrap_or_default();
-            eprintln!(
+            super::out::note(&format!(
                 "[{who}{:>6.1}s step {}] {line}",
                 event.elapsed_ms as f64 / 1000.0,
                 event.step
-            );
+            ));
         }
     }
 }

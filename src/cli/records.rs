@@ -27,7 +27,7 @@ pub fn runs(config: Option<PathBuf>, store: Option<PathBuf>, json: bool, limit: 
     let (config, store) = open(config, store)?;
     let runs = store.priced_runs(Some(limit), &config.price_table())?;
     if json {
-        return out::line(&serde_json::to_string_pretty(&runs).unwrap_or_default());
+        return out::json(&serde_json::to_string_pretty(&runs).unwrap_or_default());
     }
     if runs.is_empty() {
         return out::line("no runs recorded yet; `io-harness run --goal TEXT` starts one");
@@ -71,7 +71,7 @@ pub fn prices(config: Option<PathBuf>, json: bool) -> Result<()> {
         for row in table.rows() {
             let _ = writeln!(text, "{}", serde_json::to_string(row).unwrap_or_default());
         }
-        return out::print(&text);
+        return out::print(&io_harness::core::text::json_visible(&text));
     }
     let rate = |v: Option<f64>| v.map_or_else(|| "—".to_string(), |v| format!("{v}"));
     let mut text = format!(
@@ -133,6 +133,9 @@ pub fn citations(
     if let Some(format) = format {
         let rows = store.citations_recorded(id)?;
         let text = io_harness::store::export::export(id, &rows, format)?;
+        if format == io_harness::store::export::Format::Json {
+            return out::json(text.trim_end());
+        }
         return out::line(text.trim_end());
     }
     let citations = store.citations(id)?;
@@ -140,7 +143,7 @@ pub fn citations(
     if json {
         let checks = store.checks(id)?;
         let doc = serde_json::json!({"run_id": run_id, "citations": citations, "server_tool_calls": calls, "checks": checks});
-        return out::line(&serde_json::to_string_pretty(&doc).unwrap_or_default());
+        return out::json(&serde_json::to_string_pretty(&doc).unwrap_or_default());
     }
     let mut text = String::new();
     if citations.is_empty() {
@@ -186,7 +189,7 @@ pub fn search(
     }
     let hits = store.search(q)?;
     if json {
-        return out::line(&serde_json::to_string_pretty(&hits).unwrap_or_default());
+        return out::json(&serde_json::to_string_pretty(&hits).unwrap_or_default());
     }
     if hits.is_empty() {
         return out::line(&format!("nothing matches {:?}", q.text));
@@ -227,7 +230,7 @@ pub async fn check_sources(
     )
     .await?;
     if json {
-        return out::line(&serde_json::to_string_pretty(&rows).unwrap_or_default());
+        return out::json(&serde_json::to_string_pretty(&rows).unwrap_or_default());
     }
     let mut text = String::new();
     if rows.is_empty() {

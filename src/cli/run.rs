@@ -45,8 +45,8 @@ pub async fn go(mut launch: Launch, store_path: Option<PathBuf>, args: RunArgs) 
         label: None,
     });
     if !args.json {
-        for line in &launch.plan().provenance {
-            eprintln!("{line}");
+        for line in launch.plan().provenance.iter().chain(&launch.plan().notes) {
+            super::out::note(line);
         }
     }
     let call = Call {
@@ -60,19 +60,19 @@ pub async fn go(mut launch: Launch, store_path: Option<PathBuf>, args: RunArgs) 
         .await;
     // Said once, after the run: what the collector did not take.
     if let Some(line) = launch.finish().await {
-        eprintln!("{line}");
+        super::out::note(&line);
     }
     let result = result?;
     if !args.json {
         super::out::line(&result.answer)?;
-        eprintln!(
+        super::out::note(&format!(
             "run {} {} after {}, {}; `io-harness citations {}` lists its sources",
             result.run_id,
             result.outcome.label(),
             steps(result.steps),
             spent(&store, &result, &launch.plan().prices),
             result.run_id
-        );
+        ));
     }
     Ok(result.outcome.passed())
 }

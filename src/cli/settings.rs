@@ -4,7 +4,6 @@
 //! `PATH:LINE` it came from; `--json` prints the same as one array; `--demo`
 //! adds what the demo sets where io.toml is silent, its origin `--demo`.
 
-use std::io::Write;
 use std::path::PathBuf;
 
 use io_harness::{Config, Error, Result};
@@ -26,16 +25,14 @@ pub fn show(config_path: Option<PathBuf>, json: bool, demo: bool) -> Result<()> 
     }
     let telemetry = io_harness::telemetry::resolved(loaded.config.telemetry.as_ref())?;
     listing.extend(io_harness::config::Setting::telemetry(&telemetry));
-    let mut out = std::io::stdout().lock();
-    let io = |e: std::io::Error| Error::io("stdout", e);
     if json {
         let text = serde_json::to_string_pretty(&listing)
             .map_err(|e| Error::export("the listing as JSON", e))?;
-        writeln!(out, "{text}").map_err(io)?;
-    } else {
-        for setting in &listing {
-            writeln!(out, "{setting}").map_err(io)?;
-        }
+        return super::out::json(&text);
     }
-    out.flush().map_err(io)
+    let mut text = String::new();
+    for setting in &listing {
+        text.push_str(&format!("{setting}\n"));
+    }
+    super::out::print(&text)
 }

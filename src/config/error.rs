@@ -241,6 +241,18 @@ pub(crate) fn describe(e: &toml::de::Error, text: &str, origin: &str) -> Error {
         let expected = super::check::range_for(&path)
             .map_or_else(|| expected_words(expected), |r| r.expected());
         format!("{}: found {found}; expected {expected}", subject(&path))
+    } else if message == "wanted string or table" {
+        // A name (an enum) given a number, a list or a boolean: valid TOML of
+        // the wrong type.
+        let found = entry.map_or_else(String::new, |e| {
+            let written = text.get(e.value.clone()).unwrap_or_default();
+            format!(" {}", written.lines().next().unwrap_or_default())
+        });
+        let kind = entry.map_or("value", |e| e.kind);
+        format!(
+            "{}: found {kind}{found}; expected a string in quotes",
+            subject(&path)
+        )
     } else if message.starts_with("duplicate key") {
         set_twice(e, text, offset)
     } else {

@@ -138,9 +138,9 @@ pub struct RunConfig {
     /// Ask the vendor to cache the request's prefix (default false).
     #[serde(default)]
     pub cache: bool,
-    /// `"5m"` (default) or `"1h"`.
+    /// `"5m"` (default) or `"1h"`; only with `cache = true` (`None`: not stated).
     #[serde(default)]
-    pub cache_ttl: CacheTtl,
+    pub cache_ttl: Option<CacheTtl>,
 }
 
 /// `[task]`.

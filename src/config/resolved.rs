@@ -211,7 +211,7 @@ impl Config {
     pub fn apply_to(&self, contract: &mut TaskContract) {
         if let Some(run) = self.run {
             contract.conversation = run.conversation;
-            contract.cache = run.cache.then_some(run.cache_ttl);
+            contract.cache = run.cache.then(|| run.cache_ttl.unwrap_or_default());
         }
         if let Some(web) = &self.web {
             contract.web = Some(web.clone());

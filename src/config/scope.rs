@@ -161,6 +161,26 @@ impl Config {
         self.web_table.as_ref().is_some_and(|t| t.from_policy)
     }
 
+    /// `[run] cache_ttl` stated while prompt caching is off: the lifetime it
+    /// names, which nothing uses.
+    pub fn cache_ttl_idle(&self) -> Option<crate::core::wire::transcript::CacheTtl> {
+        self.run.and_then(|r| r.cache_ttl.filter(|_| !r.cache))
+    }
+
+    /// What io.toml states that has no effect, a line each, said where it is
+    /// loaded for `run`, `preview` and the console (`Plan::notes`).
+    pub fn idle_notes(&self) -> Vec<String> {
+        self.cache_ttl_idle()
+            .map(|ttl| {
+                format!(
+                    "[run] cache_ttl = \"{0}\" has no effect: prompt caching is off; set cache = true in [run] to cache for {0}",
+                    ttl.as_str()
+                )
+            })
+            .into_iter()
+            .collect()
+    }
+
     /// Where the declaration's domain lists came from, one line each, for
     /// `preview`, `run` and the console: empty unless `from_policy` is on.
     pub fn web_provenance(&self) -> Vec<String> {

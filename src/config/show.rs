@@ -74,6 +74,11 @@ impl Config {
                 out.push(s);
             }
         }
+        for s in out.iter_mut().filter(|s| s.key == "run.cache_ttl") {
+            if self.cache_ttl_idle().is_some() {
+                s.note = Some("no effect: prompt caching is off; set cache = true in [run]".into());
+            }
+        }
         for rule in &self.rules {
             out.push(Setting {
                 key: format!("policy.{}.{}", rule.layer, rule.effect_word()),
@@ -176,9 +181,15 @@ fn value(v: &Value, path: &str, text: &str, origin: &str, out: &mut Vec<Setting>
     }
     let mut bare = v.clone();
     bare.decor_mut().clear();
-    // A collector's header is usually its API key: never printed.
+    // A collector's header is usually its API key: never printed; nor is a
+    // URL's password (a collector's or a provider's `user:secret@`).
     if path.starts_with("telemetry.headers.") {
         bare = Value::from(crate::provider::scrub::REDACTED);
+    } else if let Some(shown) = bare
+        .as_str()
+        .and_then(crate::provider::scrub::userinfo_redacted)
+    {
+        bare = Value::from(shown);
     }
     let line = v.span().map_or(0, |s| line_of(text, s.start));
     out.push(Setting {

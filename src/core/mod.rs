@@ -8,6 +8,7 @@ pub mod contract;
 pub mod event;
 pub mod figures;
 pub mod host;
+pub mod link;
 pub mod policy;
 pub mod price;
 pub mod query;

@@ -56,6 +56,9 @@ pub struct Plan {
     pub prices: PriceTable,
     /// Where the declaration's domain lists came from (`from_policy`), a line each.
     pub provenance: Vec<String>,
+    /// What io.toml states that has no effect (`[run] cache_ttl` without
+    /// `cache = true`), a line each: said beside every preview and before a run.
+    pub notes: Vec<String>,
     /// Why `[web] from_policy` could not project the policy: nothing is sent
     /// while it stands.
     pub web_error: Option<String>,
@@ -106,6 +109,7 @@ impl Plan {
             policy: config.policy(),
             prices: config.price_table(),
             provenance: config.web_provenance(),
+            notes: config.idle_notes(),
             web_error: config.web_error.clone(),
             task: config.task_contract(),
             run_stated: config.run.is_some(),
@@ -274,6 +278,7 @@ impl Plan {
             );
         }
         cautions.extend(self.provenance.iter().cloned());
+        cautions.extend(self.notes.iter().cloned());
         cautions.extend(self.mcp_note());
         Preview {
             vendor,

@@ -230,6 +230,30 @@ pub fn display_url(raw: &str) -> String {
     Secrets::new(None, raw).text(raw)
 }
 
+/// A URL's user-info credentials replaced where they are written, whatever
+/// their length, for listing io.toml: `http://user:secret@host` becomes
+/// `http://user:[redacted]@host`, `https://TOKEN@host` becomes
+/// `https://[redacted]@host`. `None` when `raw` is not a URL with credentials;
+/// the whole value when the credentials cannot be told apart from the rest.
+pub fn userinfo_redacted(raw: &str) -> Option<String> {
+    let url = url::Url::parse(raw.trim()).ok()?;
+    if url.password().is_none() && url.username().is_empty() {
+        return None;
+    }
+    let cut = || -> Option<String> {
+        let start = raw.find("://")? + 3;
+        let rest = &raw[start..];
+        let authority = &rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())];
+        let at = authority.rfind('@')?;
+        let shown = match authority[..at].split_once(':') {
+            Some((user, _)) => format!("{user}:{REDACTED}"),
+            None => REDACTED.to_string(),
+        };
+        Some(format!("{}{shown}{}", &raw[..start], &rest[at..]))
+    };
+    Some(cut().unwrap_or_else(|| REDACTED.to_string()))
+}
+
 fn replace_bytes(haystack: Vec<u8>, needle: &[u8], with: &[u8]) -> Vec<u8> {
     if needle.is_empty() || !haystack.windows(needle.len()).any(|w| w == needle) {
         return haystack;
@@ -271,6 +295,23 @@ fn percent_decode(s: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_urls_credentials_are_redacted_where_written_whatever_their_length() {
+        let r = |s: &str| userinfo_redacted(s);
+        assert_eq!(
+            r("http://user:pw@host:4318/x?q=a@b").as_deref(),
+            Some("http://user:[redacted]@host:4318/x?q=a@b")
+        );
+        assert_eq!(
+            r("https://TOKEN@gw.example").as_deref(),
+            Some("https://[redacted]@gw.example")
+        );
+        assert_eq!(r("http://host:4318/v1/traces"), None);
+        assert_eq!(r("not a url"), None);
+        // Credentials the text cannot be cut around: the whole value goes.
+        assert_eq!(r("http:user:pw@host").as_deref(), Some(REDACTED));
+    }
 
     #[test]
     fn a_secret_split_anywhere_across_pieces_is_scrubbed_whole() {

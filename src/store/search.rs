@@ -138,6 +138,18 @@ pub(super) fn index_citations(
     Ok(())
 }
 
+/// The most terms a query may have: FTS5's time grows with them (a query of
+/// 20,000 words took 9 s), and no one searches with more than a few.
+pub const MAX_TERMS: usize = 64;
+
+/// The terms FTS5 would read in `text`: each run of letters and digits (its
+/// tokenizer splits on everything else, so `a.b.c` is three). Operators count.
+fn terms(text: &str) -> usize {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|t| !t.is_empty())
+        .count()
+}
+
 /// FTS5's reason, in words: `a:b` reads as column `a`, and the index's only
 /// searchable column is the text itself.
 fn fts_reason(why: &str) -> String {
@@ -163,6 +175,12 @@ impl Store {
             return Err(Error::refused(
                 "nothing to search for: give a word or a phrase (`io-harness search QUERY`)",
             ));
+        }
+        let n = terms(&q.text);
+        if n > MAX_TERMS {
+            return Err(Error::refused(format!(
+                "the query has {n} terms; search takes at most {MAX_TERMS}: search for fewer words"
+            )));
         }
         if q.limit == 0 {
             return Err(Error::refused(
@@ -248,6 +266,13 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn terms_are_counted_as_fts5_splits_them() {
+        assert_eq!(terms("io-harness \"a phrase\" OR docs.rs*"), 7);
+        assert_eq!(terms("  "), 0);
+        assert_eq!(terms("release 0.22"), 3);
+    }
 
     #[test]
     fn the_advice_quotes_for_fts5_and_for_the_shell() {

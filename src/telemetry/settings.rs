@@ -291,7 +291,8 @@ pub fn in_effect(r: &Resolved) -> Vec<(String, String, Source)> {
     };
     let mut out = Vec::new();
     if let Some((url, source @ Source::Env(_))) = &r.endpoint {
-        out.push(line("otlp_endpoint", format!("{url:?}"), source));
+        let shown = crate::provider::scrub::userinfo_redacted(url).unwrap_or_else(|| url.clone());
+        out.push(line("otlp_endpoint", format!("{shown:?}"), source));
     }
     // Which protocol spans go out over, whenever they go out at all.
     if let (p, source @ (Source::Env(_) | Source::Default)) = &r.protocol {

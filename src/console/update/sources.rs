@@ -99,11 +99,17 @@ pub(super) fn on_sources(state: &mut State, action: Action) -> Vec<Effect> {
         Action::Copy | Action::OpenUrl => {
             if let Some(c) = state.visible_citations().get(state.sources.cursor) {
                 let url = c.url.clone();
-                return vec![if action == Action::Copy {
-                    Effect::Copy(url)
-                } else {
-                    Effect::Open(url)
-                }];
+                if action == Action::Copy {
+                    return vec![Effect::Copy(url)];
+                }
+                // The URL is the vendor's: only an http(s) link reaches the opener.
+                match crate::core::link::openable(&url) {
+                    Ok(url) => return vec![Effect::Open(url)],
+                    Err(why) => state.say(
+                        format!("not opened: only http(s) links are opened, {why}"),
+                        true,
+                    ),
+                }
             }
         }
         Action::OpenRun => {
