@@ -59,6 +59,7 @@ fn step_record<'a>(
         text: "The release notes say the crate now ships version 0.22.0 with streaming.",
         observations: &[],
         exchange: None,
+        search_suggestions: None,
     }
 }
 

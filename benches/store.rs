@@ -126,6 +126,7 @@ fn store_writes(c: &mut Criterion) {
                     text: "Checking the changelog.",
                     observations: &observations,
                     exchange: None,
+                    search_suggestions: None,
                 };
                 store
                     .record_step_whole(run, &record, &checkpoint, None)

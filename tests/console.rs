@@ -245,6 +245,7 @@ fn sources_navigation_asks_the_store_for_what_it_shows() {
             citations: cites,
             calls: vec![],
             checks: vec![],
+            suggestions: vec![],
         },
     );
     update(&mut s, key(KeyCode::Tab));
@@ -705,6 +706,7 @@ fn a_parents_sources_include_its_childrens_marked_as_such() {
             ],
             calls: vec![],
             checks: vec![],
+            suggestions: vec![],
         },
     );
     let text = screen(&s, 80, 24);
@@ -877,6 +879,7 @@ fn a_checked_citation_shows_its_verdict_in_sources() {
             ],
             calls: vec![],
             checks: vec![check("https://docs.rs/a", "found")],
+            suggestions: vec![],
         },
     );
     let text = screen(&s, 100, 30);

@@ -35,6 +35,7 @@ fn sources_showing(url: &str) -> State {
             citations: vec![citation(url)],
             calls: vec![],
             checks: vec![],
+            suggestions: vec![],
         },
     );
     update(&mut s, key(KeyCode::Tab));

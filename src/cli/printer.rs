@@ -153,6 +153,13 @@ fn describe(kind: &EventKind) -> Option<String> {
                 .unwrap_or_default()
         ),
         EventKind::CitationRecorded { citation } => format!("source {}", citation.url),
+        EventKind::SearchSuggestions { suggestions } => {
+            let each: Vec<String> = suggestions
+                .iter()
+                .map(|s| format!("{} <{}>", s.query, s.url))
+                .collect();
+            format!("Google Search suggestions: {}", each.join(", "))
+        }
         EventKind::ToolCalled {
             name,
             input,

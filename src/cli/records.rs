@@ -150,13 +150,30 @@ pub fn citations(
         let _ = writeln!(text, "run {run_id} recorded no citations");
     }
     for c in &citations {
+        // A Google redirect is the link as sent, said to be one: its title is
+        // often only the domain it leads to.
+        let via = if io_harness::core::link::google_redirect(&c.url) {
+            "  (via Google redirect)"
+        } else {
+            ""
+        };
         let _ = writeln!(
             text,
-            "step {:>3}  {}  {}",
+            "step {:>3}  {}  {}{via}",
             c.step,
             c.url,
             c.title.as_deref().unwrap_or("(no title reported)")
         );
+    }
+    let suggestions = store.search_suggestions(id)?;
+    if !suggestions.is_empty() {
+        let _ = writeln!(
+            text,
+            "Google Search suggestions (Google's terms ask that they be shown):"
+        );
+        for sug in &suggestions {
+            let _ = writeln!(text, "  {}  {}", sug.query, sug.url);
+        }
     }
     for call in calls.iter().filter(|c| c.error.is_some()) {
         let _ = writeln!(

@@ -229,6 +229,12 @@ pub enum EventKind {
         /// Its arguments, shortened for display.
         input: String,
     },
+    /// The search suggestions a vendor asks to be shown beside a grounded answer
+    /// (Google Search suggestions, with Gemini): each query and its link.
+    SearchSuggestions {
+        /// The suggestions, in the vendor's order.
+        suggestions: Vec<crate::core::suggestions::Suggestion>,
+    },
     /// The vendor's count of output tokens so far in the request in flight.
     OutputTokens {
         /// Tokens generated so far.

@@ -17,9 +17,53 @@ pub fn openable(raw: &str) -> Result<String, String> {
     Ok(url.to_string())
 }
 
+/// The host of Google's grounding redirects: a Gemini citation's URI is a link
+/// through it, not the page (its title is often only the page's domain).
+pub const GOOGLE_REDIRECT_HOST: &str = "vertexaisearch.cloud.google.com";
+
+/// Whether a cited URL is one of Google's grounding redirects.
+pub fn google_redirect(raw: &str) -> bool {
+    url::Url::parse(raw).is_ok_and(|u| {
+        u.host_str() == Some(GOOGLE_REDIRECT_HOST)
+            && u.path().starts_with("/grounding-api-redirect/")
+    })
+}
+
+/// How a cited link is shown: as it is, or — a Google redirect — by its title
+/// (often only the domain the redirect leads to) and the redirect's host, so a
+/// reader does not take the redirect for the page.
+pub fn shown(url: &str, title: Option<&str>) -> String {
+    if google_redirect(url) {
+        let title = title.filter(|t| !t.trim().is_empty()).unwrap_or("untitled");
+        format!("{title} · via Google redirect ({GOOGLE_REDIRECT_HOST})")
+    } else {
+        url.to_string()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_google_redirect_is_shown_by_its_title_and_the_redirect() {
+        let r = "https://vertexaisearch.cloud.google.com/grounding-api-redirect/AUZIYQ";
+        assert!(google_redirect(r));
+        assert_eq!(
+            shown(r, Some("crates.io")),
+            "crates.io · via Google redirect (vertexaisearch.cloud.google.com)"
+        );
+        assert_eq!(
+            shown("https://crates.io/x", Some("t")),
+            "https://crates.io/x"
+        );
+        assert!(!google_redirect(
+            "https://vertexaisearch.cloud.google.com/other"
+        ));
+        assert!(!google_redirect(
+            "https://evil.test/grounding-api-redirect/x"
+        ));
+    }
 
     #[test]
     fn only_http_and_https_with_a_host() {

@@ -12,6 +12,7 @@ pub mod link;
 pub mod policy;
 pub mod price;
 pub mod query;
+pub mod suggestions;
 pub mod text;
 pub mod tools;
 pub mod turn;

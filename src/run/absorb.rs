@@ -74,6 +74,15 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
                 ));
             }
         }
+        let suggestions = c
+            .search_suggestions
+            .as_deref()
+            .map(crate::core::suggestions::suggestions)
+            .unwrap_or_default();
+        if !suggestions.is_empty() {
+            self.emitter
+                .emit(EventKind::SearchSuggestions { suggestions });
+        }
         let mut seen = HashSet::new();
         for citation in c.citations.iter().filter(|x| seen.insert(x.url.clone())) {
             self.emitter.emit(EventKind::CitationRecorded {

@@ -83,6 +83,7 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
             text: &completion.text,
             observations: &new_obs,
             exchange: exchange.as_ref(),
+            search_suggestions: completion.search_suggestions.as_deref(),
         };
         if let Err(e) = self
             .store

@@ -11,7 +11,7 @@ use rusqlite::{Connection, TransactionBehavior};
 use crate::error::{Error, Result};
 
 /// Ordered migrations; index + 1 is the `user_version` after applying it.
-pub(crate) const MIGRATIONS: [&str; 10] = [
+pub(crate) const MIGRATIONS: [&str; 11] = [
     include_str!("migrations/0001_init.sql"),
     include_str!("migrations/0002_web.sql"),
     include_str!("migrations/0003_mcp.sql"),
@@ -22,7 +22,11 @@ pub(crate) const MIGRATIONS: [&str; 10] = [
     include_str!("migrations/0008_checks.sql"),
     include_str!("migrations/0009_groups.sql"),
     include_str!("migrations/0010_figures.sql"),
+    include_str!("migrations/0011_suggestions.sql"),
 ];
+
+/// The schema version a store is brought up to: the number of migrations.
+pub const SCHEMA_VERSION: usize = MIGRATIONS.len();
 
 /// The migration that builds the full-text index for the rows a store holds.
 const SEARCH_MIGRATION: usize = 7;
@@ -237,6 +241,6 @@ mod tests {
         assert_eq!(parts.len(), 2, "{parts:?}");
         assert!(parts[0].contains("'a;b'"));
         let counts: Vec<usize> = MIGRATIONS.iter().map(|m| statements(m).len()).collect();
-        assert_eq!(counts, vec![7, 4, 1, 5, 4, 2, 2, 2, 4, 3]);
+        assert_eq!(counts, vec![7, 4, 1, 5, 4, 2, 2, 2, 4, 3, 1]);
     }
 }

@@ -23,7 +23,7 @@ mod trace;
 pub mod types;
 mod write;
 
-pub use db::Store;
+pub use db::{SCHEMA_VERSION, Store};
 pub(crate) use db::{db_err, now};
 pub use figures::wall_ms;
 pub use group::{GroupRow, NewGroup};

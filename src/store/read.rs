@@ -191,6 +191,36 @@ impl Store {
             .map_err(db_err("reading steps"))
     }
 
+    /// The search suggestions a run's steps were given to show (Google Search
+    /// suggestions, read out of the HTML Google sent), in step order, each once.
+    pub fn search_suggestions(
+        &self,
+        run_id: RunId,
+    ) -> Result<Vec<crate::core::suggestions::Suggestion>> {
+        let conn = self.lock()?;
+        let mut stmt = conn
+            .prepare(
+                "SELECT search_suggestions FROM steps
+                 WHERE run_id = ?1 AND search_suggestions IS NOT NULL ORDER BY step",
+            )
+            .map_err(db_err("reading search suggestions"))?;
+        let html = stmt
+            .query_map([run_id.0], |r| r.get::<_, String>(0))
+            .map_err(db_err("reading search suggestions"))?
+            .collect::<rusqlite::Result<Vec<_>>>()
+            .map_err(db_err("reading search suggestions"))?;
+        let mut out: Vec<crate::core::suggestions::Suggestion> = Vec::new();
+        for s in html
+            .iter()
+            .flat_map(|h| crate::core::suggestions::suggestions(h))
+        {
+            if !out.iter().any(|o| o.url == s.url) {
+                out.push(s);
+            }
+        }
+        Ok(out)
+    }
+
     /// A run's accounting rows, one per completion, in the order made.
     pub fn provider_calls(&self, run_id: RunId) -> Result<Vec<ProviderCallRow>> {
         let conn = self.lock()?;

@@ -39,6 +39,9 @@ pub struct StepRecord<'a> {
     /// In a transcript, the step's exchange: the answer's own blocks and what goes
     /// back (`exchanges`, read back on resume).
     pub exchange: Option<&'a Exchange>,
+    /// The search suggestions the vendor asked to be shown beside the answer
+    /// (Gemini's `searchEntryPoint.renderedContent`, HTML as sent).
+    pub search_suggestions: Option<&'a str>,
 }
 
 /// The wire's io.toml-style name (`anthropic-2025`), for a reader of the table.
@@ -99,9 +102,12 @@ impl Store {
             .map_err(db_err("recording a citation"))?;
         }
         tx.execute(
-            "INSERT INTO steps (run_id, step, text, observations_json) VALUES (?1, ?2, ?3, ?4)
-             ON CONFLICT (run_id, step) DO UPDATE SET text = excluded.text, observations_json = excluded.observations_json",
-            params![run, step, record.text, obs],
+            "INSERT INTO steps (run_id, step, text, observations_json, search_suggestions)
+             VALUES (?1, ?2, ?3, ?4, ?5)
+             ON CONFLICT (run_id, step) DO UPDATE SET text = excluded.text,
+               observations_json = excluded.observations_json,
+               search_suggestions = excluded.search_suggestions",
+            params![run, step, record.text, obs, record.search_suggestions],
         )
         .map_err(db_err("recording a step"))?;
         super::search::index_step(

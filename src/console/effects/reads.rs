@@ -19,6 +19,7 @@ pub fn run_sources(store: &Store, id: RunId) -> crate::Result<Msg> {
         citations: store.citations_with_children(id)?,
         calls: store.server_tool_calls(id)?,
         checks: store.checks(id)?,
+        suggestions: store.search_suggestions(id)?,
     })
 }
 

@@ -49,6 +49,15 @@ impl RunView {
                 tool, error, input, ..
             } => self.server_used(step, tool, error, input),
             EventKind::CitationRecorded { .. } => self.citations += 1,
+            EventKind::SearchSuggestions { suggestions } => {
+                // Google's terms ask for its suggestions beside a grounded answer.
+                let queries: Vec<&str> = suggestions.iter().map(|s| s.query.as_str()).collect();
+                let line = format!(
+                    "Google Search suggestions: {} (F4 Sources lists their links; o opens one)",
+                    queries.join(" · ")
+                );
+                self.log.push((step, line, Tone::Muted));
+            }
             EventKind::ToolCalled {
                 name,
                 input,

@@ -92,6 +92,9 @@ pub struct Sources {
     pub next: Option<(RunId, std::result::Result<Vec<String>, String>)>,
     /// The run to select once the runs are loaded (opened from Compare).
     pub select_run: Option<RunId>,
+    /// The selected run's search suggestions (Google's, with Gemini): listed
+    /// after its citations, the cursor moving on to them.
+    pub suggestions: Vec<crate::core::suggestions::Suggestion>,
 }
 
 /// Everything the console shows.
@@ -212,6 +215,8 @@ pub enum Msg {
         calls: Vec<ServerToolCallRow>,
         /// The verdicts recorded for them.
         checks: Vec<crate::store::checks::CheckRow>,
+        /// The search suggestions its steps were given to show (Google's).
+        suggestions: Vec<crate::core::suggestions::Suggestion>,
     },
     /// Citations across runs.
     Found(Vec<CitationRow>),
@@ -367,6 +372,7 @@ impl State {
                 filter: String::new(),
                 filtering: false,
                 citations: Vec::new(),
+                suggestions: Vec::new(),
                 failures: Vec::new(),
                 checks: Vec::new(),
                 searching: false,
@@ -418,6 +424,28 @@ impl State {
             crate::core::wire::portability(Some(&self.form.web()), |v| self.form.model_for(v));
         // Every edit brings what the declaration adds back into view.
         self.preview_scroll = 0;
+    }
+
+    /// The search suggestions listed after the citations: the selected run's,
+    /// in the by-step list (the by-domain list spans runs), unfiltered.
+    pub fn visible_suggestions(&self) -> &[crate::core::suggestions::Suggestion] {
+        match self.sources.grouping {
+            Grouping::ByStep if self.sources.filter.is_empty() => &self.sources.suggestions,
+            _ => &[],
+        }
+    }
+
+    /// The URL under the Sources cursor: a citation's, or past the citations, a
+    /// search suggestion's.
+    pub fn url_at_cursor(&self) -> Option<String> {
+        let citations = self.visible_citations();
+        match citations.get(self.sources.cursor) {
+            Some(c) => Some(c.url.clone()),
+            None => self
+                .visible_suggestions()
+                .get(self.sources.cursor - citations.len())
+                .map(|s| s.url.clone()),
+        }
     }
 
     /// Citations after the filter (by-step mode filters here; by-domain asked the store).

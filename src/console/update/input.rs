@@ -373,7 +373,8 @@ fn move_cursor(state: &mut State, up: bool) -> Vec<Effect> {
             if let Some(Ok(hits)) = &state.sources.hits {
                 state.sources.cursor = step(state.sources.cursor, hits.len());
             } else if state.sources.in_citations {
-                state.sources.cursor = step(state.sources.cursor, state.visible_citations().len());
+                let rows = state.visible_citations().len() + state.visible_suggestions().len();
+                state.sources.cursor = step(state.sources.cursor, rows);
             } else {
                 let before = state.sources.selected;
                 state.sources.selected = step(before, state.sources.runs.len());

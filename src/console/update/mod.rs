@@ -89,7 +89,9 @@ fn apply(state: &mut State, msg: Msg) -> Vec<Effect> {
             citations,
             calls,
             checks,
+            suggestions,
         } => {
+            state.sources.suggestions = suggestions;
             state.sources.checks = checks;
             state.sources.citations = citations;
             state.sources.failures = calls;

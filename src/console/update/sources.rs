@@ -97,8 +97,7 @@ pub(super) fn on_sources(state: &mut State, action: Action) -> Vec<Effect> {
             }
         }
         Action::Copy | Action::OpenUrl => {
-            if let Some(c) = state.visible_citations().get(state.sources.cursor) {
-                let url = c.url.clone();
+            if let Some(url) = state.url_at_cursor() {
                 if action == Action::Copy {
                     return vec![Effect::Copy(url)];
                 }

@@ -187,7 +187,29 @@ fn draw_citations(frame: &mut Frame<'_>, list: Rect, state: &State, visible: &[&
             .find(|k| k.run_id == c.run_id && k.step == c.step && k.url == c.url)
             .map(|k| format!("  [{}]", k.verdict))
             .unwrap_or_default();
-        lines.push(Line::styled(format!("  {run}{}{checked}", c.url), style));
+        let link = crate::core::link::shown(&c.url, c.title.as_deref());
+        lines.push(Line::styled(format!("  {run}{link}{checked}"), style));
+    }
+    // Google's terms ask for its search suggestions beside a grounded answer:
+    // listed after the citations, the cursor moving on to them (o opens one).
+    let suggestions = state.visible_suggestions();
+    if !suggestions.is_empty() {
+        lines.push(Line::styled(
+            "Google Search suggestions",
+            Style::default().fg(t.accent).add_modifier(Modifier::BOLD),
+        ));
+        for (j, sug) in suggestions.iter().enumerate() {
+            let style = if s.in_citations && visible.len() + j == s.cursor {
+                cursor_line = lines.len();
+                Style::default().fg(t.text).bg(t.selection)
+            } else {
+                Style::default().fg(t.text)
+            };
+            lines.push(Line::styled(
+                format!("  {} · {}", sug.query, sug.url),
+                style,
+            ));
+        }
     }
     if lines.is_empty() {
         lines.push(Line::styled(
