@@ -159,6 +159,8 @@ fn verdict(c: &CitationRow, read: &Read, hops: &[String]) -> CheckRow {
         (None, false) => Some(format!("redirected: {}", hops.join(" -> "))),
         (Some(d), false) => Some(format!("{d}; redirected: {}", hops.join(" -> "))),
     };
+    // Where a redirecting link led, kept beside the link as cited.
+    let resolved_url = hops.last().filter(|last| **last != c.url).cloned();
     CheckRow {
         run_id: c.run_id,
         step: c.step,
@@ -166,6 +168,7 @@ fn verdict(c: &CitationRow, read: &Read, hops: &[String]) -> CheckRow {
         verdict: verdict.to_string(),
         detail,
         checked_at: String::new(),
+        resolved_url,
     }
 }
 

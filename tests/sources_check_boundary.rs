@@ -232,6 +232,12 @@ async fn allowed_redirects_are_followed_without_credentials_and_recorded() {
         r.detail.as_deref(),
         Some(format!("redirected: {hop} -> http://127.0.0.1:{c}/page").as_str())
     );
+    // Where it led is kept beside the link as cited, in the store too.
+    let page = format!("http://127.0.0.1:{c}/page");
+    assert_eq!(r.resolved_url.as_deref(), Some(page.as_str()));
+    let stored = store.checks(run).unwrap();
+    let kept = stored.iter().find(|k| k.url == hop).unwrap();
+    assert_eq!(kept.resolved_url.as_deref(), Some(page.as_str()));
     let r = row(&rows, &direct);
     assert_eq!(
         (r.verdict.as_str(), r.detail.as_deref()),
@@ -344,4 +350,28 @@ async fn a_page_is_decoded_by_its_declared_charset() {
             "{r:?}"
         );
     }
+}
+
+/// A Gemini citation is a Google grounding redirect: it is fetched (and, unlike
+/// another link, followed to another host) only where the policy allows the
+/// redirect's host — decided before any lookup — and every hop after it.
+#[tokio::test]
+async fn a_google_redirect_is_decided_against_the_policy_first() {
+    let redirect = "https://vertexaisearch.cloud.google.com/grounding-api-redirect/AUZIYQ1";
+    let cites = [cite(redirect.to_string(), None)];
+    let (_dir, store, run) = one_run(&cites);
+    let policy = Policy::workspace_default()
+        .layer("project")
+        .deny(Act::Net, "vertexaisearch.cloud.google.com");
+    let rows = check_run(&store, run, &policy, limits()).await.unwrap();
+    let r = row(&rows, redirect);
+    assert_eq!(r.verdict, "not_allowed", "{r:?}");
+    assert!(
+        r.detail
+            .as_deref()
+            .unwrap()
+            .contains("net:vertexaisearch.cloud.google.com"),
+        "{r:?}"
+    );
+    assert_eq!(r.resolved_url, None, "nothing was followed");
 }

@@ -114,7 +114,12 @@ async fn follow(raw: &str, policy: &Policy, max: usize, hops: &mut Vec<String>) 
         strip_credentials(&mut next);
         let same_host = matches!(next.scheme(), "http" | "https")
             && next.host_str().map(normalise_host).as_deref() == Some(first.as_str());
-        if !same_host {
+        // Google's grounding redirect leads to another host by design: it is
+        // followed there, every hop still decided against the policy (its host
+        // and the target's must both be allowed), resolved and checked anew.
+        let google =
+            crate::core::link::google_redirect(raw) && matches!(next.scheme(), "http" | "https");
+        if !same_host && !google {
             return Page::Unreachable(format!(
                 "HTTP {} redirect to another host ({next}), not followed",
                 status.as_u16()

@@ -26,6 +26,10 @@ pub struct CheckRow {
     /// When it was checked (RFC 3339); set when recorded.
     #[serde(default)]
     pub checked_at: String,
+    /// Where a redirecting link led, when it was followed (a Gemini citation's
+    /// Google redirect resolved to its page); `None` for a link fetched as cited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resolved_url: Option<String>,
 }
 
 impl Store {
@@ -39,11 +43,21 @@ impl Store {
         let at = now();
         for c in checks {
             tx.execute(
-                "INSERT INTO citation_checks (run_id, step, url, verdict, detail, checked_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                "INSERT INTO citation_checks (run_id, step, url, verdict, detail, checked_at,
+                   resolved_url)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
                  ON CONFLICT (run_id, step, url) DO UPDATE SET verdict = excluded.verdict,
-                   detail = excluded.detail, checked_at = excluded.checked_at",
-                params![run_id.0, c.step, c.url, c.verdict, c.detail, at],
+                   detail = excluded.detail, checked_at = excluded.checked_at,
+                   resolved_url = excluded.resolved_url",
+                params![
+                    run_id.0,
+                    c.step,
+                    c.url,
+                    c.verdict,
+                    c.detail,
+                    at,
+                    c.resolved_url
+                ],
             )
             .map_err(db_err("recording a check"))?;
         }
@@ -56,7 +70,7 @@ impl Store {
         let conn = self.lock()?;
         let mut stmt = conn
             .prepare(
-                "SELECT step, url, verdict, detail, checked_at FROM citation_checks
+                "SELECT step, url, verdict, detail, checked_at, resolved_url FROM citation_checks
                  WHERE run_id = ?1 ORDER BY step, url",
             )
             .map_err(db_err("reading checks"))?;
@@ -69,6 +83,7 @@ impl Store {
                     verdict: r.get(2)?,
                     detail: r.get(3)?,
                     checked_at: r.get(4)?,
+                    resolved_url: r.get(5)?,
                 })
             })
             .map_err(db_err("reading checks"))?;

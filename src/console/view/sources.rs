@@ -185,7 +185,11 @@ fn draw_citations(frame: &mut Frame<'_>, list: Rect, state: &State, visible: &[&
             .checks
             .iter()
             .find(|k| k.run_id == c.run_id && k.step == c.step && k.url == c.url)
-            .map(|k| format!("  [{}]", k.verdict))
+            .map(|k| match &k.resolved_url {
+                // Where a redirect led, when check-sources followed it.
+                Some(to) => format!("  [{} → {to}]", k.verdict),
+                None => format!("  [{}]", k.verdict),
+            })
             .unwrap_or_default();
         let link = crate::core::link::shown(&c.url, c.title.as_deref());
         lines.push(Line::styled(format!("  {run}{link}{checked}"), style));
