@@ -125,7 +125,7 @@ fn a_config_error_names_file_line_and_key() {
     assert_eq!(
         err.trim_end(),
         format!(
-            "{}:3: unknown key `blocked_domain` in [web]; expected one of: search, fetch, max_uses, allowed_domains, blocked_domains, from_policy",
+            "{}:3: unknown key `blocked_domain` in [web]; expected one of: search, fetch, max_uses, allowed_domains, blocked_domains, from_policy, location",
             cfg.display()
         )
     );
@@ -346,5 +346,39 @@ fn a_price_for_a_new_model_without_both_token_prices_is_a_config_error() {
             "{}:1: `output_per_mtok` in [prices.my-model]: is missing; expected it to be set, since the built-in price table has no row for my-model (`io-harness prices` lists the rows)",
             cfg.display()
         )
+    );
+}
+
+#[test]
+fn a_location_gemini_cannot_carry_is_refused_before_sending() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("io.toml");
+    std::fs::write(
+        &cfg,
+        "[web]\nsearch = true\nlocation = { country = \"GB\" }\n",
+    )
+    .unwrap();
+    let preview = |provider: &str| {
+        run(bin().args([
+            "preview",
+            "--config",
+            cfg.to_str().unwrap(),
+            "--provider",
+            provider,
+            "--goal",
+            "find the release",
+        ]))
+    };
+    let (code, out, err) = preview("gemini");
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert_eq!(
+        err.trim_end(),
+        "provider \"gemini\" cannot localise search to a location — its google_search tool takes no location; remove [web] location or use provider \"anthropic\". No request was sent."
+    );
+    let (code, out, _) = preview("anthropic");
+    assert_eq!(code, 0);
+    assert!(
+        out.contains(r#""user_location":{"type":"approximate","country":"GB"}"#),
+        "{out}"
     );
 }

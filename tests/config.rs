@@ -46,7 +46,7 @@ fn present_means_carried_and_absent_means_none() {
 fn unknown_keys_name_key_line_and_table() {
     assert_eq!(
         err("provider = \"anthropic\"\n\n[web]\nsearch = true\nblocked_domain = [\"x\"]\n"),
-        "io.toml:5: unknown key `blocked_domain` in [web]; expected one of: search, fetch, max_uses, allowed_domains, blocked_domains, from_policy"
+        "io.toml:5: unknown key `blocked_domain` in [web]; expected one of: search, fetch, max_uses, allowed_domains, blocked_domains, from_policy, location"
     );
     assert_eq!(
         err("providr = \"anthropic\"\n"),
@@ -212,5 +212,43 @@ fn a_missing_explicit_file_is_an_error_naming_it() {
     assert!(
         e.starts_with("cannot read config /nonexistent/io.toml"),
         "{e}"
+    );
+}
+
+#[test]
+fn web_location_parses_checks_and_survives_a_console_write() {
+    use io_harness::core::web::Location;
+    let text = "[web]\nsearch = true\nlocation = { country = \"GB\", timezone = \"Europe/London\" } # where I am\n";
+    let c = Config::parse(text, "io.toml").unwrap();
+    assert_eq!(
+        c.web,
+        Some(WebAccess::search().near(Location {
+            country: Some("GB".into()),
+            timezone: Some("Europe/London".into()),
+            ..Location::default()
+        }))
+    );
+    assert_eq!(
+        err("[web]\nsearch = true\nlocation = {}\n"),
+        "io.toml: [web] location names nothing; give at least one of country, region, city, timezone (country = \"GB\", timezone = \"Europe/London\"), or remove it"
+    );
+    assert_eq!(
+        err("[web]\nsearch = true\nlocation = { country = \"Britain\" }\n"),
+        "io.toml: [web] location country = \"Britain\" is not a two-letter ISO 3166-1 code; write it as the vendors take it, such as \"GB\" or \"US\""
+    );
+    assert_eq!(
+        err("[web]\nsearch = true\nlocation = { town = \"London\" }\n"),
+        "io.toml:3: unknown key `town` in [web.location]; expected one of: country, region, city, timezone"
+    );
+    // The console writes the declaration it edits and leaves the location as written.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("io.toml");
+    std::fs::write(&path, text).unwrap();
+    write_web(&path, &WebAccess::search().max_uses(2)).unwrap();
+    let written = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        written
+            .contains("location = { country = \"GB\", timezone = \"Europe/London\" } # where I am"),
+        "{written}"
     );
 }

@@ -33,10 +33,16 @@ impl Screen {
     }
 
     fn wait_for(&self, needles: &[&str]) -> String {
+        self.wait_until(needles, |_| true)
+    }
+
+    /// Waits for every needle and for `ready` to hold of the same screen: a
+    /// screen read once may be drawn before the store's answer arrives.
+    fn wait_until(&self, needles: &[&str], ready: impl Fn(&str) -> bool) -> String {
         let deadline = Instant::now() + Duration::from_secs(30);
         loop {
             let text = self.text();
-            if needles.iter().all(|n| text.contains(n)) {
+            if needles.iter().all(|n| text.contains(n)) && ready(&text) {
                 return text;
             }
             assert!(
@@ -80,13 +86,17 @@ fn the_console_runs_the_demo_in_a_real_terminal_and_leaves_it_sane() {
     // Ctrl-R runs it: the failed search with its code, a dollar cost on every
     // request, the total their sum, and where the prices come from.
     press(b"\x12");
-    let run = screen.wait_for(&[
-        "finished: passed",
-        "FAILED",
-        "max_uses_exceeded",
-        "total $0.0",
-        "prices: built-in, platform.claude.com, 2026-12-03",
-    ]);
+    let priced = |text: &str, stop: &str| text.lines().any(|l| l.contains(stop) && l.contains('$'));
+    let run = screen.wait_until(
+        &[
+            "finished: passed",
+            "FAILED",
+            "max_uses_exceeded",
+            "total $0.0",
+            "prices: built-in, platform.claude.com, 2026-12-03",
+        ],
+        |text| priced(text, "end_turn") && priced(text, "pause_turn"),
+    );
     // The demo is a cached transcript: its usage is the stub's emulation of the
     // request (which holds the workspace listing, so exact figures vary), step 2
     // writes the prefix and step 3 reads it back at a tenth of the price.

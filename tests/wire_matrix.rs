@@ -4,6 +4,7 @@
 
 #![allow(clippy::unwrap_used)]
 
+use io_harness::core::web::Location;
 use io_harness::core::wire::{self, CAPABILITIES, Cap, Endpoint, Wire, portability};
 use io_harness::{Config, ToolSpec, Turn, Vendor, WebAccess};
 use pretty_assertions::assert_eq;
@@ -60,7 +61,17 @@ pub fn declarations() -> Vec<(&'static str, Option<WebAccess>)> {
                     .block("evil.test"),
             ),
         ),
+        ("search, location", Some(WebAccess::search().near(london()))),
     ]
+}
+
+fn london() -> Location {
+    Location {
+        country: Some("GB".into()),
+        region: Some("England".into()),
+        city: Some("London".into()),
+        timezone: Some("Europe/London".into()),
+    }
 }
 
 fn endpoint(wire: Wire) -> Endpoint {
@@ -107,6 +118,7 @@ fn the_refusal_matrix_follows_the_capability_table() {
         ("allow", WebAccess::search().allow("docs.rs")),
         ("block", WebAccess::search().block("evil.test")),
         ("cap", WebAccess::search().max_uses(2)),
+        ("location", WebAccess::search().near(london())),
     ];
     let mut got = Vec::new();
     for row in CAPABILITIES {
@@ -121,13 +133,14 @@ fn the_refusal_matrix_follows_the_capability_table() {
             "fetch" => row.fetch.is_some(),
             "allow" => row.allow_list.is_some(),
             "block" => row.block_list.is_some(),
+            "location" => row.location.is_some(),
             _ => row.cap == Cap::Refused,
         }
     };
     let want: Vec<_> = Wire::ALL
         .iter()
         .flat_map(|w| {
-            ["fetch", "allow", "block", "cap"]
+            ["fetch", "allow", "block", "cap", "location"]
                 .into_iter()
                 .map(move |f| (w.label(), f, refused(*w, f)))
         })

@@ -50,6 +50,8 @@ pub struct WebTable {
     /// Fill both lists from the operator's `[policy]` net rules.
     #[serde(default)]
     pub from_policy: bool,
+    /// Where the user is, roughly: `{ country, region, city, timezone }`, each optional.
+    pub location: Option<crate::core::web::Location>,
 }
 
 impl WebTable {
@@ -61,11 +63,28 @@ impl WebTable {
             max_uses: self.max_uses,
             allowed_domains: self.allowed_domains.clone().unwrap_or_default(),
             blocked_domains: self.blocked_domains.clone().unwrap_or_default(),
+            location: self.location.clone(),
         }
     }
 
     /// One source of truth: lists stated beside `from_policy = true` are an error.
     pub fn check(&self, at: &str) -> Result<()> {
+        if let Some(l) = &self.location {
+            if l.fields().is_empty() {
+                return Err(Error::config(format!(
+                    "{at}: [web] location names nothing; give at least one of country, region, \
+                     city, timezone (country = \"GB\", timezone = \"Europe/London\"), or remove it"
+                )));
+            }
+            if let Some(c) = l.country.as_deref() {
+                if c.len() != 2 || !c.chars().all(|ch| ch.is_ascii_alphabetic()) {
+                    return Err(Error::config(format!(
+                        "{at}: [web] location country = {c:?} is not a two-letter ISO 3166-1 code; \
+                         write it as the vendors take it, such as \"GB\" or \"US\""
+                    )));
+                }
+            }
+        }
         if !self.from_policy {
             return Ok(());
         }

@@ -30,6 +30,67 @@ pub struct WebAccess {
     /// Hosts the vendor may not reach.
     #[serde(default)]
     pub blocked_domains: Vec<String>,
+    /// Where the user is, roughly, for searches the vendor localises
+    /// (`[web] location`); `None` says nothing, and sends nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub location: Option<Location>,
+}
+
+/// An approximate location for search: any of country (ISO 3166-1 alpha-2),
+/// region, city and IANA timezone; each vendor that takes one sends it as its
+/// `user_location` of type `approximate`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Location {
+    /// Two-letter country code (`GB`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub country: Option<String>,
+    /// Region or state (`England`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub region: Option<String>,
+    /// City (`London`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub city: Option<String>,
+    /// IANA timezone (`Europe/London`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timezone: Option<String>,
+}
+
+impl Location {
+    /// The fields given, by their vendors' names, in this order: city, region,
+    /// country, timezone.
+    pub fn fields(&self) -> Vec<(&'static str, &str)> {
+        [
+            ("city", &self.city),
+            ("region", &self.region),
+            ("country", &self.country),
+            ("timezone", &self.timezone),
+        ]
+        .into_iter()
+        .filter_map(|(k, v)| {
+            v.as_deref()
+                .filter(|v| !v.trim().is_empty())
+                .map(|v| (k, v))
+        })
+        .collect()
+    }
+
+    /// The `user_location` object most vendors take: `{"type": "approximate",
+    /// …the fields given}`.
+    pub fn approximate(&self) -> serde_json::Value {
+        let mut m = serde_json::Map::new();
+        m.insert("type".into(), serde_json::json!("approximate"));
+        m.extend(self.object());
+        serde_json::Value::Object(m)
+    }
+
+    /// The fields given as a JSON object, in [`Location::fields`] order.
+    pub fn object(&self) -> serde_json::Map<String, serde_json::Value> {
+        self.fields()
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), serde_json::json!(v)))
+            .collect()
+    }
 }
 
 impl WebAccess {
@@ -56,6 +117,12 @@ impl WebAccess {
     /// Add a host the vendor may reach.
     pub fn allow(mut self, host: impl Into<String>) -> Self {
         push_unique(&mut self.allowed_domains, host.into());
+        self
+    }
+
+    /// Searches localised to `location`.
+    pub fn near(mut self, location: Location) -> Self {
+        self.location = Some(location);
         self
     }
 
@@ -213,7 +280,8 @@ mod tests {
                 fetch: false,
                 max_uses: None,
                 allowed_domains: vec![],
-                blocked_domains: vec![]
+                blocked_domains: vec![],
+                location: None,
             }
         );
     }

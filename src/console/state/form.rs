@@ -103,6 +103,8 @@ pub struct Form {
     pub allowed: Vec<String>,
     /// Blocked hosts.
     pub blocked: Vec<String>,
+    /// Where the user is (`[web] location`): carried as io.toml states it.
+    pub location: Option<crate::core::web::Location>,
     /// Workspace.
     pub workspace: String,
     /// Verification file (empty: none).
@@ -197,6 +199,7 @@ impl Form {
             max_uses: web.max_uses,
             allowed: web.allowed_domains,
             blocked: web.blocked_domains,
+            location: web.location,
             workspace: contract.workspace.display().to_string(),
             verify_file,
             verify_contains,
@@ -223,6 +226,7 @@ impl Form {
             max_uses: self.max_uses,
             allowed_domains: self.allowed.clone(),
             blocked_domains: self.blocked.clone(),
+            location: self.location.clone(),
         }
     }
 

@@ -121,6 +121,10 @@ fn server_tool(web: &WebAccess, kind: &str, name: &str, direct: bool) -> Value {
     } else if !blocked.is_empty() {
         tool.insert("blocked_domains".into(), json!(blocked));
     }
+    // Search is localised; fetch takes no location.
+    if let Some(l) = web.location.as_ref().filter(|_| name == "web_search") {
+        tool.insert("user_location".into(), l.approximate());
+    }
     Value::Object(tool)
 }
 

@@ -87,6 +87,8 @@ pub struct Capabilities {
     pub allow_list: Option<&'static str>,
     /// A block-list.
     pub block_list: Option<&'static str>,
+    /// A location for search (`user_location`).
+    pub location: Option<&'static str>,
     /// What `max_uses` becomes.
     pub cap: Cap,
 }
@@ -100,6 +102,7 @@ impl Capabilities {
             fetch: None,
             allow_list: None,
             block_list: None,
+            location: None,
             cap: Cap::PerTool,
         }
     }
@@ -115,6 +118,7 @@ pub const CAPABILITIES: [Capabilities; 7] = [
         fetch: Some("its Chat Completions API has no provider-executed fetch tool"),
         allow_list: None,
         block_list: Some("its web search filter is allow-list only"),
+        location: None,
         cap: Cap::NotSent,
     },
     Capabilities {
@@ -123,6 +127,7 @@ pub const CAPABILITIES: [Capabilities; 7] = [
         fetch: Some("its Responses API has no provider-executed fetch tool"),
         allow_list: None,
         block_list: Some("its web_search filter is allow-list only"),
+        location: None,
         cap: Cap::AllToolCalls,
     },
     Capabilities {
@@ -131,6 +136,7 @@ pub const CAPABILITIES: [Capabilities; 7] = [
         fetch: Some("its web plugin runs searches only"),
         allow_list: Some("its web plugin takes no domain filter"),
         block_list: Some("its web plugin takes no domain filter"),
+        location: None,
         cap: Cap::Results,
     },
     Capabilities::everything(Wire::OpenRouterServerTools),
@@ -146,6 +152,7 @@ pub const CAPABILITIES: [Capabilities; 7] = [
             "its google_search tool takes no domain filter (Vertex AI's excludeDomains is not \
              the Gemini API)",
         ),
+        location: Some("its google_search tool takes no location"),
         cap: Cap::Refused,
     },
 ];
@@ -161,6 +168,8 @@ pub enum Feature {
     BlockList,
     /// A cap on web tool use (`max_uses`).
     Cap,
+    /// Where the user is (`location`), for a search.
+    Location,
 }
 
 impl Feature {
@@ -171,6 +180,7 @@ impl Feature {
             Feature::AllowList => "allow-list",
             Feature::BlockList => "block-list",
             Feature::Cap => "max_uses",
+            Feature::Location => "location",
         }
     }
 
@@ -181,6 +191,7 @@ impl Feature {
             Feature::AllowList => "restrict search to individual domains",
             Feature::BlockList => "block individual domains",
             Feature::Cap => "cap web tool use",
+            Feature::Location => "localise search to a location",
         }
     }
 }
@@ -325,6 +336,7 @@ impl Capabilities {
             Feature::BlockList => self.block_list,
             Feature::Cap => (self.cap == Cap::Refused)
                 .then_some("its google_search and url_context tools take no cap"),
+            Feature::Location => self.location,
         }
     }
 
@@ -351,6 +363,9 @@ pub fn declared(web: &WebAccess) -> Vec<Feature> {
     }
     if web.max_uses.is_some() {
         out.push(Feature::Cap);
+    }
+    if web.search && web.location.is_some() {
+        out.push(Feature::Location);
     }
     out
 }
@@ -415,8 +430,11 @@ fn spec_text(vendor: Vendor, feature: Feature, allowed: &[String], blocked: &[St
              request was sent.",
             blocked.join(", ")
         ),
-        // No spec wire refuses a cap (the table says how each carries it).
-        (_, Feature::Cap) => new_wire_text(Wire::spec(vendor), feature, allowed, blocked),
+        // No spec wire refuses a cap or a location (the table says how each
+        // carries them).
+        (_, Feature::Cap | Feature::Location) => {
+            new_wire_text(Wire::spec(vendor), feature, allowed, blocked)
+        }
     }
 }
 
@@ -443,6 +461,7 @@ fn gemini_text(
             blocked.join(", ")
         ),
         Feature::Cap => "remove max_uses or use provider \"anthropic\"".to_string(),
+        Feature::Location => "remove [web] location or use provider \"anthropic\"".to_string(),
     };
     let what = match (feature, cap) {
         (Feature::Cap, Some(n)) => format!("{} (max_uses = {n})", feature.refused_as()),
@@ -468,6 +487,7 @@ fn new_wire_text(wire: Wire, feature: Feature, allowed: &[String], blocked: &[St
             blocked.join(", ")
         ),
         Feature::Cap => "remove max_uses or use provider \"anthropic\"".to_string(),
+        Feature::Location => "remove [web] location or use provider \"anthropic\"".to_string(),
     };
     format!(
         "provider \"{vendor}\" with {setting} cannot {} — {why}; {advice}. No request was sent.",

@@ -68,6 +68,7 @@ pub fn model_limit(wire: Wire, model: &str, web: &WebAccess) -> Option<&'static 
                 Feature::BlockList => !blocked.is_empty(),
                 Feature::Fetch => web.fetch,
                 Feature::Cap => web.max_uses.is_some(),
+                Feature::Location => web.location.is_some(),
             }
     })
 }

@@ -27,6 +27,13 @@ pub fn encode(endpoint: &Endpoint, turn: &Turn) -> Result<WireRequest> {
         if !allowed.is_empty() {
             options.insert("filters".into(), json!({"allowed_domains": allowed}));
         }
+        // Chat Completions nests the fields under `approximate` (Responses does not).
+        if let Some(l) = &web.location {
+            options.insert(
+                "user_location".into(),
+                json!({"type": "approximate", "approximate": l.object()}),
+            );
+        }
         body.insert("web_search_options".into(), Value::Object(options));
     }
     super::chat::chat_stream(endpoint, &mut body);

@@ -57,6 +57,9 @@ pub fn encode(endpoint: &Endpoint, turn: &Turn) -> Result<WireRequest> {
         if !allowed.is_empty() {
             tool.insert("filters".into(), json!({"allowed_domains": allowed}));
         }
+        if let Some(l) = &web.location {
+            tool.insert("user_location".into(), l.approximate());
+        }
         tools.push(Value::Object(tool));
         if let Some(n) = web.max_uses {
             body.insert("max_tool_calls".into(), json!(n));

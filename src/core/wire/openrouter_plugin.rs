@@ -33,6 +33,9 @@ pub fn encode(endpoint: &Endpoint, turn: &Turn) -> Result<WireRequest> {
         if let Some(n) = turn.web.as_ref().and_then(|w| w.max_uses) {
             plugin.insert("max_results".into(), json!(n));
         }
+        if let Some(l) = turn.web.as_ref().and_then(|w| w.location.as_ref()) {
+            plugin.insert("user_location".into(), l.approximate());
+        }
         body.insert("plugins".into(), json!([Value::Object(plugin)]));
     }
     super::chat::chat_stream(endpoint, &mut body);

@@ -70,6 +70,14 @@ fn entry(
     } else if !blocked.is_empty() {
         params.insert(block_key.into(), json!(blocked));
     }
+    // The search tool is localised; the fetch tool takes no location.
+    if let Some(l) = web
+        .location
+        .as_ref()
+        .filter(|_| kind == "openrouter:web_search")
+    {
+        params.insert("user_location".into(), l.approximate());
+    }
     let mut tool = Map::new();
     tool.insert("type".into(), json!(kind));
     if !params.is_empty() {
