@@ -12,7 +12,9 @@ use io_harness::{Config, Error, Result, RunId, Vendor};
 /// What to export.
 #[derive(Debug, clap::Subcommand)]
 pub enum ExportArgs {
-    /// Send stored runs to an OTLP/HTTP collector as GenAI traces.
+    /// Send stored runs to an OTLP collector as GenAI traces, over OTLP/HTTP
+    /// (protobuf) or OTLP/gRPC (`protocol = "grpc"` under [telemetry], or
+    /// OTEL_EXPORTER_OTLP_PROTOCOL=grpc).
     Otlp {
         /// The runs (default: every run, or those since --since).
         run_ids: Vec<i64>,

@@ -128,7 +128,11 @@ pub enum Command {
     /// Send stored runs elsewhere: `export otlp [RUN_ID ...] [--since DATE]`.
     #[command(subcommand)]
     Export(export::ExportArgs),
-    /// Serve the three vendors' endpoints on loopback from a script.
+    /// Serve the vendors' endpoints on loopback from a script.
+    ///
+    /// Anthropic, OpenAI (Chat Completions and Responses), OpenRouter and Gemini, as
+    /// the script says. It reads no io.toml and no store: --config and --store are
+    /// refused here.
     StubVendor {
         /// Address to listen on, e.g. 127.0.0.1:8089.
         #[arg(long)]
@@ -136,6 +140,13 @@ pub enum Command {
         /// The script (default: the built-in demo script).
         #[arg(long)]
         script: Option<PathBuf>,
+        /// Not read here. Its own, hidden, so the global one is not offered in this
+        /// help; given anyway, it is refused rather than ignored.
+        #[arg(long, hide = true)]
+        config: Option<PathBuf>,
+        /// Not read here either; refused the same way.
+        #[arg(long, hide = true)]
+        store: Option<PathBuf>,
     },
 }
 
@@ -186,7 +197,22 @@ pub async fn main(cli: Cli) -> ExitCode {
         }
         Some(Command::Config { json, demo }) => settings::show(cli.config, json, demo || cli.demo),
         Some(Command::Export(args)) => export::export(cli.config, cli.store, args).await,
-        Some(Command::StubVendor { listen, script }) => stub(listen, script).await,
+        Some(Command::StubVendor {
+            listen,
+            script,
+            config,
+            store,
+        }) => {
+            // clap copies a global flag given before the subcommand into its own.
+            let given = config.or(cli.config).is_some() || store.or(cli.store).is_some();
+            if given {
+                Err(io_harness::Error::config(
+                    "stub-vendor reads no io.toml and no store: drop --config and --store (its script is --script)",
+                ))
+            } else {
+                stub(listen, script).await
+            }
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -200,7 +226,7 @@ async fn stub(listen: std::net::SocketAddr, script: Option<PathBuf>) -> io_harne
         None => io_harness::stub::Script::demo(),
     };
     io_harness::stub::serve(listen, script, |addr| {
-        out::note(&format!("stub vendor listening on http://{addr} (anthropic: /v1/messages, openai: /v1/chat/completions, openrouter: /api/v1/chat/completions); Ctrl-C stops it"));
+        out::note(&format!("stub vendor listening on http://{addr} (anthropic: /v1/messages, openai: /v1/chat/completions and /v1/responses, openrouter: /api/v1/chat/completions, gemini: /v1beta/models/MODEL:generateContent); Ctrl-C stops it"));
     })
     .await
 }

@@ -87,18 +87,19 @@ fn table(c: &Comparison, text: &mut String) {
         let s: String = s.chars().take(width).collect();
         format!("  {s:<width$}")
     };
-    let _ = writeln!(
-        text,
+    // The last column is padded like the others; the line ends at its text.
+    let head = format!(
         "{:<18}{}",
         "",
         heads.iter().map(|h| cell(h)).collect::<String>()
     );
+    let _ = writeln!(text, "{}", head.trim_end());
     for (name, values) in rows {
-        let _ = writeln!(
-            text,
+        let row = format!(
             "{name:<18}{}",
             values.iter().map(|v| cell(v)).collect::<String>()
         );
+        let _ = writeln!(text, "{}", row.trim_end());
     }
     for r in &c.runs {
         if let Some(d) = &r.outcome_detail {
