@@ -1,11 +1,14 @@
 //! Wire benchmarks, each beside its baseline in the same run: encoding a turn
 //! against serialising an equivalent `serde_json::Value`, and decoding a fixture
-//! against parsing it into a `Value`. Read the ratio, not the absolute time.
+//! against parsing it into a `Value`; and Gemini's recorded grounded answer,
+//! whole and streamed, each against parsing the same bytes into `Value`s. Read
+//! the ratio, not the absolute time.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use io_harness::core::tools::local_tool_specs;
+use io_harness::core::wire::stream::assembler_for;
 use io_harness::core::wire::{self, Endpoint, Vendor};
-use io_harness::{Turn, WebAccess, WireResponse};
+use io_harness::{Turn, WebAccess, Wire, WireResponse};
 use std::hint::black_box;
 
 fn turn() -> Turn {
@@ -64,5 +67,55 @@ fn decode(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, encode, decode);
+/// Gemini's recorded grounded search (tests/fixtures/gemini, provenance in its
+/// README): the whole body decoded, and the recorded stream assembled in 4 KB
+/// chunks; the baselines parse the same bytes into `Value`s (the stream's
+/// `data:` payloads one by one, as little as reading it could do).
+fn gemini(c: &mut Criterion) {
+    let body = include_bytes!("../tests/fixtures/gemini/search_grounded.json").to_vec();
+    let stream = include_bytes!("../tests/fixtures/gemini/search_stream.sse").to_vec();
+    let response = WireResponse {
+        status: 200,
+        headers: vec![],
+        body: body.clone(),
+    };
+    let head = WireResponse {
+        status: 200,
+        ..WireResponse::default()
+    };
+    let mut g = c.benchmark_group("gemini");
+    g.bench_function("baseline: serde_json::from_slice the body to Value", |b| {
+        b.iter(|| serde_json::from_slice::<serde_json::Value>(black_box(&body)))
+    });
+    g.bench_function("gemini decode", |b| {
+        b.iter(|| wire::decode_wire(Wire::Gemini, black_box(&response)))
+    });
+    let text = String::from_utf8_lossy(&stream).into_owned();
+    g.bench_function(
+        "baseline: serde_json::from_str each stream event to Value",
+        |b| {
+            b.iter(|| {
+                black_box(&text)
+                    .lines()
+                    .filter_map(|l| l.strip_prefix("data: "))
+                    .filter_map(|d| serde_json::from_str::<serde_json::Value>(d).ok())
+                    .count()
+            })
+        },
+    );
+    g.bench_function("gemini assemble the stream in 4 KB chunks", |b| {
+        b.iter(|| {
+            let mut a = assembler_for(Wire::Gemini, head.clone())?;
+            let mut deltas = Vec::new();
+            for chunk in black_box(&stream).chunks(4096) {
+                a.feed(chunk, &mut deltas).ok()?;
+                deltas.clear();
+            }
+            a.finish().ok()
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, encode, decode, gemini);
 criterion_main!(benches);

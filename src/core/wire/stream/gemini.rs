@@ -69,8 +69,9 @@ impl Gemini {
         }
     }
 
-    /// One part of a chunk: reported, then joined to the parts so far.
-    fn part(&mut self, part: &Value, out: &mut Vec<Delta>) {
+    /// One part of a chunk: reported, then joined to the parts so far (moved
+    /// in, not copied).
+    fn part(&mut self, part: Value, out: &mut Vec<Delta>) {
         let thought = part.get("thought").and_then(Value::as_bool) == Some(true);
         let text = part.get("text").and_then(Value::as_str);
         if let Some(t) = text.filter(|t| !thought && !t.is_empty()) {
@@ -81,12 +82,13 @@ impl Gemini {
             self.calls += 1;
         }
         let Some(text) = text else {
-            self.parts.push(part.clone());
+            self.parts.push(part);
             return;
         };
-        if let Some(last) = self.parts.last_mut().filter(|last| joins(last, part)) {
-            let joined = format!("{}{text}", last["text"].as_str().unwrap_or_default());
-            last["text"] = json!(joined);
+        if let Some(last) = self.parts.last_mut().filter(|last| joins(last, &part)) {
+            if let Some(Value::String(joined)) = last.get_mut("text") {
+                joined.push_str(text);
+            }
             if let Some(sig) = part.get("thoughtSignature") {
                 last["thoughtSignature"] = sig.clone();
             }
@@ -94,24 +96,28 @@ impl Gemini {
         }
         // An empty piece with nothing else (the usual last chunk) adds no part.
         if !(text.is_empty() && part.get("thoughtSignature").is_none()) {
-            self.parts.push(part.clone());
+            self.parts.push(part);
         }
     }
 
     /// The grounding of a chunk merged into what came before: each field it
     /// carries non-empty replaces the earlier one (the intermediate chunks carry
     /// `groundingMetadata: {}`); new queries and citations are reported.
-    fn grounding(&mut self, g: &Value, out: &mut Vec<Delta>) {
-        let Some(fields) = g.as_object() else { return };
+    fn grounding(&mut self, g: Value, out: &mut Vec<Delta>) {
+        let Value::Object(fields) = g else { return };
+        // The intermediate chunks' `{}` changes nothing and reports nothing.
+        if fields.values().all(empty) {
+            return;
+        }
         let merged = self
             .candidate
             .entry("groundingMetadata")
             .or_insert_with(|| json!({}));
-        for (k, v) in fields.iter().filter(|(_, v)| !empty(v)) {
-            merged[k] = v.clone();
+        for (k, v) in fields.into_iter().filter(|(_, v)| !empty(v)) {
+            merged[k] = v;
         }
-        let merged = merged.clone();
-        for call in searches(&merged) {
+        let merged = &*merged;
+        for call in searches(merged) {
             let query = call.input.clone().unwrap_or_default();
             if !self.queries.contains(&query) {
                 self.queries.push(query.clone());
@@ -122,7 +128,7 @@ impl Gemini {
                 });
             }
         }
-        let cites = citations(&merged);
+        let cites = citations(merged);
         out.extend(cites.iter().skip(self.cited).cloned().map(Delta::Citation));
         self.cited = self.cited.max(cites.len());
     }
@@ -150,19 +156,22 @@ impl Gemini {
         self.urls = self.urls.max(calls.len());
     }
 
-    fn candidate(&mut self, c: &Value, out: &mut Vec<Delta>) {
+    fn candidate(&mut self, c: Value, out: &mut Vec<Delta>) {
         self.had_candidate = true;
-        let parts = c.get("content").and_then(|c| c.get("parts"));
-        for part in parts.and_then(Value::as_array).into_iter().flatten() {
-            self.part(part, out);
-        }
-        for (k, v) in c.as_object().into_iter().flatten() {
+        let Value::Object(fields) = c else { return };
+        for (k, mut v) in fields {
             match k.as_str() {
-                "content" => {}
+                "content" => {
+                    if let Some(Value::Array(parts)) = v.get_mut("parts").map(Value::take) {
+                        for part in parts {
+                            self.part(part, out);
+                        }
+                    }
+                }
                 "groundingMetadata" => self.grounding(v, out),
-                "urlContextMetadata" => self.url_context(v, out),
+                "urlContextMetadata" => self.url_context(&v, out),
                 _ => {
-                    self.candidate.insert(k.clone(), v.clone());
+                    self.candidate.insert(k, v);
                 }
             }
         }
@@ -172,13 +181,17 @@ impl Gemini {
     fn body(self) -> Value {
         let mut body = Map::new();
         if self.had_candidate {
+            // Built by moving the parts in: `json!` would copy them through serde.
+            let mut content = Map::new();
+            content.insert("parts".into(), Value::Array(self.parts));
+            content.insert("role".into(), Value::from("model"));
             let mut candidate = Map::new();
-            candidate.insert(
-                "content".into(),
-                json!({"parts": self.parts, "role": "model"}),
-            );
+            candidate.insert("content".into(), Value::Object(content));
             candidate.extend(self.candidate);
-            body.insert("candidates".into(), json!([candidate]));
+            body.insert(
+                "candidates".into(),
+                Value::Array(vec![Value::Object(candidate)]),
+            );
         }
         body.extend(self.top);
         Value::Object(body)
@@ -218,16 +231,18 @@ fn empty(v: &Value) -> bool {
 impl WireAssembler for Gemini {
     fn event(&mut self, _name: Option<&str>, data: &str, out: &mut Vec<Delta>) -> Result<()> {
         self.events += 1;
-        let v: Value = serde_json::from_str(data).map_err(|e| bad_event(PROVIDER, data, &e))?;
+        let mut v: Value = serde_json::from_str(data).map_err(|e| bad_event(PROVIDER, data, &e))?;
         if v.get("error").is_some_and(Value::is_object) {
             // The vendor error of its code, now (the decoder makes it).
             return decode_value(&self.head, &v).map(|_| ());
         }
+        // The chunk's pieces are moved into the rebuilt body, not copied.
         if let Some(c) = v
-            .get("candidates")
-            .and_then(Value::as_array)
-            .and_then(|c| c.first())
+            .get_mut("candidates")
+            .and_then(Value::as_array_mut)
+            .and_then(|c| c.first_mut())
         {
+            let c = c.take();
             self.candidate(c, out);
         }
         for key in TOP {
