@@ -92,6 +92,11 @@ pub struct Sources {
     pub next: Option<(RunId, std::result::Result<Vec<String>, String>)>,
     /// The run to select once the runs are loaded (opened from Compare).
     pub select_run: Option<RunId>,
+    /// Showing the claims view: the selected run's final answer sentence by
+    /// sentence with its sources, in place of the citations.
+    pub claims_view: bool,
+    /// The claims the store read for a run (`Store::run_claims`).
+    pub claims: Option<crate::store::RunClaims>,
 }
 
 /// Everything the console shows.
@@ -213,6 +218,8 @@ pub enum Msg {
         /// The verdicts recorded for them.
         checks: Vec<crate::store::checks::CheckRow>,
     },
+    /// A run's final answer sentence by sentence, with its sources and figures.
+    Claims(Box<crate::store::RunClaims>),
     /// Citations across runs.
     Found(Vec<CitationRow>),
     /// A past run for the Run panes.
@@ -303,6 +310,8 @@ pub enum Effect {
     OpenGroup(i64),
     /// Load one run's citations and server-tool calls.
     LoadRunSources(RunId),
+    /// Load one run's claims (its final answer sentence by sentence).
+    LoadClaims(RunId),
     /// Search citations across runs.
     Search(String),
     /// Load a past run into the Run panes.
@@ -377,6 +386,8 @@ impl State {
                 loaded: false,
                 next: None,
                 select_run: None,
+                claims_view: false,
+                claims: None,
             },
             compare: CompareView::default(),
             prices,

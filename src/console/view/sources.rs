@@ -1,5 +1,6 @@
 //! Sources: past runs newest first; the selected run's citations by step, or
-//! citations across runs by domain; the run's server-tool failures; a detail view.
+//! citations across runs by domain, or its claims (`claims`); the run's
+//! server-tool failures; a detail view.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -41,7 +42,11 @@ pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
     let visible = state.visible_citations();
     let [list, failures] =
         Layout::horizontal([Constraint::Percentage(64), Constraint::Percentage(36)]).areas(below);
-    draw_citations(frame, list, state, &visible);
+    if s.claims_view && s.hits.is_none() && !s.searching {
+        super::claims::draw(frame, list, state);
+    } else {
+        draw_citations(frame, list, state, &visible);
+    }
     draw_failures(frame, failures, state);
     if s.detail {
         if let Some(c) = visible.get(s.cursor) {
