@@ -269,6 +269,13 @@ const DEFAULTS: [(Action, &str, &str, &str, Scope); 40] = [
         Scope::Sources,
     ),
     (
+        Action::Claims,
+        "claims",
+        "a",
+        "claims: the answer by sentence, with sources",
+        Scope::Sources,
+    ),
+    (
         Action::Filter,
         "filter",
         "f",
@@ -332,17 +339,10 @@ const DEFAULTS: [(Action, &str, &str, &str, Scope); 40] = [
         Scope::Sources,
     ),
     (
-        Action::Claims,
-        "claims",
-        "a",
-        "claims: the final answer sentence by sentence, each with its sources and verdicts",
-        Scope::Sources,
-    ),
-    (
         Action::OpenCompared,
         "open_compared",
         "enter",
-        "open the chosen run's claims: its answer sentence by sentence, with sources",
+        "open the chosen run's claims",
         Scope::Compare,
     ),
     (

@@ -40,14 +40,16 @@ pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
     }
     draw_runs(frame, runs, state);
     let visible = state.visible_citations();
-    let [list, failures] =
-        Layout::horizontal([Constraint::Percentage(64), Constraint::Percentage(36)]).areas(below);
     if s.claims_view && s.hits.is_none() && !s.searching {
-        super::claims::draw(frame, list, state);
+        // The sentences need the width: the claims take the whole of it.
+        super::claims::draw(frame, below, state);
     } else {
+        let [list, failures] =
+            Layout::horizontal([Constraint::Percentage(64), Constraint::Percentage(36)])
+                .areas(below);
         draw_citations(frame, list, state, &visible);
+        draw_failures(frame, failures, state);
     }
-    draw_failures(frame, failures, state);
     if s.detail {
         if let Some(c) = visible.get(s.cursor) {
             draw_detail(frame, area, state, c);

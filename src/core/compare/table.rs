@@ -115,7 +115,7 @@ fn table(c: &Comparison, text: &mut String) {
     if !unchecked.is_empty() {
         let _ = writeln!(
             text,
-            "sources not checked for {}: `io-harness compare {} --check` checks every run (or `check-sources RUN`)",
+            "sources not checked for {}: `io-harness compare {} --check` checks them",
             unchecked.join(", "),
             c.group_id
         );
