@@ -329,3 +329,36 @@ fn overlap_is_the_share_of_content_words_in_the_best_window() {
     assert_eq!(overlap(claim, ""), Some(0.0));
     assert_eq!(overlap("the of and", "the of and"), None);
 }
+
+#[test]
+fn a_gemini_run_stored_before_claims_is_backfilled_from_its_segments() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("runs.db");
+    drop(Store::open_at_schema(&path, 10).unwrap());
+    {
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.execute_batch(
+            "INSERT INTO runs (started_at, goal, provider, model) VALUES ('2026-01-01T00:00:00Z', 'g', 'gemini', 'm');
+             INSERT INTO runs (started_at, goal, provider, model) VALUES ('2026-01-01T00:00:00Z', 'g', 'anthropic', 'm');
+             INSERT INTO steps (run_id, step, text, observations_json) VALUES (1, 1, 'Ça va. It is 69°F today.', '[]');
+             INSERT INTO steps (run_id, step, text, observations_json) VALUES (2, 1, 'It is 69°F today.', '[]');
+             INSERT INTO citations (run_id, step, url, title, cited_text) VALUES (1, 1, 'https://a.test/', NULL, 'It is 69°F today.');
+             INSERT INTO citations (run_id, step, url, title, cited_text) VALUES (1, 1, 'https://b.test/', NULL, 'not in the answer');
+             INSERT INTO citations (run_id, step, url, title, cited_text) VALUES (2, 1, 'https://a.test/', NULL, 'It is 69°F today.');",
+        )
+        .unwrap();
+    }
+    let store = Store::open(&path).unwrap();
+    let claims = store.claims(RunId(1)).unwrap();
+    assert_eq!(claims.len(), 1, "{claims:?}");
+    // Byte offsets: "Ça va. " is 8 bytes.
+    assert_eq!(
+        claims[0].claim,
+        claim(8, 8 + "It is 69°F today.".len(), &["https://a.test/"])
+    );
+    assert_eq!(claims[0].text, "It is 69°F today.");
+    let figures = store.run_claims(RunId(1)).unwrap().figures;
+    assert_eq!(figures.cited_share, Some(0.5));
+    // Anthropic's stored quote is the page's, not the answer's: not backfilled.
+    assert!(store.claims(RunId(2)).unwrap().is_empty());
+}

@@ -38,7 +38,16 @@ pub struct RunClaims {
     pub figures: ClaimFigures,
 }
 
-/// Replace step `step`'s claims with `claims` (spans into `text`).
+/// One claim as `step_claims.claims_json` holds it.
+#[derive(Serialize, Deserialize)]
+struct Entry {
+    start: usize,
+    end: usize,
+    text: String,
+    urls: Vec<String>,
+}
+
+/// Replace step `step`'s claims with `claims` (spans into `text`): one row.
 pub(super) fn write(
     tx: &Transaction<'_>,
     run_id: RunId,
@@ -46,86 +55,67 @@ pub(super) fn write(
     text: &str,
     claims: &[Claim],
 ) -> Result<()> {
-    let what = db_err("recording a claim");
-    tx.execute(
-        "DELETE FROM claim_citations WHERE claim_id IN
-           (SELECT claim_id FROM claims WHERE run_id = ?1 AND step = ?2)",
-        params![run_id.0, step],
-    )
-    .map_err(&what)?;
-    tx.execute(
-        "DELETE FROM claims WHERE run_id = ?1 AND step = ?2",
-        params![run_id.0, step],
-    )
-    .map_err(&what)?;
+    let what = db_err("recording a step's claims");
     if claims.is_empty() {
-        return Ok(());
+        // A step recorded again without claims keeps none of its earlier ones.
+        return tx
+            .prepare_cached("DELETE FROM step_claims WHERE run_id = ?1 AND step = ?2")
+            .and_then(|mut s| s.execute(params![run_id.0, step]))
+            .map(|_| ())
+            .map_err(&what);
     }
-    let mut claim = tx
-        .prepare_cached(
-            "INSERT INTO claims (run_id, step, start_byte, end_byte, text) VALUES (?1, ?2, ?3, ?4, ?5)
-             ON CONFLICT (run_id, step, start_byte, end_byte) DO UPDATE SET text = excluded.text
-             RETURNING claim_id",
-        )
-        .map_err(&what)?;
-    let mut cite = tx
-        .prepare_cached(
-            "INSERT OR IGNORE INTO claim_citations (claim_id, position, url) VALUES (?1, ?2, ?3)",
-        )
-        .map_err(&what)?;
-    for c in claims {
-        let (start, end) = (c.start as i64, c.end as i64);
-        let id: i64 = claim
-            .query_row(params![run_id.0, step, start, end, c.text(text)], |r| {
-                r.get(0)
-            })
-            .map_err(&what)?;
-        for (i, url) in c.urls.iter().enumerate() {
-            cite.execute(params![id, i as i64, url]).map_err(&what)?;
-        }
-    }
-    Ok(())
+    let entries: Vec<Entry> = claims
+        .iter()
+        .map(|c| Entry {
+            start: c.start,
+            end: c.end,
+            text: c.text(text).to_string(),
+            urls: c.urls.clone(),
+        })
+        .collect();
+    let json = serde_json::to_string(&entries)
+        .map_err(|e| crate::error::Error::store("encoding a step's claims", e))?;
+    tx.prepare_cached(
+        "INSERT INTO step_claims (run_id, step, claims_json) VALUES (?1, ?2, ?3)
+         ON CONFLICT (run_id, step) DO UPDATE SET claims_json = excluded.claims_json",
+    )
+    .and_then(|mut s| s.execute(params![run_id.0, step, json]))
+    .map(|_| ())
+    .map_err(&what)
 }
 
 impl Store {
-    /// A run's claims, by step and position.
+    /// A run's claims, by step and in the order given. A row that does not
+    /// parse is an error naming the run and step.
     pub fn claims(&self, run_id: RunId) -> Result<Vec<ClaimRow>> {
         let conn = self.lock()?;
         let mut stmt = conn
-            .prepare(
-                "SELECT k.claim_id, k.step, k.start_byte, k.end_byte, k.text, c.url
-                 FROM claims k LEFT JOIN claim_citations c ON c.claim_id = k.claim_id
-                 WHERE k.run_id = ?1 ORDER BY k.step, k.start_byte, k.end_byte, c.position",
-            )
+            .prepare("SELECT step, claims_json FROM step_claims WHERE run_id = ?1 ORDER BY step")
             .map_err(db_err("reading claims"))?;
         let rows = stmt
             .query_map([run_id.0], |r| {
-                Ok((
-                    r.get::<_, i64>(0)?,
-                    r.get::<_, u32>(1)?,
-                    r.get::<_, i64>(2)?,
-                    r.get::<_, i64>(3)?,
-                    r.get::<_, String>(4)?,
-                    r.get::<_, Option<String>>(5)?,
-                ))
+                Ok((r.get::<_, u32>(0)?, r.get::<_, String>(1)?))
             })
             .map_err(db_err("reading claims"))?;
-        let mut out: Vec<(i64, ClaimRow)> = Vec::new();
+        let mut out = Vec::new();
         for row in rows {
-            let (id, step, start, end, text, url) = row.map_err(db_err("reading claims"))?;
-            if out.last().is_none_or(|(last, _)| *last != id) {
-                let claim = Claim {
-                    start: usize::try_from(start).unwrap_or(0),
-                    end: usize::try_from(end).unwrap_or(0),
-                    urls: Vec::new(),
-                };
-                out.push((id, ClaimRow { step, claim, text }));
-            }
-            if let (Some(url), Some((_, c))) = (url, out.last_mut()) {
-                c.claim.urls.push(url);
-            }
+            let (step, json) = row.map_err(db_err("reading claims"))?;
+            let entries: Vec<Entry> = serde_json::from_str(&json).map_err(|e| {
+                crate::error::Error::store_says(format!(
+                    "run {run_id}: the stored claims of step {step} do not parse ({e})"
+                ))
+            })?;
+            out.extend(entries.into_iter().map(|e| ClaimRow {
+                step,
+                claim: Claim {
+                    start: e.start,
+                    end: e.end,
+                    urls: e.urls,
+                },
+                text: e.text,
+            }));
         }
-        Ok(out.into_iter().map(|(_, c)| c).collect())
+        Ok(out)
     }
 
     /// Run `run_id`'s final answer (its last step with text) sentence by
