@@ -56,6 +56,7 @@ fn step_record<'a>(
         call,
         server_tools: tools,
         citations: cites,
+        claims: &[],
         text: "The release notes say the crate now ships version 0.22.0 with streaming.",
         observations: &[],
         exchange: None,

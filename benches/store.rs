@@ -123,6 +123,7 @@ fn store_writes(c: &mut Criterion) {
                     call: &call,
                     server_tools: &calls,
                     citations: &cites,
+                    claims: &[],
                     text: "Checking the changelog.",
                     observations: &observations,
                     exchange: None,

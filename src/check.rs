@@ -8,7 +8,9 @@
 //! is looked for in the page's text (decoded by the charset it declares; HTML read by the standard's tokenizer, in
 //! time linear in its size, within the same time limit as the fetch). One verdict a
 //! citation: `found`, `not_found`, `no_quote`, `unreachable` or `not_allowed`,
-//! the redirects followed named in its detail. Opt-in, after the fact: a run's
+//! the redirects followed named in its detail. Where the vendor quoted nothing,
+//! the verdict stays `no_quote` and an `overlap` beside it says how much of the
+//! claim's wording the page holds (`core::claims::overlap`: a hint, not proof). Opt-in, after the fact: a run's
 //! outcome never depends on it.
 
 use std::collections::HashMap;
@@ -20,6 +22,7 @@ mod fetch;
 mod limits;
 mod text;
 
+use crate::core::claims::{claim_wording, overlap};
 use crate::core::event::RunId;
 use crate::core::policy::Policy;
 use crate::error::{Error, Result};
@@ -50,6 +53,7 @@ pub async fn check_run(
         )));
     }
     let citations = store.citations(run_id)?;
+    let wordings = wordings(store, run_id)?;
     // Each URL once, with the citations that cite it.
     let mut by_url: HashMap<String, Vec<usize>> = HashMap::new();
     for (i, c) in citations.iter().enumerate() {
@@ -58,7 +62,7 @@ pub async fn check_run(
     // Each URL's verdicts are made as soon as its page arrives, and the page is
     // dropped then: what is kept grows with the citations, not with the pages.
     let done: Vec<Vec<(usize, CheckRow)>> = futures_util::stream::iter(by_url)
-        .map(|(url, cites)| check_url(url, cites, &citations, policy, limits))
+        .map(|(url, cites)| check_url(url, cites, &citations, &wordings, policy, limits))
         .buffer_unordered(limits.parallel.max(1))
         .collect()
         .await;
@@ -72,12 +76,34 @@ pub async fn check_run(
     Ok(rows)
 }
 
+/// What each citation (by step and URL) was cited for: the wording of every
+/// claim of that step that names it (`core::claims::claim_wording`).
+type Wordings = HashMap<(u32, String), Vec<String>>;
+
+fn wordings(store: &Store, run_id: RunId) -> Result<Wordings> {
+    let steps = store.steps(run_id)?;
+    let mut out: Wordings = HashMap::new();
+    for c in store.claims(run_id)? {
+        let Some(step) = steps.iter().find(|s| s.step == c.step) else {
+            continue;
+        };
+        let wording = claim_wording(&step.text, &c.claim);
+        for url in &c.claim.urls {
+            out.entry((c.step, url.clone()))
+                .or_default()
+                .push(wording.clone());
+        }
+    }
+    Ok(out)
+}
+
 /// Fetch one URL, read its page as text, and give the verdicts of the citations
 /// (`cites`, indices into `citations`) that cite it.
 async fn check_url(
     url: String,
     cites: Vec<usize>,
     citations: &[CitationRow],
+    wordings: &Wordings,
     policy: &Policy,
     limits: Limits,
 ) -> Vec<(usize, CheckRow)> {
@@ -102,7 +128,11 @@ async fn check_url(
     };
     cites
         .into_iter()
-        .filter_map(|i| Some((i, verdict(citations.get(i)?, &read, &hops))))
+        .filter_map(|i| {
+            let c = citations.get(i)?;
+            let claimed = wordings.get(&(c.step, c.url.clone()));
+            Some((i, verdict(c, claimed, &read, &hops)))
+        })
         .collect()
 }
 
@@ -124,7 +154,21 @@ fn page_text(bytes: &[u8], kind: Option<&str>) -> Read {
     }))
 }
 
-fn verdict(c: &CitationRow, read: &Read, hops: &[String]) -> CheckRow {
+fn verdict(
+    c: &CitationRow,
+    claimed: Option<&Vec<String>>,
+    read: &Read,
+    hops: &[String],
+) -> CheckRow {
+    // Where the vendor quoted nothing: how much of the claim's wording the page has.
+    let overlap = match read {
+        Read::Text(text) if quote(c).is_none() => claimed
+            .into_iter()
+            .flatten()
+            .filter_map(|w| overlap(w, text))
+            .reduce(f64::max),
+        _ => None,
+    };
     let (verdict, detail) = match read {
         Read::NotAllowed(why) => ("not_allowed", Some(why.clone())),
         Read::Unreachable(why) => ("unreachable", Some(why.clone())),
@@ -145,7 +189,13 @@ fn verdict(c: &CitationRow, read: &Read, hops: &[String]) -> CheckRow {
         Read::Text(text) => match quote(c) {
             None => (
                 "no_quote",
-                Some("the vendor quoted nothing; the page was reachable".to_string()),
+                Some(match overlap {
+                    Some(o) => format!(
+                        "the vendor quoted nothing; the page was reachable and holds {:.0}% of the claim's content words (a lexical overlap: a hint, not proof)",
+                        o * 100.0
+                    ),
+                    None => "the vendor quoted nothing; the page was reachable".to_string(),
+                }),
             ),
             Some(quote) if text.contains(&normalise(quote)) => ("found", None),
             Some(quote) => (
@@ -167,6 +217,7 @@ fn verdict(c: &CitationRow, read: &Read, hops: &[String]) -> CheckRow {
         url: c.url.clone(),
         verdict: verdict.to_string(),
         detail,
+        overlap,
         checked_at: String::new(),
         resolved_url,
     }

@@ -55,7 +55,7 @@ pub use crate::approve::{
 };
 pub use crate::config::{Config, Loaded, USER_CONFIG_ENV, write_web};
 pub use crate::core::completion::{
-    Citation, Completion, ServerToolCall, StopReason, ToolCall, Usage,
+    Citation, Claim, Completion, ServerToolCall, StopReason, ToolCall, Usage,
 };
 pub use crate::core::contract::{Budget, TaskContract, Verification};
 pub use crate::core::event::{BudgetKind, Cost, Event, EventKind, RunId, RunOutcome};

@@ -868,6 +868,7 @@ fn a_checked_citation_shows_its_verdict_in_sources() {
         url: url.into(),
         verdict: verdict.into(),
         detail: None,
+        overlap: None,
         checked_at: "2026-12-04T00:00:00.000Z".into(),
         resolved_url: None,
     };

@@ -155,10 +155,10 @@ fn when_done_the_table_then_enter_opens_the_chosen_run_and_s_its_sources() {
     for (w, h) in [(40, 10), (50, 16), (60, 12)] {
         assert!(screen(&s, w, h).contains("F5"), "{w}x{h}");
     }
-    // ↓ chooses the OpenAI run; Enter opens it in the Run panes.
+    // ↓ chooses the OpenAI run; `r` opens it in the Run panes.
     update(&mut s, key(KeyCode::Down));
     assert_eq!(
-        update(&mut s, key(KeyCode::Enter)),
+        update(&mut s, key(KeyCode::Char('r'))),
         vec![Effect::OpenRun(RunId(8))]
     );
     // `s`: Sources, that run selected once the runs are in.
@@ -225,8 +225,8 @@ async fn the_demo_compares_every_vendor_for_real_and_opens_one() {
     let text = screen(&c.state, 120, 40);
     assert!(text.contains("overlap of cited sources"), "{text}");
     assert!(text.contains("▶ #"), "{text}");
-    // Enter opens the chosen (first) run in the Run panes.
-    c.send(key(KeyCode::Enter));
+    // `r` opens the chosen (first) run in the Run panes.
+    c.send(key(KeyCode::Char('r')));
     c.until(|s| s.screen == Screen::Run).await;
     assert_eq!(c.state.run.run_id, Some(RunId(result.runs[0].run_id)));
     assert_eq!(c.state.run.outcome.as_deref(), Some("passed"));

@@ -183,7 +183,7 @@ fn a_console_run_is_traced_when_telemetry_names_a_collector() {
 }
 
 #[test]
-fn ctrl_g_compares_every_vendor_in_a_real_terminal_and_enter_opens_one() {
+fn ctrl_g_compares_every_vendor_in_a_real_terminal_and_enter_opens_its_claims() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("io.toml"), "").unwrap();
     let (screen, mut child, mut writer, reading) = console(dir.path(), "data/runs.db");
@@ -191,12 +191,20 @@ fn ctrl_g_compares_every_vendor_in_a_real_terminal_and_enter_opens_one() {
     screen.wait_for(&["offline demo: built-in stub vendor"]);
     // Ctrl-G: a column per vendor, then the comparison.
     press(b"\x07");
-    let done = screen.wait_for(&["overlap of cited sources", "▶ #1 anthropic"]);
+    let done = screen.wait_for(&["verified share", "▶ #1 anthropic"]);
     for v in ["#1 anthropic", "#2 openai", "#3 openrouter"] {
         assert!(done.contains(v), "{done}");
     }
-    // Enter: the chosen run in the Run panes.
+    // Enter: the chosen run's claims, on Sources; Esc, F5 and `r`: the run itself.
     press(b"\r");
+    screen.wait_for(&["claims · run 1", "cited share"]);
+    press(b"\x1b");
+    // A lone Esc and the next key's escape sequence typed together read as one
+    // sequence: wait for the Esc to be taken first.
+    screen.wait_for(&["citations · by step"]);
+    press(b"\x1b[15~");
+    screen.wait_for(&["▶ #1 anthropic"]);
+    press(b"r");
     screen.wait_for(&["Run 1 · anthropic", "from the store"]);
     // Each run's copy of the workspace is beside the store.
     for v in ["anthropic", "openai", "openrouter"] {

@@ -83,6 +83,29 @@ fn a_grounded_search_answer_decodes_whole() {
         search_suggestions: g["searchEntryPoint"]["renderedContent"]
             .as_str()
             .map(Into::into),
+        // What each source was cited for: each support's segment, by its byte
+        // offsets, with the chunks it names.
+        claims: g["groundingSupports"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| io_harness::Claim {
+                start: s["segment"]["startIndex"].as_u64().unwrap_or(0) as usize,
+                end: s["segment"]["endIndex"].as_u64().unwrap() as usize,
+                urls: s["groundingChunkIndices"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|i| {
+                        let i = i.as_u64().unwrap() as usize;
+                        g["groundingChunks"][i]["web"]["uri"]
+                            .as_str()
+                            .unwrap()
+                            .to_string()
+                    })
+                    .collect(),
+            })
+            .collect(),
         ..Completion::default()
     };
     assert_eq!(decoded("search_grounded.json"), expected);

@@ -3,6 +3,7 @@
 //! Exit codes: 0 success (for `run`: the verification passed), 1 a run that ended
 //! without passing, 2 a configuration error or refusal before any request.
 
+mod claims;
 mod compare;
 mod exit;
 mod export;
@@ -67,6 +68,22 @@ pub enum Command {
         /// The group (`io-harness runs` shows each run's).
         group_id: i64,
         /// JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+        /// First check every run's sources (as `check-sources` does, under the
+        /// [policy] net rules), so the verified share and unsupported count are set.
+        #[arg(long)]
+        check: bool,
+    },
+    /// A run's final answer sentence by sentence, each with the sources cited
+    /// for it and their verdicts; the run's cited share, verified share and
+    /// unsupported count.
+    Claims {
+        /// The run.
+        run_id: i64,
+        /// One JSON object: {run_id, claims: [{step, start, end, text,
+        /// citations: [{url, verdict, overlap}]}], cited_share, verified_share,
+        /// unsupported}.
         #[arg(long)]
         json: bool,
     },
@@ -168,8 +185,13 @@ pub async fn main(cli: Cli) -> ExitCode {
             return exit::verdict(ran);
         }
         Some(Command::Runs { json, limit }) => records::runs(cli.config, cli.store, json, limit),
-        Some(Command::Compare { group_id, json }) => {
-            compare::compare(cli.config, cli.store, group_id, json)
+        Some(Command::Compare {
+            group_id,
+            json,
+            check,
+        }) => compare::compare(cli.config, cli.store, group_id, json, check).await,
+        Some(Command::Claims { run_id, json }) => {
+            claims::claims(cli.config, cli.store, run_id, json)
         }
         Some(Command::Prices { json }) => records::prices(cli.config, json),
         Some(Command::Citations {

@@ -18,6 +18,60 @@ pub struct Citation {
     pub cited_text: Option<String>,
 }
 
+/// A part of the answer its vendor said sources support: where it is in
+/// `Completion::text` (byte offsets, on character boundaries) and the URLs of the
+/// citations given for it, in order, each once. Anthropic's is a text block with
+/// `citations`; OpenAI's and OpenRouter's a `url_citation`'s `start_index` to
+/// `end_index` (characters, counted as Unicode scalar values; both 0 or absent:
+/// the whole text); Gemini's a `groundingSupports` segment.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Claim {
+    /// Where it starts in the answer text, in bytes.
+    pub start: usize,
+    /// Where it ends (exclusive), in bytes.
+    pub end: usize,
+    /// The URLs cited for it.
+    pub urls: Vec<String>,
+}
+
+impl Claim {
+    /// Add `url` as a source of the text from `start` to `end` of `text`, the
+    /// span clamped to the text and moved onto character boundaries; a span
+    /// already claimed gains the URL (once).
+    pub fn add(claims: &mut Vec<Claim>, text: &str, start: usize, end: usize, url: &str) {
+        let end = floor_boundary(text, end.min(text.len()));
+        let start = floor_boundary(text, start.min(end));
+        match claims.iter_mut().find(|c| c.start == start && c.end == end) {
+            Some(c) if c.urls.iter().any(|u| u == url) => {}
+            Some(c) => c.urls.push(url.to_string()),
+            None => claims.push(Claim {
+                start,
+                end,
+                urls: vec![url.to_string()],
+            }),
+        }
+    }
+
+    /// The claimed text of `answer` (empty when the span is not in it).
+    pub fn text<'a>(&self, answer: &'a str) -> &'a str {
+        answer.get(self.start..self.end).unwrap_or_default()
+    }
+}
+
+/// The largest character boundary of `text` at or before `i`.
+pub fn floor_boundary(text: &str, mut i: usize) -> usize {
+    i = i.min(text.len());
+    while !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// The byte offset of the `n`th character of `text` (its length past the end).
+pub fn char_offset(text: &str, n: usize) -> usize {
+    text.char_indices().nth(n).map_or(text.len(), |(i, _)| i)
+}
+
 /// One provider-executed tool call (a web search or fetch the vendor ran).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ServerToolCall {
@@ -230,6 +284,10 @@ pub struct Completion {
     pub tool_calls: Vec<ToolCall>,
     /// Sources the vendor returned, in order, duplicates kept (the store dedups).
     pub citations: Vec<Citation>,
+    /// What each source was cited for: the parts of `text` the vendor tied
+    /// citations to, in the order given.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub claims: Vec<Claim>,
     /// Provider-executed tool calls, ok and failed.
     pub server_tools: Vec<ServerToolCall>,
     /// Why generation stopped, in vendor-neutral terms.

@@ -15,9 +15,13 @@
 //!   priced); **fees** its server-tool part; **vendor cost** the part the vendor
 //!   reported itself (OpenRouter `usage.cost`), `None` when no request had one.
 //! - **wall time** is the run's start to its end.
+//! - **cited share**, **verified share** and **unsupported** are what the final
+//!   answer's sentences and the run's checked sources come to, as
+//!   `core::claims` defines them (the store reads them with the rest).
 
 use serde::{Deserialize, Serialize};
 
+use crate::core::claims::ClaimFigures;
 use crate::core::completion::Usage;
 use crate::core::event::Cost;
 use crate::core::price::Recorded;
@@ -73,7 +77,7 @@ impl ServerCounts {
 /// A run's figures (its spawned children's requests included). Serialized with
 /// the same field names wherever a run is given as JSON (`runs --json`,
 /// `compare --json`).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct RunFigures {
     /// Requests answered.
     pub requests: u64,
@@ -109,6 +113,18 @@ pub struct RunFigures {
     pub unpriced: Option<String>,
     /// Started to finished, in milliseconds; `None` while it runs.
     pub wall_ms: Option<u64>,
+    /// Sentences of the final answer with a source ÷ its sentences; `None` when
+    /// it has no sentence.
+    #[serde(default)]
+    pub cited_share: Option<f64>,
+    /// Citations whose verdict is `found` ÷ citations checked; `None` when none
+    /// was checked.
+    #[serde(default)]
+    pub verified_share: Option<f64>,
+    /// Sentences whose every source was checked and none found; `None` when none
+    /// was checked.
+    #[serde(default)]
+    pub unsupported: Option<u64>,
 }
 
 /// One request as the figures count it: its counts, its cost, its calls.
@@ -154,7 +170,25 @@ impl RunFigures {
             fees_counted_here: costs().any(|c| c.fees_counted_here),
             unpriced: costs().find_map(|c| c.unpriced.clone()),
             wall_ms,
+            ..RunFigures::default()
         }
+    }
+
+    /// The claim figures among these.
+    pub fn claims(&self) -> ClaimFigures {
+        ClaimFigures {
+            cited_share: self.cited_share,
+            verified_share: self.verified_share,
+            unsupported: self.unsupported,
+        }
+    }
+
+    /// These figures with the claim figures `c`.
+    pub fn with_claims(mut self, c: ClaimFigures) -> RunFigures {
+        self.cited_share = c.cited_share;
+        self.verified_share = c.verified_share;
+        self.unsupported = c.unsupported;
+        self
     }
 
     /// Every token: input, cache writes and reads, and output (what `[budget]

@@ -2,6 +2,7 @@
 //! network, no disk, no clock, no terminal — a test scans this directory to keep it
 //! so. Everything here is data and functions of data.
 
+pub mod claims;
 pub mod compare;
 pub mod completion;
 pub mod contract;

@@ -80,6 +80,7 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
             call: &provider_call(&reply),
             server_tools: &completion.server_tools,
             citations: &completion.citations,
+            claims: &completion.claims,
             text: &completion.text,
             observations: &new_obs,
             exchange: exchange.as_ref(),

@@ -9,7 +9,7 @@ use crate::core::event::RunId;
 use crate::error::Result;
 
 /// One citation's verdict.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CheckRow {
     /// The run that cited it (set when recorded; a verdict belongs to its run,
     /// never to another run's citation of the same URL at the same step).
@@ -23,6 +23,12 @@ pub struct CheckRow {
     pub verdict: String,
     /// The status or error, the rule that refused, or what was looked for.
     pub detail: Option<String>,
+    /// Where the vendor gave no quote: the share of the claim's content words
+    /// found in the best-matching window of the page text, 0 to 1 — a lexical
+    /// overlap, a hint and not proof. `None` where the vendor gave a quote, the
+    /// page was not read, or no claim names the citation.
+    #[serde(default)]
+    pub overlap: Option<f64>,
     /// When it was checked (RFC 3339); set when recorded.
     #[serde(default)]
     pub checked_at: String,
@@ -44,11 +50,11 @@ impl Store {
         for c in checks {
             tx.execute(
                 "INSERT INTO citation_checks (run_id, step, url, verdict, detail, checked_at,
-                   resolved_url)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                   resolved_url, overlap)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
                  ON CONFLICT (run_id, step, url) DO UPDATE SET verdict = excluded.verdict,
                    detail = excluded.detail, checked_at = excluded.checked_at,
-                   resolved_url = excluded.resolved_url",
+                   resolved_url = excluded.resolved_url, overlap = excluded.overlap",
                 params![
                     run_id.0,
                     c.step,
@@ -56,7 +62,8 @@ impl Store {
                     c.verdict,
                     c.detail,
                     at,
-                    c.resolved_url
+                    c.resolved_url,
+                    c.overlap
                 ],
             )
             .map_err(db_err("recording a check"))?;
@@ -70,7 +77,8 @@ impl Store {
         let conn = self.lock()?;
         let mut stmt = conn
             .prepare(
-                "SELECT step, url, verdict, detail, checked_at, resolved_url FROM citation_checks
+                "SELECT step, url, verdict, detail, checked_at, resolved_url, overlap
+                 FROM citation_checks
                  WHERE run_id = ?1 ORDER BY step, url",
             )
             .map_err(db_err("reading checks"))?;
@@ -84,6 +92,7 @@ impl Store {
                     detail: r.get(3)?,
                     checked_at: r.get(4)?,
                     resolved_url: r.get(5)?,
+                    overlap: r.get(6)?,
                 })
             })
             .map_err(db_err("reading checks"))?;

@@ -1,6 +1,6 @@
 //! A run's figures read in one place: its ledger (its requests and its spawned
 //! children's, priced, with the calls each answer reported) folded by
-//! `core::figures`, and its wall time. `runs`, `compare`, the console's Run and
+//! `core::figures`, its wall time, and its claim figures (`Store::run_claims`). `runs`, `compare`, the console's Run and
 //! Sources panes and exports all read a run's numbers from here.
 
 use super::Store;
@@ -14,14 +14,20 @@ impl Store {
     /// The figures of run `run_id` (zeros for a run the store does not hold).
     pub fn figures(&self, run_id: RunId, prices: &PriceTable) -> Result<RunFigures> {
         let run = self.run(run_id)?.unwrap_or_default();
-        Ok(self.ledger(run_id, prices)?.figures(wall_ms(&run)))
+        let claims = self.run_claims(run_id)?.figures;
+        Ok(self
+            .ledger(run_id, prices)?
+            .figures(wall_ms(&run))
+            .with_claims(claims))
     }
 
     /// Runs newest first, each with its figures.
     pub fn priced_runs(&self, limit: Option<u32>, prices: &PriceTable) -> Result<Vec<RunRow>> {
         let mut runs = self.runs(limit)?;
         for r in &mut runs {
-            r.figures = Some(self.ledger(r.run_id, prices)?.figures(wall_ms(r)));
+            let claims = self.run_claims(r.run_id)?.figures;
+            let figures = self.ledger(r.run_id, prices)?.figures(wall_ms(r));
+            r.figures = Some(figures.with_claims(claims));
         }
         Ok(runs)
     }

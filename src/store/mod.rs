@@ -8,6 +8,7 @@
 
 pub mod checks;
 mod claim;
+mod claims;
 mod compare;
 mod db;
 pub mod export;
@@ -23,6 +24,7 @@ mod trace;
 pub mod types;
 mod write;
 
+pub use claims::{ClaimRow, RunClaims};
 pub use db::{SCHEMA_VERSION, Store};
 pub(crate) use db::{db_err, now};
 pub use figures::wall_ms;

@@ -1,5 +1,5 @@
 //! A step recorded whole or not at all: its accounting row, server-tool rows,
-//! citations, step row and checkpoint (and, for the last step, the run's outcome)
+//! citations, claims, step row and checkpoint (and, for the last step, the run's outcome)
 //! in one transaction, so a process killed anywhere in a step leaves either the
 //! whole step or none of it, and a resume never charges a step twice.
 //!
@@ -13,7 +13,7 @@ use rusqlite::{TransactionBehavior, params};
 
 use super::write::{count, outcome_detail};
 use super::{Store, db_err, now};
-use crate::core::completion::{Citation, ServerToolCall};
+use crate::core::completion::{Citation, Claim, ServerToolCall};
 use crate::core::event::{RunId, RunOutcome};
 use crate::core::wire::transcript::Exchange;
 use crate::error::{Error, Result};
@@ -32,6 +32,9 @@ pub struct StepRecord<'a> {
     pub server_tools: &'a [ServerToolCall],
     /// Citations (a url already recorded for this run and step is skipped).
     pub citations: &'a [Citation],
+    /// What each citation was cited for: spans of `text` and their URLs
+    /// (replacing the step's earlier claims).
+    pub claims: &'a [Claim],
     /// The completion's text.
     pub text: &'a str,
     /// The observations the step produced.
@@ -110,6 +113,7 @@ impl Store {
             params![run, step, record.text, obs, record.search_suggestions],
         )
         .map_err(db_err("recording a step"))?;
+        super::claims::write(&tx, run_id, step, record.text, record.claims)?;
         super::search::index_step(
             &tx,
             run_id,

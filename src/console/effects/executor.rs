@@ -121,6 +121,9 @@ impl Executor {
                 })
             }
             Effect::LoadRunSources(id) => self.read(move |s| run_sources(s, id)),
+            Effect::LoadClaims(id) => {
+                self.read(move |s| Ok(Msg::Claims(Box::new(s.run_claims(id)?))))
+            }
             Effect::Search(text) => self.search(text),
             Effect::SearchAll(text) => self.search_all(text),
             Effect::CheckSources(run_id) => self.check_sources(run_id),

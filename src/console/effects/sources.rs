@@ -61,9 +61,12 @@ impl Executor {
                 Err(e) => Msg::error(format!("cannot check run {run_id}: {e}")),
             };
             let _ = tx.send(msg);
-            // The verdicts beside the citations.
+            // The verdicts beside the citations, and in the claims.
             if let Ok(msg) = run_sources(&store, run_id) {
                 let _ = tx.send(msg);
+            }
+            if let Ok(claims) = store.run_claims(run_id) {
+                let _ = tx.send(Msg::Claims(Box::new(claims)));
             }
         });
     }

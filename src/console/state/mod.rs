@@ -95,6 +95,11 @@ pub struct Sources {
     /// The selected run's search suggestions (Google's, with Gemini): listed
     /// after its citations, the cursor moving on to them.
     pub suggestions: Vec<crate::core::suggestions::Suggestion>,
+    /// Showing the claims view: the selected run's final answer sentence by
+    /// sentence with its sources, in place of the citations.
+    pub claims_view: bool,
+    /// The claims the store read for a run (`Store::run_claims`).
+    pub claims: Option<crate::store::RunClaims>,
 }
 
 /// Everything the console shows.
@@ -218,6 +223,8 @@ pub enum Msg {
         /// The search suggestions its steps were given to show (Google's).
         suggestions: Vec<crate::core::suggestions::Suggestion>,
     },
+    /// A run's final answer sentence by sentence, with its sources and figures.
+    Claims(Box<crate::store::RunClaims>),
     /// Citations across runs.
     Found(Vec<CitationRow>),
     /// A past run for the Run panes.
@@ -308,6 +315,8 @@ pub enum Effect {
     OpenGroup(i64),
     /// Load one run's citations and server-tool calls.
     LoadRunSources(RunId),
+    /// Load one run's claims (its final answer sentence by sentence).
+    LoadClaims(RunId),
     /// Search citations across runs.
     Search(String),
     /// Load a past run into the Run panes.
@@ -383,6 +392,8 @@ impl State {
                 loaded: false,
                 next: None,
                 select_run: None,
+                claims_view: false,
+                claims: None,
             },
             compare: CompareView::default(),
             prices,

@@ -104,8 +104,9 @@ pub(super) fn cancel(state: &mut State) -> Option<Vec<Effect>> {
     Some(Vec::new())
 }
 
-/// Enter / `s` on a finished comparison: the chosen run in Run, or in Sources;
-/// Enter on the stored list: the chosen comparison.
+/// Enter / `s` / `r` on a finished comparison: the chosen run's claims, its
+/// sources, or the run in the Run panes; Enter on the stored list: the chosen
+/// comparison.
 pub(super) fn open(state: &mut State, action: Action) -> Vec<Effect> {
     if state.compare.listing() {
         return match state.compare.chosen_stored() {
@@ -121,10 +122,14 @@ pub(super) fn open(state: &mut State, action: Action) -> Vec<Effect> {
         return Vec::new();
     };
     match action {
-        Action::SourcesOfCompared => {
+        Action::SourcesOfCompared | Action::OpenCompared => {
             state.screen = Screen::Sources;
             state.sources.select_run = Some(id);
             state.sources.in_citations = false;
+            state.sources.grouping = crate::console::state::Grouping::ByStep;
+            // Enter: the run's claims, sentence by sentence; `s`: its citations.
+            state.sources.claims_view = action == Action::OpenCompared;
+            state.sources.cursor = 0;
             vec![Effect::LoadRuns]
         }
         _ => vec![Effect::OpenRun(id)],

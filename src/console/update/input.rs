@@ -180,7 +180,7 @@ pub(super) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
         }
         Action::StartRun => return start_run(state),
         Action::StartCompare => return super::compare::start(state),
-        Action::OpenCompared | Action::SourcesOfCompared => {
+        Action::OpenCompared | Action::SourcesOfCompared | Action::RunOfCompared => {
             return super::compare::open(state, action);
         }
         Action::CompareUp => state.compare.scroll = state.compare.scroll.saturating_sub(10),
@@ -217,6 +217,7 @@ pub(super) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
         | Action::NextRequest
         | Action::Copy
         | Action::OpenUrl
+        | Action::Claims
         | Action::OpenRun => return on_sources(state, action),
     }
     Vec::new()
@@ -234,6 +235,9 @@ fn cancel(state: &mut State) -> Vec<Effect> {
         state.sources.in_citations = false;
     } else if state.sources.detail {
         state.sources.detail = false;
+    } else if state.screen == Screen::Sources && state.sources.claims_view {
+        state.sources.claims_view = false;
+        state.sources.cursor = 0;
     } else if let Some(effects) = super::compare::cancel(state) {
         return effects;
     } else if state.run.running {
@@ -372,6 +376,9 @@ fn move_cursor(state: &mut State, up: bool) -> Vec<Effect> {
         Screen::Sources => {
             if let Some(Ok(hits)) = &state.sources.hits {
                 state.sources.cursor = step(state.sources.cursor, hits.len());
+            } else if state.sources.in_citations && state.sources.claims_view {
+                let n = state.sources.claims.as_ref().map_or(0, |c| c.claims.len());
+                state.sources.cursor = step(state.sources.cursor, n);
             } else if state.sources.in_citations {
                 let rows = state.visible_citations().len() + state.visible_suggestions().len();
                 state.sources.cursor = step(state.sources.cursor, rows);
@@ -380,7 +387,11 @@ fn move_cursor(state: &mut State, up: bool) -> Vec<Effect> {
                 state.sources.selected = step(before, state.sources.runs.len());
                 if state.sources.selected != before && state.sources.grouping == Grouping::ByStep {
                     if let Some(id) = state.selected_run() {
-                        return vec![Effect::LoadRunSources(id)];
+                        let mut load = vec![Effect::LoadRunSources(id)];
+                        if state.sources.claims_view {
+                            load.push(Effect::LoadClaims(id));
+                        }
+                        return load;
                     }
                 }
             }

@@ -23,8 +23,10 @@ pub enum Action {
     ShowCompare,
     /// Run the declaration on every vendor that carries it, side by side.
     StartCompare,
-    /// Compare: open the chosen run in the Run panes.
+    /// Compare: open the chosen run's claims (on Sources).
     OpenCompared,
+    /// Compare: open the chosen run in the Run panes.
+    RunOfCompared,
     /// Compare: open the chosen run in Sources.
     SourcesOfCompared,
     /// Compare: scroll the comparison up a page.
@@ -79,6 +81,8 @@ pub enum Action {
     ExportSources,
     /// Sources: fetch the selected run's sources and look for their quotes.
     CheckSources,
+    /// Sources: the claims view (the final answer sentence by sentence).
+    Claims,
     /// Approve the pending request.
     Approve,
     /// Deny the pending request.
@@ -121,7 +125,7 @@ pub struct Binding {
     pub scope: Scope,
 }
 
-const DEFAULTS: [(Action, &str, &str, &str, Scope); 38] = [
+const DEFAULTS: [(Action, &str, &str, &str, Scope); 40] = [
     (
         Action::Help,
         "help",
@@ -265,6 +269,13 @@ const DEFAULTS: [(Action, &str, &str, &str, Scope); 38] = [
         Scope::Sources,
     ),
     (
+        Action::Claims,
+        "claims",
+        "a",
+        "claims: the answer by sentence, with sources",
+        Scope::Sources,
+    ),
+    (
         Action::Filter,
         "filter",
         "f",
@@ -331,6 +342,13 @@ const DEFAULTS: [(Action, &str, &str, &str, Scope); 38] = [
         Action::OpenCompared,
         "open_compared",
         "enter",
+        "open the chosen run's claims",
+        Scope::Compare,
+    ),
+    (
+        Action::RunOfCompared,
+        "run_of_compared",
+        "r",
         "open the chosen run in the Run panes",
         Scope::Compare,
     ),

@@ -98,6 +98,10 @@ fn apply(state: &mut State, msg: Msg) -> Vec<Effect> {
             state.sources.cursor = 0;
             Vec::new()
         }
+        Msg::Claims(claims) => {
+            state.sources.claims = Some(*claims);
+            Vec::new()
+        }
         Msg::Found(citations) => {
             state.sources.citations = citations;
             state.sources.cursor = 0;
@@ -173,6 +177,9 @@ fn on_runs(state: &mut State, runs: Vec<crate::store::RunRow>) -> Vec<Effect> {
         .selected
         .min(state.sources.runs.len().saturating_sub(1));
     match (state.sources.grouping, state.selected_run()) {
+        (Grouping::ByStep, Some(id)) if state.sources.claims_view => {
+            vec![Effect::LoadRunSources(id), Effect::LoadClaims(id)]
+        }
         (Grouping::ByStep, Some(id)) => vec![Effect::LoadRunSources(id)],
         (Grouping::ByDomain, _) => vec![Effect::Search(state.sources.filter.clone())],
         _ => Vec::new(),

@@ -73,6 +73,14 @@ pub(super) fn on_sources(state: &mut State, action: Action) -> Vec<Effect> {
             state.sources.query.clear();
         }
         Action::Refresh => return vec![Effect::LoadRuns],
+        Action::Claims => {
+            state.sources.claims_view = !state.sources.claims_view;
+            state.sources.cursor = 0;
+            state.sources.detail = false;
+            if let Some(id) = state.selected_run().filter(|_| state.sources.claims_view) {
+                return vec![Effect::LoadClaims(id)];
+            }
+        }
         Action::CheckSources => {
             if let Some(run_id) = state.selected_run() {
                 state.say(
@@ -117,6 +125,8 @@ pub(super) fn on_sources(state: &mut State, action: Action) -> Vec<Effect> {
                     state.pending_step = Some(hit.step);
                     return vec![Effect::OpenRun(hit.run_id)];
                 }
+            } else if state.sources.in_citations && state.sources.claims_view {
+                // The claims view shows every source already.
             } else if state.sources.in_citations {
                 state.sources.detail = !state.visible_citations().is_empty();
             } else if let Some(id) = state.selected_run() {

@@ -49,9 +49,10 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
             ),
             Span::styled(
                 format!(
-                    "  ↑↓ choose · {} opens it in Run · {} in Sources",
+                    "  ↑↓ choose · {} its claims · {} its sources · {} the run",
                     state.keys.key_for(Action::OpenCompared),
-                    state.keys.key_for(Action::SourcesOfCompared)
+                    state.keys.key_for(Action::SourcesOfCompared),
+                    state.keys.key_for(Action::RunOfCompared)
                 ),
                 Style::default().fg(t.muted),
             ),

@@ -3,6 +3,7 @@
 //! top. Areas too small to be useful get a note instead of a panic.
 
 mod chrome;
+mod claims;
 mod compare;
 mod declare;
 mod requests;

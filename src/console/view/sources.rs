@@ -1,5 +1,6 @@
 //! Sources: past runs newest first; the selected run's citations by step, or
-//! citations across runs by domain; the run's server-tool failures; a detail view.
+//! citations across runs by domain, or its claims (`claims`); the run's
+//! server-tool failures; a detail view.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -39,10 +40,16 @@ pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
     }
     draw_runs(frame, runs, state);
     let visible = state.visible_citations();
-    let [list, failures] =
-        Layout::horizontal([Constraint::Percentage(64), Constraint::Percentage(36)]).areas(below);
-    draw_citations(frame, list, state, &visible);
-    draw_failures(frame, failures, state);
+    if s.claims_view && s.hits.is_none() && !s.searching {
+        // The sentences need the width: the claims take the whole of it.
+        super::claims::draw(frame, below, state);
+    } else {
+        let [list, failures] =
+            Layout::horizontal([Constraint::Percentage(64), Constraint::Percentage(36)])
+                .areas(below);
+        draw_citations(frame, list, state, &visible);
+        draw_failures(frame, failures, state);
+    }
     if s.detail {
         if let Some(c) = visible.get(s.cursor) {
             draw_detail(frame, area, state, c);

@@ -1,5 +1,6 @@
 //! A comparison as text for people: a column a run (outcome, requests, tokens, cost,
-//! wall time, searches, citations, domains), the vendors that did not run and
+//! wall time, searches, citations, domains, cited share, verified share,
+//! unsupported), the vendors that did not run and
 //! why, the overlap of each pair's sources, each final answer's first lines, and
 //! where each run's workspace copy is.
 //! `compare` prints it; the console's Compare screen shows it when a group ends.
@@ -106,6 +107,20 @@ fn table(c: &Comparison, text: &mut String) {
             let _ = writeln!(text, "#{} {}: {}", r.run_id, r.outcome, d);
         }
     }
+    let unchecked: Vec<String> = c
+        .runs
+        .iter()
+        .filter(|r| r.figures.verified_share.is_none())
+        .map(|r| format!("#{}", r.run_id))
+        .collect();
+    if !unchecked.is_empty() {
+        let _ = writeln!(
+            text,
+            "sources not checked for {}: `io-harness compare {} --check` checks them",
+            unchecked.join(", "),
+            c.group_id
+        );
+    }
 }
 
 /// The table's rows: a name, then one cell per run.
@@ -187,7 +202,18 @@ fn rows(c: &Comparison) -> Vec<(&'static str, Vec<String>)> {
             "cited domains",
             c.runs.iter().map(|r| r.domains.to_string()).collect(),
         ),
+        ("cited share", claim_row(c, 0)),
+        ("verified share", claim_row(c, 1)),
+        ("unsupported", claim_row(c, 2)),
     ]
+}
+
+/// One of the three claim figures of each run, as `ClaimFigures::words` says it.
+fn claim_row(c: &Comparison, i: usize) -> Vec<String> {
+    c.runs
+        .iter()
+        .map(|r| r.figures.claims().words()[i].clone())
+        .collect()
 }
 
 fn label(c: &Comparison, run_id: i64) -> String {

@@ -22,7 +22,7 @@ use super::json::{
     retry_after, str_field, u64_field,
 };
 use crate::core::completion::{
-    Citation, Completion, ServerToolCall, StopReason, ToolCall, Usage, json_blocks,
+    Citation, Claim, Completion, ServerToolCall, StopReason, ToolCall, Usage, json_blocks,
 };
 use crate::core::turn::{HeaderValue, Turn, WireRequest, WireResponse};
 use crate::core::web::WebAccess;
@@ -226,6 +226,7 @@ fn read_blocks(
 ) -> Completion {
     let mut text = String::new();
     let mut citations = Vec::new();
+    let mut claims = Vec::new();
     let mut tool_calls = Vec::new();
     let mut server_tools = Vec::new();
     // Text blocks split only by citations are one run of prose, joined exactly as
@@ -241,6 +242,8 @@ fn read_blocks(
                 if std::mem::take(&mut broken) {
                     text.push_str("\n\n");
                 }
+                // A block with citations is the claim they support.
+                let start = text.len();
                 text.push_str(b.get("text").and_then(Value::as_str).unwrap_or_default());
                 for c in b
                     .get("citations")
@@ -249,6 +252,7 @@ fn read_blocks(
                     .flatten()
                 {
                     if let Some(c) = citation(c, documents) {
+                        Claim::add(&mut claims, &text, start, text.len(), &c.url);
                         citations.push(c);
                     }
                 }
@@ -288,6 +292,7 @@ fn read_blocks(
         text,
         tool_calls,
         citations,
+        claims,
         server_tools,
         ..Completion::default()
     }

@@ -7,8 +7,8 @@
 use serde_json::{Map, Value, json};
 
 use super::json::{
-    arguments, code_string, finish, header_request_id, missing, opaque_error, retry_after, snippet,
-    str_field, u64_field,
+    annotation_claim, arguments, code_string, finish, header_request_id, missing, opaque_error,
+    retry_after, snippet, str_field, u64_field,
 };
 use crate::core::completion::{Citation, Completion, StopReason, ToolCall, Usage, json_blocks};
 use crate::core::turn::{HeaderValue, Turn, WireResponse};
@@ -146,11 +146,14 @@ pub(crate) fn chat_completion(
         .and_then(Value::as_array)
         .map(|calls| calls.iter().filter_map(chat_tool_call).collect())
         .unwrap_or_default();
-    let citations = message
-        .get("annotations")
-        .and_then(Value::as_array)
+    let notes = message.get("annotations").and_then(Value::as_array);
+    let citations = notes
         .map(|a| a.iter().filter_map(url_citation).collect())
         .unwrap_or_default();
+    let mut claims = Vec::new();
+    for a in notes.into_iter().flatten() {
+        annotation_claim(&mut claims, a, &text, 0);
+    }
     let said = choice.get("finish_reason").and_then(Value::as_str);
     let stop = match said {
         _ if refusal.is_some() => StopReason::Refusal,
@@ -168,6 +171,7 @@ pub(crate) fn chat_completion(
         text,
         tool_calls,
         citations,
+        claims,
         server_tools: Vec::new(),
         stop,
         finish_reason: said.map(str::to_string),

@@ -322,7 +322,10 @@ fn blocked_prompt(head: &WireResponse, v: &Value) -> Result<Completion> {
 fn read_candidate(head: &WireResponse, candidate: &Value) -> Result<Completion> {
     let content = candidate.get("content").and_then(|c| c.get("parts"));
     let mut c = Completion::default();
+    // Where each part begins in the text (a segment's offsets are its part's).
+    let mut offsets = Vec::new();
     for part in content.and_then(Value::as_array).into_iter().flatten() {
+        offsets.push(c.text.len());
         if let Some(call) = part.get("functionCall") {
             c.tool_calls.extend(function_call(call, c.tool_calls.len()));
         } else if part.get("thought").and_then(Value::as_bool) != Some(true) {
@@ -339,6 +342,7 @@ fn read_candidate(head: &WireResponse, candidate: &Value) -> Result<Completion> 
     if let Some(g) = candidate.get("groundingMetadata").filter(|g| g.is_object()) {
         c.server_tools.extend(searches(g));
         c.citations = citations(g);
+        c.claims = super::gemini_claims::claims(g, &c.text, &offsets);
         c.search_suggestions = g
             .get("searchEntryPoint")
             .and_then(|e| str_field(e, "renderedContent"));

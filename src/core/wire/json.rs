@@ -8,10 +8,33 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use crate::core::completion::Completion;
+use crate::core::completion::{Claim, Completion, char_offset};
 use crate::core::turn::{HeaderValue, WireRequest, WireResponse};
 use crate::core::wire::Endpoint;
 use crate::error::{Error, Result, VendorError};
+
+/// The claim of a `url_citation` annotation in a text that begins at byte
+/// `offset` of `answer`: its `start_index` to `end_index` (characters of that
+/// text; nested under `url_citation` on Chat, flat on Responses), or the whole
+/// text when both are 0, absent or past its end (OpenRouter often sends 0).
+pub(crate) fn annotation_claim(claims: &mut Vec<Claim>, a: &Value, answer: &str, offset: usize) {
+    if a.get("type").and_then(Value::as_str) != Some("url_citation") {
+        return;
+    }
+    let c = a.get("url_citation").unwrap_or(a);
+    let Some(url) = c.get("url").and_then(Value::as_str) else {
+        return;
+    };
+    let part = answer.get(offset..).unwrap_or_default();
+    let index = |k: &str| c.get(k).and_then(Value::as_u64).map(|n| n as usize);
+    let (start, end) = match (index("start_index"), index("end_index")) {
+        (Some(s), Some(e)) if e > 0 && s <= e && e <= part.chars().count() => {
+            (char_offset(part, s), char_offset(part, e))
+        }
+        _ => (0, part.len()),
+    };
+    Claim::add(claims, answer, offset + start, offset + end, url);
+}
 
 /// The first 200 characters of a body, for an error message.
 pub(crate) fn snippet(body: &[u8]) -> String {

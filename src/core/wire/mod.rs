@@ -24,6 +24,7 @@ pub mod capability;
 mod chat;
 mod endpoint;
 pub mod gemini;
+mod gemini_claims;
 mod json;
 pub mod limits;
 pub mod openai_chat;

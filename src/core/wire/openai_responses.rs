@@ -21,7 +21,9 @@
 use serde_json::{Map, Value, json};
 
 use super::chat::{bearer_headers, chat_error_object, chat_http_error};
-use super::json::{arguments, decode_with, finish, missing, request, str_field, u64_field};
+use super::json::{
+    annotation_claim, arguments, decode_with, finish, missing, request, str_field, u64_field,
+};
 use crate::core::completion::{
     Citation, Completion, ServerToolCall, StopReason, ToolCall, Usage, json_blocks,
 };
@@ -157,18 +159,7 @@ fn read_items(items: &[Value]) -> (Completion, Option<String>) {
                         Some("refusal") => {
                             refusal = Some(str_field(part, "refusal").unwrap_or_default());
                         }
-                        Some("output_text") => {
-                            parts.text.push_str(
-                                part.get("text").and_then(Value::as_str).unwrap_or_default(),
-                            );
-                            parts.citations.extend(
-                                part.get("annotations")
-                                    .and_then(Value::as_array)
-                                    .into_iter()
-                                    .flatten()
-                                    .filter_map(url_citation),
-                            );
-                        }
+                        Some("output_text") => output_text(&mut parts, part),
                         _ => {}
                     }
                 }
@@ -179,6 +170,20 @@ fn read_items(items: &[Value]) -> (Completion, Option<String>) {
         }
     }
     (parts, refusal)
+}
+
+/// One `output_text` part: its text appended, its citations and what each
+/// was cited for (indices into this part's text).
+fn output_text(parts: &mut Completion, part: &Value) {
+    let offset = parts.text.len();
+    parts
+        .text
+        .push_str(part.get("text").and_then(Value::as_str).unwrap_or_default());
+    let notes = part.get("annotations").and_then(Value::as_array);
+    for a in notes.into_iter().flatten() {
+        parts.citations.extend(url_citation(a));
+        annotation_claim(&mut parts.claims, a, &parts.text, offset);
+    }
 }
 
 /// Why the response stopped: a refusal, an `incomplete` status's reason, a tool
