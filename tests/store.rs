@@ -283,7 +283,7 @@ fn data_survives_reopen_and_an_older_schema_upgrades() {
         .unwrap();
     }
     let store = Store::open(&path).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 10);
+    assert_eq!(store.schema_version().unwrap(), 11);
     let runs = store.runs(None).unwrap();
     assert_eq!(runs[0].goal, "recorded before 0.22.0");
     assert!(store.citations(runs[0].run_id).unwrap().is_empty());
@@ -303,7 +303,7 @@ fn data_survives_reopen_and_an_older_schema_upgrades() {
     );
     assert_eq!(ledger.total_micro_usd(), Some(3_000 + 1_500 + 10_000));
     drop(store);
-    assert_eq!(Store::open(&path).unwrap().schema_version().unwrap(), 10);
+    assert_eq!(Store::open(&path).unwrap().schema_version().unwrap(), 11);
 }
 
 #[test]

@@ -4,6 +4,7 @@
 //! without passing, 2 a configuration error or refusal before any request.
 
 mod compare;
+mod eval;
 mod exit;
 mod export;
 mod group;
@@ -51,6 +52,19 @@ pub enum Command {
     Preview(preview::PreviewArgs),
     /// Run a task to its end, recording everything in the store.
     Run(task::RunArgs),
+    /// A question set (JSON Lines) run across vendors, each question a run
+    /// group, scored without a model: answer correct, gold-URL recall, cost,
+    /// wall time, searches. `--demo` runs the bundled five questions offline.
+    Eval(eval::EvalArgs),
+    /// Stored evals, newest first.
+    Evals {
+        /// JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+        /// At most this many.
+        #[arg(long, default_value_t = 50)]
+        limit: u32,
+    },
     /// Past runs, newest first.
     Runs {
         /// JSON instead of a table.
@@ -156,6 +170,8 @@ pub async fn main(cli: Cli) -> ExitCode {
             };
             return exit::verdict(ran);
         }
+        Some(Command::Eval(args)) => eval::go(cli.config, cli.store, args).await,
+        Some(Command::Evals { json, limit }) => eval::list(cli.config, cli.store, json, limit),
         Some(Command::Runs { json, limit }) => records::runs(cli.config, cli.store, json, limit),
         Some(Command::Compare { group_id, json }) => {
             compare::compare(cli.config, cli.store, group_id, json)

@@ -5,6 +5,7 @@
 pub mod compare;
 pub mod completion;
 pub mod contract;
+pub mod eval;
 pub mod event;
 pub mod figures;
 pub mod host;

@@ -11,7 +11,7 @@ use rusqlite::{Connection, TransactionBehavior};
 use crate::error::{Error, Result};
 
 /// Ordered migrations; index + 1 is the `user_version` after applying it.
-pub(crate) const MIGRATIONS: [&str; 10] = [
+pub(crate) const MIGRATIONS: [&str; 11] = [
     include_str!("migrations/0001_init.sql"),
     include_str!("migrations/0002_web.sql"),
     include_str!("migrations/0003_mcp.sql"),
@@ -22,6 +22,7 @@ pub(crate) const MIGRATIONS: [&str; 10] = [
     include_str!("migrations/0008_checks.sql"),
     include_str!("migrations/0009_groups.sql"),
     include_str!("migrations/0010_figures.sql"),
+    include_str!("migrations/0011_evals.sql"),
 ];
 
 /// The migration that builds the full-text index for the rows a store holds.

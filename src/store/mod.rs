@@ -10,6 +10,7 @@ pub mod checks;
 mod claim;
 mod compare;
 mod db;
+mod eval;
 pub mod export;
 mod figures;
 pub mod file;
@@ -25,6 +26,7 @@ mod write;
 
 pub use db::Store;
 pub(crate) use db::{db_err, now};
+pub use eval::{EvalRow, NewEval};
 pub use figures::wall_ms;
 pub use group::{GroupRow, NewGroup};
 pub use ledger::{Ledger, LedgerLine, fees_sum as ledger_fees, sum as ledger_sum};
