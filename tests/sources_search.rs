@@ -151,7 +151,7 @@ fn an_older_store_is_indexed_by_the_migration() {
             .unwrap();
     }
     let store = io_harness::Store::open(&path).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 10);
+    assert_eq!(store.schema_version().unwrap(), 11);
     let hits = store.search(&q("lighthouses")).unwrap();
     assert_eq!(hits.len(), 1, "{hits:?}");
 }
