@@ -66,6 +66,7 @@ pub async fn go(mut launch: Launch, store_path: Option<PathBuf>, args: RunArgs) 
         entrants,
         copies: &copies,
         cap,
+        gate: None,
     };
     let result = match replay.as_ref() {
         Some(r) => launch.replay(r, group, call).await,

@@ -5,6 +5,7 @@
 
 mod claims;
 mod compare;
+mod eval;
 mod exit;
 mod export;
 mod group;
@@ -52,6 +53,19 @@ pub enum Command {
     Preview(preview::PreviewArgs),
     /// Run a task to its end, recording everything in the store.
     Run(task::RunArgs),
+    /// A question set (JSON Lines) run across vendors, each question a run
+    /// group, scored without a model: answer correct, gold-URL recall, cost,
+    /// wall time, searches. `--demo` runs the bundled five questions offline.
+    Eval(eval::EvalArgs),
+    /// Stored evals, newest first.
+    Evals {
+        /// JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+        /// At most this many.
+        #[arg(long, default_value_t = 50)]
+        limit: u32,
+    },
     /// Past runs, newest first.
     Runs {
         /// JSON instead of a table.
@@ -184,6 +198,8 @@ pub async fn main(cli: Cli) -> ExitCode {
             };
             return exit::verdict(ran);
         }
+        Some(Command::Eval(args)) => eval::go(cli.config, cli.store, args).await,
+        Some(Command::Evals { json, limit }) => eval::list(cli.config, cli.store, json, limit),
         Some(Command::Runs { json, limit }) => records::runs(cli.config, cli.store, json, limit),
         Some(Command::Compare {
             group_id,

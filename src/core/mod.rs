@@ -6,6 +6,7 @@ pub mod claims;
 pub mod compare;
 pub mod completion;
 pub mod contract;
+pub mod eval;
 pub mod event;
 pub mod figures;
 pub mod host;

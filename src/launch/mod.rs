@@ -7,14 +7,17 @@
 //! builds a request, so the previewed bytes are the sent bytes.
 //!
 //! `vendor` resolves one vendor (`VendorSetup`, `Limits`, `Key`); `plan` is
-//! pure; `ready` refuses a workspace that is not there; `start` does the starting. Below the console and the command line,
+//! pure; `ready` refuses a workspace that is not there; `start` does the starting; `eval` runs
+//! a stored eval's questions as groups. Below the console and the command line,
 //! above `config`, `run`, `mcp`, `telemetry` and `stub`.
 
+mod eval;
 mod plan;
 mod ready;
 mod start;
 mod vendor;
 
+pub use eval::{EvalCall, EvalProgress, Quiet};
 pub use plan::{Plan, Preview, STUB_PLACEHOLDER};
 pub use ready::workspace_ready;
 pub use start::{Call, Group, Launch};

@@ -61,6 +61,9 @@ pub struct Group<'a> {
     pub copies: &'a Copies,
     /// The group's dollar cap, in millionths.
     pub cap: Option<u64>,
+    /// At most so many of its runs at once, shared with other groups (an
+    /// eval's `--jobs`); `None`: all at once.
+    pub gate: Option<Arc<tokio::sync::Semaphore>>,
 }
 
 /// What a run is started with besides its contract and vendor.
@@ -298,11 +301,21 @@ impl Launch {
         vendors: &[(Vendor, Option<String>)],
         observer_for: &dyn Fn(Vendor) -> Arc<dyn Observer>,
     ) -> Vec<Entrant<HttpProvider>> {
-        let key = self.key();
+        self.entrants_with(vendors, observer_for, &self.key())
+    }
+
+    /// As `entrants`, under `key`: groups run at once on the demo's stub share
+    /// one key (a rewind for each would answer the others' requests 409).
+    pub fn entrants_with(
+        &self,
+        vendors: &[(Vendor, Option<String>)],
+        observer_for: &dyn Fn(Vendor) -> Arc<dyn Observer>,
+        key: &Key,
+    ) -> Vec<Entrant<HttpProvider>> {
         vendors
             .iter()
             .map(|(vendor, model)| {
-                let provider = self.provider(*vendor, model.as_deref(), &key);
+                let provider = self.provider(*vendor, model.as_deref(), key);
                 let inner = observer_for(*vendor);
                 let observer = match &provider {
                     Ok(p) => self.traced(p, inner),
@@ -371,6 +384,7 @@ impl Launch {
             entrants,
             copies,
             cap,
+            gate,
         } = group;
         let venue = Venue {
             store: call.store,
@@ -379,7 +393,10 @@ impl Launch {
             approver: call.approver,
         };
         // Each entrant's own observer replaces this one.
-        let options = self.options(Arc::new(crate::run::NoObserver), call.cancel);
+        let options = RunOptions {
+            gate,
+            ..self.options(Arc::new(crate::run::NoObserver), call.cancel)
+        };
         match group_id {
             Some(g) => run_in_group(&venue, contract, entrants, options, cap, g).await,
             None => run_group(&venue, contract, entrants, options, cap).await,

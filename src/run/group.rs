@@ -165,6 +165,8 @@ where
         approver,
     } = *venue;
     let budget = cap.map(|c| Arc::new(GroupBudget::new(c)));
+    let mut options = options;
+    let gate = options.gate.take();
     let dir = copies.group_dir(group_id);
     let skip = copies.skip();
     let mut columns = Vec::new();
@@ -212,7 +214,23 @@ where
     let runs = ready
         .iter()
         .map(|(_, _, _, own, provider, options)| {
-            crate::run::run_with_options(own, provider, store, policy, approver, options.clone())
+            let gate = gate.clone();
+            async move {
+                // Held to the run's end; a closed gate is no gate.
+                let _permit = match &gate {
+                    Some(g) => g.acquire().await.ok(),
+                    None => None,
+                };
+                crate::run::run_with_options(
+                    own,
+                    provider,
+                    store,
+                    policy,
+                    approver,
+                    options.clone(),
+                )
+                .await
+            }
         })
         .collect::<Vec<_>>();
     let results = futures_util::future::join_all(runs).await;

@@ -88,6 +88,10 @@ pub struct RunOptions {
     /// A dollar cap the runs of a comparison share: each adds what it spends,
     /// and each stops (`budget_exhausted: usd`) once their total is over it.
     pub group_budget: Option<Arc<GroupBudget>>,
+    /// At most so many runs of a group at once (an eval's `--jobs`): each run
+    /// of `run_group` takes a permit before it is recorded and holds it to its
+    /// end. Taken by the group, never passed to a run (nor its spawned children).
+    pub gate: Option<Arc<tokio::sync::Semaphore>>,
 }
 
 /// A dollar cap shared by concurrent runs, in millionths of a dollar.
@@ -144,6 +148,7 @@ impl Default for RunOptions {
             mcp: None,
             group_id: None,
             group_budget: None,
+            gate: None,
         }
     }
 }

@@ -12,3 +12,13 @@ use crate::error::Result;
 pub async fn demo_stub() -> Result<StubHandle> {
     StubVendor::start(SocketAddr::from((Ipv4Addr::LOCALHOST, 0)), Script::demo()).await
 }
+
+/// The built-in stub vendor with the bundled eval's script (`eval --demo`), on a
+/// free loopback port.
+pub async fn eval_stub() -> Result<StubHandle> {
+    StubVendor::start(
+        SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
+        Script::eval_demo(),
+    )
+    .await
+}

@@ -298,7 +298,7 @@ async fn answer(
                 "this request belongs to a run from before the stub's script was rewound; it takes no scripted answer",
             );
         }
-        let mut next = pick(&mut inner, route);
+        let mut next = pick(&mut inner, route, &body);
         if let Some(r) = next.as_mut().filter(|r| (200..300).contains(&r.status)) {
             if inner.script.emulate_usage && !r.stream.raw {
                 emulate(&mut inner.ledger, route, &body, r);
@@ -378,14 +378,19 @@ fn answers(r: &ScriptedResponse, (vendor, responses): Route) -> bool {
     }
 }
 
-/// The next response for this route: entries answering it, in order.
-fn pick(inner: &mut Inner, route: Route) -> Option<ScriptedResponse> {
-    let eligible: Vec<&ScriptedResponse> = inner
-        .script
-        .responses
-        .iter()
-        .filter(|r| answers(r, route))
+/// The next response for this route: entries answering it, in order — those
+/// whose `match` the request's body holds, else those without a `match`.
+fn pick(inner: &mut Inner, route: Route, body: &[u8]) -> Option<ScriptedResponse> {
+    let holds = |needle: &str| {
+        !needle.is_empty() && body.windows(needle.len()).any(|w| w == needle.as_bytes())
+    };
+    let routed = || inner.script.responses.iter().filter(|r| answers(r, route));
+    let mut eligible: Vec<&ScriptedResponse> = routed()
+        .filter(|r| r.matches.as_deref().is_some_and(holds))
         .collect();
+    if eligible.is_empty() {
+        eligible = routed().filter(|r| r.matches.is_none()).collect();
+    }
     if eligible.is_empty() {
         return None;
     }

@@ -8,6 +8,8 @@
 //! [[response]]
 //! vendor = "anthropic"           # optional: only requests to this vendor's path
 //! wire = "openai-responses"      # optional: only requests on this wire (its path)
+//! match = "text"                # optional: only requests whose body holds this text;
+//!                                # a request no `match` fits gets the entries without one
 //! status = 200                   # default 200
 //! headers = { "retry-after" = "1" }
 //! body = '''{"type": "message", ...}'''   # or body_file = "relative/to/script.json"
@@ -40,6 +42,9 @@ pub struct ScriptedResponse {
     /// Which wire's requests it answers, where the vendor has a wire with its own
     /// path (`openai-responses`); `None` answers the vendor's spec path.
     pub wire: Option<Wire>,
+    /// Only requests whose body holds this text (an eval's question): such
+    /// entries answer before those without one, which answer the rest.
+    pub matches: Option<String>,
     /// HTTP status.
     pub status: u16,
     /// Extra headers.
@@ -82,6 +87,7 @@ impl Default for ScriptedResponse {
         ScriptedResponse {
             vendor: None,
             wire: None,
+            matches: None,
             status: 200,
             headers: Vec::new(),
             body: Vec::new(),
@@ -122,6 +128,8 @@ struct File {
 struct Entry {
     vendor: Option<Vendor>,
     wire: Option<Wire>,
+    #[serde(rename = "match")]
+    matches: Option<String>,
     status: Option<u16>,
     #[serde(default)]
     headers: BTreeMap<String, String>,
@@ -137,6 +145,8 @@ struct Entry {
 
 const DEMO: &str = include_str!("../../demo/stub-demo.toml");
 
+const EVAL_DEMO: &str = include_str!("../../demo/stub-eval.toml");
+
 impl Script {
     /// The built-in demo: a search with citations, a local tool, a pause, a failed
     /// search and a final answer on the Anthropic wire, one cited answer each for
@@ -144,6 +154,13 @@ impl Script {
     pub fn demo() -> Script {
         // The demo is compiled in and tested; an error here is a build defect.
         Script::parse(DEMO, "demo/stub-demo.toml", None).unwrap_or_default()
+    }
+
+    /// The bundled eval's script (`eval --demo`): an answer per question and
+    /// vendor, chosen by the question's words (`match`).
+    pub fn eval_demo() -> Script {
+        // Compiled in and tested, as the demo is.
+        Script::parse(EVAL_DEMO, "demo/stub-eval.toml", None).unwrap_or_default()
     }
 
     /// Read a script file; `body_file` paths are relative to it.
@@ -188,6 +205,7 @@ impl Script {
             responses.push(ScriptedResponse {
                 vendor: entry.vendor.or(entry.wire.map(Wire::vendor)),
                 wire: entry.wire,
+                matches: entry.matches,
                 status: entry.status.unwrap_or(200),
                 headers: entry.headers.into_iter().collect(),
                 body,
@@ -224,6 +242,21 @@ mod tests {
             };
             let wire = r.wire.unwrap_or(Wire::spec(vendor));
             crate::core::wire::decode_wire(wire, &response).unwrap();
+        }
+    }
+
+    #[test]
+    fn the_eval_demo_parses_and_every_body_decodes() {
+        let script = Script::parse(EVAL_DEMO, "eval", None).unwrap();
+        assert!(script.responses.len() >= 20);
+        for r in &script.responses {
+            let vendor = r.vendor.unwrap();
+            let response = crate::core::turn::WireResponse {
+                status: r.status,
+                headers: vec![],
+                body: r.body.clone(),
+            };
+            crate::core::wire::decode_wire(Wire::spec(vendor), &response).unwrap();
         }
     }
 

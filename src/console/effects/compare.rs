@@ -55,6 +55,7 @@ impl Executor {
                 entrants,
                 copies: &copies,
                 cap: None,
+                gate: None,
             };
             let ran = launch.run_group(&contract, group, call).await;
             let prices = &launch.plan().prices;

@@ -1,0 +1,352 @@
+//! `io-harness eval FILE --providers a,b,c`: a question set (JSON Lines) run
+//! across vendors, each question a run group, scored deterministically
+//! (`core::eval`), stored (`evals` lists them, `--resume` continues one), and
+//! printed as a matrix a row a vendor and a table a row a question and vendor
+//! (`--json`, `--format csv|markdown`). A progress bar on a terminal; nothing
+//! on a pipe. `eval --demo` runs the bundled five questions on the stub vendor.
+//! `io-harness evals` lists the stored evals.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use io_harness::core::eval::{self, EvalReport, Question, table};
+use io_harness::launch::{EvalCall, EvalProgress, Launch, workspace_ready};
+use io_harness::store::{EvalRow, NewEval};
+use io_harness::{Error, Result, Store, Vendor};
+
+use super::{out, task};
+
+/// The bundled question set `eval --demo` runs.
+const DEMO_SET: &str = include_str!("../../demo/eval-demo.jsonl");
+
+/// The flags of `eval`.
+#[derive(Debug, clap::Args)]
+pub struct EvalArgs {
+    /// The question set: JSON Lines, one `{"id", "question", "answers", "urls"}`
+    /// a line (`answers` and `urls` optional). With --demo, the bundled set when omitted.
+    pub file: Option<PathBuf>,
+    /// The vendors, e.g. anthropic,openai,openrouter,gemini (--demo: all four).
+    #[arg(long, value_delimiter = ',')]
+    pub providers: Vec<String>,
+    /// At most this many runs at once, across questions (default 4).
+    #[arg(long)]
+    pub jobs: Option<u32>,
+    /// Start no further question once the eval's runs have cost this many US dollars.
+    #[arg(long)]
+    pub max_usd: Option<f64>,
+    /// Continue a stopped eval: only the questions that had not ended run.
+    #[arg(long, conflicts_with_all = ["file", "providers", "demo"])]
+    pub resume: Option<i64>,
+    /// Run on the built-in loopback stub vendor: no key, nothing leaves this machine.
+    #[arg(long)]
+    pub demo: bool,
+    /// The report as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+    /// The report as `markdown` (both tables) or `csv` (a row a question and vendor).
+    #[arg(long, conflicts_with = "json")]
+    pub format: Option<String>,
+    /// Approve every `Ask` effect (default: refuse them; there is no one to ask).
+    #[arg(long)]
+    pub approve_all: bool,
+}
+
+/// What an eval runs: its id, its vendors, its runs at once, its cap.
+struct Plan {
+    eval_id: i64,
+    vendors: Vec<Vendor>,
+    jobs: u32,
+    cap: Option<u64>,
+}
+
+/// Run (or resume) an eval and print its report.
+pub async fn go(
+    config: Option<PathBuf>,
+    store_path: Option<PathBuf>,
+    args: EvalArgs,
+) -> Result<()> {
+    let format = Format::of(args.json, args.format.as_deref())?;
+    let cap = task::max_usd(args.max_usd)?;
+    let jobs = args.jobs.unwrap_or(4);
+    if jobs == 0 {
+        return Err(Error::config("--jobs 0 runs nothing: give 1 or more"));
+    }
+    // A resumed eval runs as it was started: on the stub when it was the demo.
+    let (stored, demo) = match args.resume {
+        Some(id) => {
+            let launch = task::launch(config.as_deref(), false)?;
+            let (store, path) = launch.open_store(store_path.clone())?;
+            let row = store.eval(id)?.ok_or_else(|| {
+                Error::refused(format!(
+                    "there is no eval {id} in {}; `io-harness evals` lists them",
+                    path.display()
+                ))
+            })?;
+            let demo = row.demo;
+            (Some(row), demo)
+        }
+        None => (None, args.demo),
+    };
+    let mut launch = task::launch(config.as_deref(), demo)?;
+    let (store, path) = launch.open_store(store_path)?;
+    let plan = match stored {
+        Some(row) => resumed(&store, row, args.jobs, cap)?,
+        None => fresh(&store, &launch, &args, jobs, cap)?,
+    };
+    workspace_ready(&launch.plan().task.workspace)?;
+    if demo {
+        launch.serve_with(io_harness::stub::demo::eval_stub().await?);
+    }
+    launch.start_telemetry()?;
+    launch.start_mcp().await?;
+    let total = store.eval(plan.eval_id)?.map_or(0, |r| r.questions);
+    if format == Format::Text {
+        out::note(&format!(
+            "eval {}: {total} question{} × {} ({}), at most {} run{} at once",
+            plan.eval_id,
+            if total == 1 { "" } else { "s" },
+            plan.vendors.len(),
+            names(&plan.vendors),
+            plan.jobs,
+            if plan.jobs == 1 { "" } else { "s" }
+        ));
+    }
+    let copies = io_harness::run::group::Copies::beside(&path);
+    let bar = Bar::new(&store, plan.eval_id, total);
+    let approver: &dyn io_harness::Approver = if args.approve_all {
+        &io_harness::ApproveAll
+    } else {
+        &io_harness::NobodyToAsk
+    };
+    let call = EvalCall {
+        store: &store,
+        copies: &copies,
+        approver,
+        cancel: task::cancel_on_ctrl_c(),
+        progress: &bar,
+    };
+    let ran = launch
+        .eval(plan.eval_id, &plan.vendors, plan.jobs, plan.cap, call)
+        .await;
+    bar.0.finish_and_clear();
+    if let Some(line) = launch.finish().await {
+        out::note(&line);
+    }
+    ran?;
+    let report = report(&store, &launch, plan.eval_id)?;
+    format.print(&report)
+}
+
+/// The stored eval `row` again, under `--jobs` and `--max-usd` when given.
+fn resumed(store: &Store, row: EvalRow, jobs: Option<u32>, cap: Option<u64>) -> Result<Plan> {
+    let vendors = row
+        .vendors
+        .iter()
+        .map(|v| v.parse::<Vendor>())
+        .collect::<Result<Vec<_>>>()?;
+    let cap = cap.or(row.max_usd_micro);
+    store.eval_resumed(row.eval_id, cap)?;
+    Ok(Plan {
+        eval_id: row.eval_id,
+        vendors,
+        jobs: jobs.unwrap_or(row.jobs),
+        cap,
+    })
+}
+
+/// A new eval: the questions read and checked, the vendors named, recorded.
+fn fresh(
+    store: &Store,
+    launch: &Launch,
+    args: &EvalArgs,
+    jobs: u32,
+    cap: Option<u64>,
+) -> Result<Plan> {
+    let (file, questions) = questions(args)?;
+    let vendors = vendors(&args.providers, args.demo)?;
+    // Each question's task is checked as `run` checks one, before any is recorded.
+    if let Some(q) = questions.first() {
+        task::require_goal(&launch.eval_contract(q))?;
+    }
+    let eval_id = store.create_eval(&NewEval {
+        file,
+        vendors: vendors.iter().map(Vendor::to_string).collect(),
+        jobs,
+        max_usd_micro: cap,
+        demo: args.demo,
+        questions,
+    })?;
+    Ok(Plan {
+        eval_id,
+        vendors,
+        jobs,
+        cap,
+    })
+}
+
+/// The question set FILE names (or the bundled one with --demo), and how the
+/// eval names it.
+fn questions(args: &EvalArgs) -> Result<(String, Vec<Question>)> {
+    match &args.file {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| Error::config(format!("{}: cannot be read: {e}", path.display())))?;
+            let origin = path.display().to_string();
+            Ok((origin.clone(), eval::questions(&text, &origin)?))
+        }
+        None if args.demo => Ok(("demo".into(), eval::questions(DEMO_SET, "demo")?)),
+        None => Err(Error::config(
+            "eval needs a question set: FILE (JSON Lines, one {\"id\", \"question\", \"answers\", \"urls\"} a line), or --demo for the bundled one",
+        )),
+    }
+}
+
+/// The vendors `--providers` names that exist, in order; one that does not is
+/// said and left out, and the others run. Named twice, or none: refused.
+fn vendors(names: &[String], demo: bool) -> Result<Vec<Vendor>> {
+    if names.is_empty() && demo {
+        return Ok(Vendor::ALL.to_vec());
+    }
+    let mut out: Vec<Vendor> = Vec::new();
+    for name in names.iter().map(|n| n.trim()).filter(|n| !n.is_empty()) {
+        match name.parse::<Vendor>() {
+            Ok(v) if out.contains(&v) => {
+                return Err(Error::config(format!(
+                    "--providers names {v} twice; name each vendor once"
+                )));
+            }
+            Ok(v) => out.push(v),
+            Err(e) => out::note(&format!("{name}: not run — {e}")),
+        }
+    }
+    if out.is_empty() {
+        return Err(Error::config(
+            "--providers names no vendor that exists: give one or more of anthropic,openai,openrouter,gemini",
+        ));
+    }
+    Ok(out)
+}
+
+fn names(vendors: &[Vendor]) -> String {
+    vendors
+        .iter()
+        .map(Vendor::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Eval `eval_id` read back and scored.
+pub fn report(store: &Store, launch: &Launch, eval_id: i64) -> Result<EvalReport> {
+    let row = store
+        .eval(eval_id)?
+        .ok_or_else(|| Error::store_says(format!("eval {eval_id} was not recorded")))?;
+    let records = store.eval_questions(eval_id, &launch.plan().prices)?;
+    let mut r = eval::report(eval_id, &row.file, &row.vendors, &records);
+    r.max_usd_micro = row.max_usd_micro;
+    Ok(r)
+}
+
+/// How the report is printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Format {
+    Text,
+    Json,
+    Markdown,
+    Csv,
+}
+
+impl Format {
+    fn of(json: bool, format: Option<&str>) -> Result<Format> {
+        match (json, format) {
+            (true, _) => Ok(Format::Json),
+            (false, None) => Ok(Format::Text),
+            (false, Some("markdown" | "md")) => Ok(Format::Markdown),
+            (false, Some("csv")) => Ok(Format::Csv),
+            (false, Some(other)) => Err(Error::config(format!(
+                "--format {other}: give markdown or csv (or --json)"
+            ))),
+        }
+    }
+
+    fn print(self, r: &EvalReport) -> Result<()> {
+        match self {
+            Format::Text => out::print(&table::render(r)),
+            Format::Json => out::json(&serde_json::to_string_pretty(r).unwrap_or_default()),
+            Format::Markdown => out::print(&table::markdown(r)),
+            Format::Csv => out::print(&table::csv(r)),
+        }
+    }
+}
+
+/// The progress bar: questions done of all, dollars spent, time left; drawn on
+/// stderr when it is a terminal, hidden otherwise.
+struct Bar(indicatif::ProgressBar);
+
+impl Bar {
+    fn new(store: &Store, eval_id: i64, total: u64) -> Bar {
+        if !std::io::stderr().is_terminal() {
+            return Bar(indicatif::ProgressBar::hidden());
+        }
+        let done = store.eval(eval_id).ok().flatten().map_or(0, |r| r.done);
+        let bar = indicatif::ProgressBar::new(total).with_position(done);
+        if let Ok(style) = indicatif::ProgressStyle::with_template(
+            "{bar:30} {pos}/{len} questions · {msg} · {eta} left",
+        ) {
+            bar.set_style(style);
+        }
+        bar.set_message("$0.000000 spent");
+        bar.enable_steady_tick(Duration::from_millis(250));
+        bar.reset_eta();
+        Bar(bar)
+    }
+}
+
+impl EvalProgress for Bar {
+    fn ended(&self, _last: &str, done: usize, _total: usize, spent_micro_usd: u64) {
+        self.0.set_position(done as u64);
+        self.0.set_message(format!(
+            "{} spent",
+            io_harness::core::price::usd(spent_micro_usd)
+        ));
+    }
+}
+
+/// `io-harness evals`: the stored evals, newest first.
+pub fn list(
+    config: Option<PathBuf>,
+    store_path: Option<PathBuf>,
+    json: bool,
+    limit: u32,
+) -> Result<()> {
+    let launch = task::launch(config.as_deref(), false)?;
+    let (store, _) = launch.open_store(store_path)?;
+    let rows = store.evals(limit)?;
+    if json {
+        return out::json(&serde_json::to_string_pretty(&rows).unwrap_or_default());
+    }
+    if rows.is_empty() {
+        return out::line(
+            "no evals yet: `io-harness eval FILE --providers a,b` runs one (`eval --demo` offline)",
+        );
+    }
+    let mut text = String::new();
+    for r in rows {
+        let state = match (&r.finished_at, r.done + r.skipped < r.questions) {
+            (_, true) => format!("stopped: `eval --resume {}` continues it", r.eval_id),
+            (Some(_), false) if r.skipped > 0 => format!("{} not run (--max-usd)", r.skipped),
+            _ => "finished".into(),
+        };
+        text.push_str(&format!(
+            "#{:<4} {}  {}  {}/{} questions × {}  {}\n",
+            r.eval_id,
+            r.created_at.get(..16).unwrap_or(&r.created_at),
+            r.file,
+            r.done,
+            r.questions,
+            r.vendors.join(","),
+            state
+        ));
+    }
+    out::print(&text)
+}

@@ -1,0 +1,184 @@
+//! An eval: a question set run across vendors and scored deterministically — no
+//! model judges. Pure: the question file read (`questions`), the scores of one
+//! run (`score_run`) and the matrix of them (`report`), from rows the store read.
+//!
+//! - **normalisation** (`normalise`): lowercased; every run of characters that
+//!   are not letters or digits is one space; a number's thousands commas are
+//!   dropped (`1,234` → `1234`, only in groups of three) and a decimal's
+//!   trailing zeros too (`3.50` → `3.5`, `2.0` → `2`); a number with more than
+//!   one dot (a version, `0.22.0`) is kept as written.
+//! - **correct**: some gold answer, normalised, appears in the normalised final
+//!   answer as whole words (`1` is not found in `10`); `None` without gold answers.
+//! - **URL recall**: the share of the gold URLs the run cited, each URL compared
+//!   by `url_key` (`core::compare::normal_url`, then `utm_*` parameters and a
+//!   path's trailing `/` dropped); **domain recall** beside it: the share of gold
+//!   URLs whose domain (`www.` dropped) the run cited any page of.
+//! - **wall time** percentiles are nearest-rank (`percentile`).
+
+mod question;
+mod report;
+mod score;
+pub mod table;
+
+pub use question::{Question, questions};
+pub use report::{EvalReport, QuestionRecord, RunRecord, Scored, VendorRow, report, score_run};
+pub use score::{correct, normalise, percentile, url_key, url_recall};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::figures::RunFigures;
+
+    fn gold(items: &[&str]) -> Vec<String> {
+        items.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn answers_are_compared_without_case_punctuation_spacing_or_number_format() {
+        assert_eq!(
+            normalise("  The ANSWER:\n  1,234.50 km!  "),
+            "the answer 1234.5 km"
+        );
+        assert_eq!(normalise("2.0, 3.000 and 0.22.0"), "2 3 and 0.22.0");
+        assert_eq!(normalise("Rust's 1,5"), "rust s 1 5");
+        assert_eq!(
+            correct("It was released in 2015.", &gold(&["2015"])),
+            Some(true)
+        );
+        assert_eq!(correct("About 1,000 people", &gold(&["1000"])), Some(true));
+        assert_eq!(
+            correct("Version 0.22.0 is out", &gold(&["v0.21", "0.22.0"])),
+            Some(true)
+        );
+        // Whole words: 1 is not in 10, nor "rust" in "rustc".
+        assert_eq!(correct("10 of them", &gold(&["1"])), Some(false));
+        assert_eq!(correct("rustc", &gold(&["Rust"])), Some(false));
+        assert_eq!(correct("The Rust language", &gold(&["rust"])), Some(true));
+        assert_eq!(correct("anything", &[]), None);
+        assert_eq!(correct("anything", &gold(&["  ", "!"])), None);
+    }
+
+    #[test]
+    fn gold_urls_are_found_by_normalised_url_and_by_domain() {
+        assert_eq!(
+            url_key("HTTPS://Crates.io/crates/io-harness/?utm_source=openai#x"),
+            "https://crates.io/crates/io-harness"
+        );
+        assert_eq!(url_key("https://a.com/?q=1&utm_x=2"), "https://a.com/?q=1");
+        let g = gold(&[
+            "https://crates.io/crates/io-harness",
+            "https://docs.rs/io-harness",
+        ]);
+        let cited = gold(&[
+            "https://crates.io/crates/io-harness?utm_source=openai",
+            "https://www.docs.rs/other",
+        ]);
+        assert_eq!(url_recall(&g, &cited), (Some(0.5), Some(1.0)));
+        assert_eq!(url_recall(&[], &cited), (None, None));
+        assert_eq!(url_recall(&g, &[]), (Some(0.0), Some(0.0)));
+    }
+
+    #[test]
+    fn percentiles_are_nearest_rank() {
+        let v: Vec<u64> = (1..=20).collect();
+        assert_eq!(percentile(&v, 50), Some(10));
+        assert_eq!(percentile(&v, 95), Some(19));
+        assert_eq!(percentile(&v, 100), Some(20));
+        assert_eq!(percentile(&[7], 95), Some(7));
+        assert_eq!(percentile(&[], 50), None);
+    }
+
+    #[test]
+    fn a_bad_line_is_refused_naming_file_line_and_field() {
+        let ok = "{\"id\":\"q1\",\"question\":\"Why?\",\"answers\":[\"42\"]}\n{\"id\":\"q2\",\"question\":\"How?\"}\n";
+        let qs = questions(ok, "set.jsonl").expect("two questions");
+        assert_eq!(qs.len(), 2);
+        assert_eq!(qs[0].answers, vec!["42".to_string()]);
+        let refused = |text: &str| questions(text, "set.jsonl").expect_err(text).to_string();
+        assert!(refused("{\"id\":\"q1\"}").contains("set.jsonl:1: field `question` is missing"));
+        assert!(
+            refused("{\"id\":\"q1\",\"question\":\"a\"}\nnot json")
+                .contains("set.jsonl:2: not JSON")
+        );
+        assert!(
+            refused("{\"id\":\"q1\",\"question\":\"a\"}\n\n{\"id\":\"q2\",\"question\":\"b\"}")
+                .contains("set.jsonl:2: the line is empty")
+        );
+        let twice = "{\"id\":\"q1\",\"question\":\"a\"}\n{\"id\":\"q1\",\"question\":\"b\"}";
+        assert!(refused(twice).contains("set.jsonl:2: field `id`"));
+        assert!(
+            refused("{\"id\":\"q1\",\"question\":\"a\",\"answer\":[\"x\"]}")
+                .contains("field `answer` is not known")
+        );
+        assert!(
+            refused("{\"id\":\"q1\",\"question\":\"a\",\"urls\":\"x\"}")
+                .contains("field `urls` is not a list")
+        );
+        assert!(refused("").contains("set.jsonl: no questions"));
+    }
+
+    #[test]
+    fn the_matrix_counts_only_runs_and_grades_only_gold() {
+        let q = |id: &str, answers: &[&str]| Question {
+            id: id.into(),
+            question: "?".into(),
+            answers: gold(answers),
+            urls: gold(&["https://a.com/x"]),
+        };
+        let run = |id: i64, vendor: &str, answer: &str, wall: u64| RunRecord {
+            run_id: id,
+            vendor: vendor.into(),
+            outcome: Some("passed".into()),
+            answer: answer.into(),
+            cited: gold(&["https://a.com/x"]),
+            figures: RunFigures {
+                cost_micro_usd: Some(100),
+                wall_ms: Some(wall),
+                searches: 2,
+                failed_searches: 1,
+                ..RunFigures::default()
+            },
+        };
+        let records = vec![
+            QuestionRecord {
+                question: q("q1", &["yes"]),
+                group_id: Some(1),
+                status: "done".into(),
+                runs: vec![run(1, "a", "Yes.", 10), run(2, "b", "no", 30)],
+                refusals: vec![],
+            },
+            QuestionRecord {
+                question: q("q2", &[]),
+                group_id: Some(2),
+                status: "done".into(),
+                runs: vec![run(3, "a", "x", 20)],
+                refusals: vec![("b".into(), "refused web".into())],
+            },
+            QuestionRecord {
+                question: q("q3", &["y"]),
+                status: "skipped".into(),
+                ..QuestionRecord::default()
+            },
+        ];
+        let r = report(7, "f", &gold(&["a", "b"]), &records);
+        assert_eq!(r.not_run, vec!["q3".to_string()]);
+        assert_eq!(r.questions.len(), 6);
+        let a = &r.vendors[0];
+        assert_eq!(
+            (a.runs, a.correct, a.graded, a.accuracy),
+            (2, 1, 1, Some(1.0))
+        );
+        assert_eq!(
+            (a.cost_micro_usd, a.mean_cost_micro_usd),
+            (Some(200), Some(100))
+        );
+        assert_eq!((a.wall_ms_p50, a.wall_ms_p95), (Some(10), Some(20)));
+        assert_eq!((a.searches, a.failed_searches, a.not_run), (4, 2, 1));
+        assert_eq!(a.url_recall, Some(1.0));
+        assert_eq!(a.cited_share, None);
+        let b = &r.vendors[1];
+        assert_eq!((b.runs, b.accuracy, b.not_run), (1, Some(0.0), 2));
+        assert_eq!(r.questions[3].note.as_deref(), Some("refused web"));
+        assert_eq!(r.cost_micro_usd(), Some(300));
+    }
+}

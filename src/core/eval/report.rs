@@ -1,0 +1,273 @@
+//! An eval's report: every question on every vendor scored (`Scored`), and a row
+//! a vendor summing them (`VendorRow`): accuracy over the runs with gold
+//! answers, mean URL recall over the runs with gold URLs, cost, wall-time
+//! percentiles, searches. Pure: from the records the store read.
+
+use serde::{Deserialize, Serialize};
+
+use super::question::Question;
+use super::score::{correct, percentile, url_recall};
+use crate::core::figures::RunFigures;
+
+/// One run of an eval as the store read it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunRecord {
+    /// The run.
+    pub run_id: i64,
+    /// Its vendor.
+    pub vendor: String,
+    /// `passed`, `failed`, … ; `None` while it runs (or when it was killed).
+    pub outcome: Option<String>,
+    /// Its final answer (the last step's text).
+    pub answer: String,
+    /// The URLs it cited (its spawned children's included).
+    pub cited: Vec<String>,
+    /// Its figures, as every view reads them (`Store::figures`), the claim
+    /// figures among them.
+    pub figures: RunFigures,
+}
+
+/// One question of an eval as the store read it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct QuestionRecord {
+    /// The question.
+    pub question: Question,
+    /// Its comparison, once it ran.
+    pub group_id: Option<i64>,
+    /// `pending`, `done`, or `skipped` (the eval's dollar cap was crossed first).
+    pub status: String,
+    /// Its runs.
+    pub runs: Vec<RunRecord>,
+    /// Vendors that did not run it, and why.
+    pub refusals: Vec<(String, String)>,
+}
+
+/// One question on one vendor, scored.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Scored {
+    /// The question's id.
+    pub id: String,
+    /// The vendor.
+    pub vendor: String,
+    /// Its run, when it ran.
+    pub run_id: Option<i64>,
+    /// Its comparison, when the question ran.
+    pub group_id: Option<i64>,
+    /// How the run ended, or `not run`.
+    pub outcome: String,
+    /// A gold answer is in the final answer (`None`: no gold answers, or not run).
+    pub correct: Option<bool>,
+    /// The share of gold URLs cited.
+    pub url_recall: Option<f64>,
+    /// The share of gold URLs whose domain was cited.
+    pub domain_recall: Option<f64>,
+    /// The share of claims citing a source (with `--check`, once claims land).
+    pub cited_share: Option<f64>,
+    /// The share of claims verified against their source.
+    pub verified_share: Option<f64>,
+    /// Claims no source supports.
+    pub unsupported: Option<u64>,
+    /// Its cost, in millionths of a US dollar.
+    pub cost_micro_usd: Option<u64>,
+    /// Its wall time, in milliseconds.
+    pub wall_ms: Option<u64>,
+    /// Searches made, ok or failed.
+    pub searches: u64,
+    /// Of them, failed.
+    pub failed_searches: u64,
+    /// Why it did not run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// Score one run of `q`.
+pub fn score_run(q: &Question, group_id: Option<i64>, r: &RunRecord) -> Scored {
+    let (url_recall, domain_recall) = url_recall(&q.urls, &r.cited);
+    Scored {
+        id: q.id.clone(),
+        vendor: r.vendor.clone(),
+        run_id: Some(r.run_id),
+        group_id,
+        outcome: r.outcome.clone().unwrap_or_else(|| "unfinished".into()),
+        correct: correct(&r.answer, &q.answers),
+        url_recall,
+        domain_recall,
+        cited_share: r.figures.cited_share,
+        verified_share: r.figures.verified_share,
+        unsupported: r.figures.unsupported,
+        cost_micro_usd: r.figures.cost_micro_usd,
+        wall_ms: r.figures.wall_ms,
+        searches: r.figures.searches,
+        failed_searches: r.figures.failed_searches,
+        note: None,
+    }
+}
+
+/// One vendor's row of the matrix.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct VendorRow {
+    /// The vendor.
+    pub vendor: String,
+    /// Questions it ran.
+    pub runs: u64,
+    /// Of those with gold answers, how many it got right…
+    pub correct: u64,
+    /// …of how many.
+    pub graded: u64,
+    /// `correct ÷ graded`; `None` when nothing was graded.
+    pub accuracy: Option<f64>,
+    /// Mean share of gold URLs cited, over runs of questions with gold URLs.
+    pub url_recall: Option<f64>,
+    /// Mean share of gold URLs whose domain was cited.
+    pub domain_recall: Option<f64>,
+    /// Mean share of claims citing a source (with `--check`, once claims land).
+    pub cited_share: Option<f64>,
+    /// Mean share of claims verified against their source.
+    pub verified_share: Option<f64>,
+    /// Claims no source supports, in all.
+    pub unsupported: Option<u64>,
+    /// What its runs cost, in millionths of a US dollar; `None` when one could
+    /// not be priced.
+    pub cost_micro_usd: Option<u64>,
+    /// The mean cost a run.
+    pub mean_cost_micro_usd: Option<u64>,
+    /// Median wall time, milliseconds.
+    pub wall_ms_p50: Option<u64>,
+    /// 95th-percentile wall time, milliseconds.
+    pub wall_ms_p95: Option<u64>,
+    /// Searches made, ok or failed.
+    pub searches: u64,
+    /// Of them, failed.
+    pub failed_searches: u64,
+    /// Questions it did not run (refused, could not start, or the eval's cap).
+    pub not_run: u64,
+}
+
+/// An eval scored.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct EvalReport {
+    /// The eval.
+    pub eval_id: i64,
+    /// The question file it read (`demo` for the bundled set).
+    pub file: String,
+    /// A row a vendor, in the order asked.
+    pub vendors: Vec<VendorRow>,
+    /// A row a question and vendor, in the file's order.
+    pub questions: Vec<Scored>,
+    /// Questions that did not run because the eval's dollar cap was crossed.
+    pub not_run: Vec<String>,
+    /// Questions not run yet (the eval was stopped): `eval --resume` runs them.
+    pub pending: Vec<String>,
+    /// The eval's dollar cap, in millionths.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_usd_micro: Option<u64>,
+}
+
+impl EvalReport {
+    /// What the eval's runs cost in all (`None` when one could not be priced).
+    pub fn cost_micro_usd(&self) -> Option<u64> {
+        self.vendors
+            .iter()
+            .try_fold(0u64, |t, v| v.cost_micro_usd.map(|c| t.saturating_add(c)))
+    }
+}
+
+/// The report of eval `eval_id` over `vendors` (in order) from its questions.
+pub fn report(
+    eval_id: i64,
+    file: &str,
+    vendors: &[String],
+    questions: &[QuestionRecord],
+) -> EvalReport {
+    let mut rows = Vec::new();
+    let mut not_run = Vec::new();
+    let mut pending = Vec::new();
+    for q in questions {
+        match q.status.as_str() {
+            "skipped" => not_run.push(q.question.id.clone()),
+            "done" => {}
+            _ => pending.push(q.question.id.clone()),
+        }
+        for v in vendors {
+            rows.push(cell(q, v));
+        }
+    }
+    EvalReport {
+        eval_id,
+        file: file.to_string(),
+        vendors: vendors.iter().map(|v| vendor_row(v, &rows)).collect(),
+        questions: rows,
+        not_run,
+        pending,
+        max_usd_micro: None,
+    }
+}
+
+/// Question `q` on `vendor`: its run scored, or why there is none.
+fn cell(q: &QuestionRecord, vendor: &str) -> Scored {
+    if q.status == "done" {
+        if let Some(r) = q.runs.iter().find(|r| r.vendor == vendor) {
+            return score_run(&q.question, q.group_id, r);
+        }
+    }
+    let note = q
+        .refusals
+        .iter()
+        .find(|(v, _)| v == vendor)
+        .map(|(_, why)| why.clone())
+        .or_else(|| match q.status.as_str() {
+            "skipped" => Some("the eval's --max-usd was crossed before it started".into()),
+            "done" => Some("no run recorded".into()),
+            _ => Some("not run yet: `eval --resume` runs it".into()),
+        });
+    Scored {
+        id: q.question.id.clone(),
+        vendor: vendor.to_string(),
+        group_id: q.group_id,
+        outcome: "not run".into(),
+        note,
+        ..Scored::default()
+    }
+}
+
+fn mean(values: impl Iterator<Item = f64>) -> Option<f64> {
+    let (n, sum) = values.fold((0u32, 0.0), |(n, s), v| (n + 1, s + v));
+    (n > 0).then(|| sum / f64::from(n))
+}
+
+/// One vendor's row from every scored cell.
+fn vendor_row(vendor: &str, rows: &[Scored]) -> VendorRow {
+    let mine: Vec<&Scored> = rows.iter().filter(|r| r.vendor == vendor).collect();
+    let ran: Vec<&Scored> = mine
+        .iter()
+        .copied()
+        .filter(|r| r.run_id.is_some())
+        .collect();
+    let graded: Vec<bool> = ran.iter().filter_map(|r| r.correct).collect();
+    let correct = graded.iter().filter(|c| **c).count() as u64;
+    let cost = ran
+        .iter()
+        .try_fold(0u64, |t, r| r.cost_micro_usd.map(|c| t.saturating_add(c)));
+    let n = ran.len() as u64;
+    let walls: Vec<u64> = ran.iter().filter_map(|r| r.wall_ms).collect();
+    let unsupported: Vec<u64> = ran.iter().filter_map(|r| r.unsupported).collect();
+    VendorRow {
+        vendor: vendor.to_string(),
+        runs: n,
+        correct,
+        graded: graded.len() as u64,
+        accuracy: (!graded.is_empty()).then(|| correct as f64 / graded.len() as f64),
+        url_recall: mean(ran.iter().filter_map(|r| r.url_recall)),
+        domain_recall: mean(ran.iter().filter_map(|r| r.domain_recall)),
+        cited_share: mean(ran.iter().filter_map(|r| r.cited_share)),
+        verified_share: mean(ran.iter().filter_map(|r| r.verified_share)),
+        unsupported: (!unsupported.is_empty()).then(|| unsupported.iter().sum()),
+        cost_micro_usd: cost.filter(|_| n > 0),
+        mean_cost_micro_usd: cost.filter(|_| n > 0).map(|c| c / n.max(1)),
+        wall_ms_p50: percentile(&walls, 50),
+        wall_ms_p95: percentile(&walls, 95),
+        searches: ran.iter().map(|r| r.searches).sum(),
+        failed_searches: ran.iter().map(|r| r.failed_searches).sum(),
+        not_run: (mine.len() - ran.len()) as u64,
+    }
+}

@@ -1,0 +1,270 @@
+//! Evals: a question set run across vendors (`io-harness eval`), each question
+//! a run group. An eval keeps what it was asked and its questions as read; a
+//! question names its group once it has run (`done`), or is `skipped` when the
+//! eval's dollar cap was crossed before it started. Read back as
+//! `core::eval::QuestionRecord`s: each run's figures from `Store::figures`, its
+//! cited URLs and its final answer, for `core::eval::report` to score.
+
+use rusqlite::{OptionalExtension, params};
+use serde::{Deserialize, Serialize};
+
+use super::{Store, db_err, now};
+use crate::core::eval::{Question, QuestionRecord, RunRecord};
+use crate::core::event::RunId;
+use crate::core::price::PriceTable;
+use crate::error::Result;
+
+/// What `create_eval` records.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NewEval {
+    /// The question file as given (`demo` for the bundled set).
+    pub file: String,
+    /// The vendors, in the order asked.
+    pub vendors: Vec<String>,
+    /// Runs at once.
+    pub jobs: u32,
+    /// The eval's dollar cap, in millionths.
+    pub max_usd_micro: Option<u64>,
+    /// It runs on the built-in stub vendor.
+    pub demo: bool,
+    /// Its questions, in order.
+    pub questions: Vec<Question>,
+}
+
+/// One row of `evals`, with its questions' progress.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EvalRow {
+    /// Id.
+    pub eval_id: i64,
+    /// RFC 3339.
+    pub created_at: String,
+    /// The question file (`demo` for the bundled set).
+    pub file: String,
+    /// The vendors, in the order asked.
+    pub vendors: Vec<String>,
+    /// Runs at once.
+    pub jobs: u32,
+    /// The eval's dollar cap, in millionths.
+    pub max_usd_micro: Option<u64>,
+    /// It ran on the built-in stub vendor.
+    pub demo: bool,
+    /// When its last question ended; `None` while it runs or once it was stopped.
+    pub finished_at: Option<String>,
+    /// Its questions.
+    pub questions: u64,
+    /// Of them, run.
+    pub done: u64,
+    /// Of them, not run because the cap was crossed.
+    pub skipped: u64,
+}
+
+impl Store {
+    /// Record a new eval and its questions (all pending); its id.
+    pub fn create_eval(&self, e: &NewEval) -> Result<i64> {
+        let mut conn = self.lock()?;
+        let tx = conn.transaction().map_err(db_err("recording a new eval"))?;
+        tx.execute(
+            "INSERT INTO evals (created_at, file, vendors, jobs, max_usd_micro, demo) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![
+                now(),
+                e.file,
+                e.vendors.join(","),
+                e.jobs,
+                e.max_usd_micro.map(super::write::count),
+                e.demo
+            ],
+        )
+        .map_err(db_err("recording a new eval"))?;
+        let id = tx.last_insert_rowid();
+        for (i, q) in e.questions.iter().enumerate() {
+            tx.execute(
+                "INSERT INTO eval_questions (eval_id, position, question_id, question, answers, urls) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                params![
+                    id,
+                    i64::try_from(i).unwrap_or(i64::MAX),
+                    q.id,
+                    q.question,
+                    serde_json::to_string(&q.answers).unwrap_or_default(),
+                    serde_json::to_string(&q.urls).unwrap_or_default()
+                ],
+            )
+            .map_err(db_err("recording an eval's question"))?;
+        }
+        tx.commit().map_err(db_err("recording a new eval"))?;
+        Ok(id)
+    }
+
+    /// Question `question_id` of eval `eval_id` ran as group `group_id`.
+    pub fn eval_question_done(&self, eval_id: i64, question_id: &str, group_id: i64) -> Result<()> {
+        self.lock()?
+            .execute(
+                "UPDATE eval_questions SET status = 'done', group_id = ?3 WHERE eval_id = ?1 AND question_id = ?2",
+                params![eval_id, question_id, group_id],
+            )
+            .map_err(db_err("recording an eval's question as run"))?;
+        Ok(())
+    }
+
+    /// Question `question_id` did not start: the eval's cap was crossed.
+    pub fn eval_question_skipped(&self, eval_id: i64, question_id: &str) -> Result<()> {
+        self.lock()?
+            .execute(
+                "UPDATE eval_questions SET status = 'skipped' WHERE eval_id = ?1 AND question_id = ?2 AND status = 'pending'",
+                params![eval_id, question_id],
+            )
+            .map_err(db_err("recording an eval's question as not run"))?;
+        Ok(())
+    }
+
+    /// Eval `eval_id` is resumed: its skipped questions are pending again, to
+    /// be run under the cap now in force.
+    pub fn eval_resumed(&self, eval_id: i64, max_usd_micro: Option<u64>) -> Result<()> {
+        let conn = self.lock()?;
+        conn.execute(
+            "UPDATE eval_questions SET status = 'pending' WHERE eval_id = ?1 AND status = 'skipped'",
+            [eval_id],
+        )
+        .map_err(db_err("resuming an eval"))?;
+        conn.execute(
+            "UPDATE evals SET max_usd_micro = ?2, finished_at = NULL WHERE eval_id = ?1",
+            params![eval_id, max_usd_micro.map(super::write::count)],
+        )
+        .map_err(db_err("resuming an eval"))?;
+        Ok(())
+    }
+
+    /// Eval `eval_id` has no question left to start.
+    pub fn eval_finished(&self, eval_id: i64) -> Result<()> {
+        self.lock()?
+            .execute(
+                "UPDATE evals SET finished_at = ?2 WHERE eval_id = ?1",
+                params![eval_id, now()],
+            )
+            .map_err(db_err("recording an eval's end"))?;
+        Ok(())
+    }
+
+    /// The stored evals, newest first, at most `limit`.
+    pub fn evals(&self, limit: u32) -> Result<Vec<EvalRow>> {
+        let ids: Vec<i64> = {
+            let conn = self.lock()?;
+            let mut stmt = conn
+                .prepare("SELECT eval_id FROM evals ORDER BY eval_id DESC LIMIT ?1")
+                .map_err(db_err("listing evals"))?;
+            stmt.query_map([i64::from(limit)], |r| r.get(0))
+                .and_then(Iterator::collect)
+                .map_err(db_err("listing evals"))?
+        };
+        let mut out = Vec::with_capacity(ids.len());
+        for id in ids {
+            out.extend(self.eval(id)?);
+        }
+        Ok(out)
+    }
+
+    /// One eval; `None` when there is none by that id.
+    pub fn eval(&self, eval_id: i64) -> Result<Option<EvalRow>> {
+        let conn = self.lock()?;
+        conn.query_row(
+            "SELECT e.eval_id, e.created_at, e.file, e.vendors, e.jobs, e.max_usd_micro, e.demo, e.finished_at,
+                    (SELECT COUNT(*) FROM eval_questions q WHERE q.eval_id = e.eval_id),
+                    (SELECT COUNT(*) FROM eval_questions q WHERE q.eval_id = e.eval_id AND q.status = 'done'),
+                    (SELECT COUNT(*) FROM eval_questions q WHERE q.eval_id = e.eval_id AND q.status = 'skipped')
+             FROM evals e WHERE e.eval_id = ?1",
+            [eval_id],
+            |r| {
+                let vendors: String = r.get(3)?;
+                Ok(EvalRow {
+                    eval_id: r.get(0)?,
+                    created_at: r.get(1)?,
+                    file: r.get(2)?,
+                    vendors: vendors
+                        .split(',')
+                        .filter(|v| !v.is_empty())
+                        .map(str::to_string)
+                        .collect(),
+                    jobs: r.get(4)?,
+                    max_usd_micro: r.get::<_, Option<i64>>(5)?.map(super::read::count),
+                    demo: r.get(6)?,
+                    finished_at: r.get(7)?,
+                    questions: super::read::count(r.get(8)?),
+                    done: super::read::count(r.get(9)?),
+                    skipped: super::read::count(r.get(10)?),
+                })
+            },
+        )
+        .optional()
+        .map_err(db_err("reading an eval"))
+    }
+
+    /// Eval `eval_id`'s questions in order, each with its group's runs and
+    /// refusals read for scoring.
+    pub fn eval_questions(&self, eval_id: i64, prices: &PriceTable) -> Result<Vec<QuestionRecord>> {
+        let rows: Vec<(Question, String, Option<i64>)> = {
+            let conn = self.lock()?;
+            let mut stmt = conn
+                .prepare(
+                    "SELECT question_id, question, answers, urls, status, group_id FROM eval_questions
+                     WHERE eval_id = ?1 ORDER BY position",
+                )
+                .map_err(db_err("reading an eval's questions"))?;
+            stmt.query_map([eval_id], |r| {
+                let list = |s: String| serde_json::from_str::<Vec<String>>(&s).unwrap_or_default();
+                Ok((
+                    Question {
+                        id: r.get(0)?,
+                        question: r.get(1)?,
+                        answers: list(r.get(2)?),
+                        urls: list(r.get(3)?),
+                    },
+                    r.get(4)?,
+                    r.get(5)?,
+                ))
+            })
+            .and_then(Iterator::collect)
+            .map_err(db_err("reading an eval's questions"))?
+        };
+        let mut out = Vec::with_capacity(rows.len());
+        for (question, status, group_id) in rows {
+            let mut record = QuestionRecord {
+                question,
+                group_id,
+                status,
+                ..QuestionRecord::default()
+            };
+            if let Some(group) = group_id.map(|g| self.group(g)).transpose()?.flatten() {
+                record.refusals = group.refusals;
+                for id in group.runs {
+                    record.runs.push(self.eval_run(id, prices)?);
+                }
+            }
+            out.push(record);
+        }
+        Ok(out)
+    }
+
+    /// One run as an eval scores it: its figures as every view reads them, the
+    /// URLs it cited, its final answer.
+    fn eval_run(&self, id: RunId, prices: &PriceTable) -> Result<RunRecord> {
+        let run = self.run(id)?.unwrap_or_default();
+        let answer = self
+            .steps(id)?
+            .into_iter()
+            .rev()
+            .find(|s| !s.text.trim().is_empty())
+            .map(|s| s.text)
+            .unwrap_or_default();
+        Ok(RunRecord {
+            run_id: id.0,
+            vendor: run.provider,
+            outcome: run.outcome,
+            answer,
+            cited: self
+                .citations_with_children(id)?
+                .into_iter()
+                .map(|c| c.url)
+                .collect(),
+            figures: self.figures(id, prices)?,
+        })
+    }
+}

@@ -1,0 +1,335 @@
+//! `eval` and `evals` through the real binary on the built-in stub: the bundled
+//! demo scored as its script says (each vendor's answers and citations), the
+//! JSON, CSV and Markdown shapes, `--max-usd` leaving questions unrun and
+//! saying which, bad question files refused before anything runs (file, line,
+//! field; exit 2), an unknown vendor said and the others run, and an eval
+//! killed with SIGKILL resumed without re-running a finished question.
+
+#![cfg(all(
+    feature = "console",
+    feature = "stub",
+    feature = "otlp",
+    feature = "mcp",
+    feature = "check"
+))]
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::cli::{bin, run};
+use pretty_assertions::assert_eq;
+use serde_json::Value;
+
+fn at(dir: &Path) -> Command {
+    let mut c = bin();
+    c.current_dir(dir)
+        .args(["--config", "io.toml", "--store", "data/runs.db"]);
+    c
+}
+
+fn place() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("io.toml"), "").unwrap();
+    dir
+}
+
+fn json(dir: &Path, args: &[&str]) -> Value {
+    let (code, out, err) = run(at(dir).args(args));
+    assert_eq!(code, 0, "{err}");
+    serde_json::from_str(&out).unwrap()
+}
+
+fn cell<'a>(report: &'a Value, id: &str, vendor: &str) -> &'a Value {
+    report["questions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|q| q["id"] == id && q["vendor"] == vendor)
+        .unwrap()
+}
+
+#[test]
+fn the_demo_is_scored_as_its_script_answers() {
+    let dir = place();
+    let report = json(dir.path(), &["eval", "--demo", "--json"]);
+    assert_eq!(report["file"], "demo");
+    let vendors: Vec<&str> = report["vendors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["vendor"].as_str().unwrap())
+        .collect();
+    assert_eq!(vendors, ["anthropic", "openai", "openrouter", "gemini"]);
+    let row = |v: usize| &report["vendors"][v];
+    assert_eq!(row(0)["accuracy"], 1.0);
+    assert_eq!(row(1)["accuracy"], 0.8);
+    // OpenAI's utm_source is dropped; its q2 cites another docs.rs page.
+    assert_eq!(row(1)["url_recall"], 0.8);
+    assert_eq!(row(1)["domain_recall"], 1.0);
+    // Gemini cites Google's redirect links only.
+    assert_eq!(row(3)["url_recall"], 0.0);
+    for v in 0..4 {
+        // Cited share is the store's claim figure; nothing was fetched, so
+        // nothing is verified.
+        assert!(row(v)["cited_share"].as_f64().unwrap() > 0.0);
+        assert_eq!(row(v)["verified_share"], Value::Null);
+        assert_eq!(row(v)["runs"], 5);
+        assert!(row(v)["cost_micro_usd"].as_u64().unwrap() > 0);
+        assert!(row(v)["wall_ms_p95"].as_u64().unwrap() >= row(v)["wall_ms_p50"].as_u64().unwrap());
+    }
+    assert_eq!(report["questions"].as_array().unwrap().len(), 20);
+    assert_eq!(cell(&report, "q2", "openai")["correct"], false);
+    assert_eq!(cell(&report, "q5", "openrouter")["correct"], false);
+    assert_eq!(cell(&report, "q4", "gemini")["correct"], false);
+    let q5 = cell(&report, "q5", "anthropic");
+    assert_eq!(
+        (q5["searches"].as_u64(), q5["failed_searches"].as_u64()),
+        (Some(2), Some(1))
+    );
+    // The figures are the store's: `runs --json` gives the same cost and searches.
+    let runs = json(dir.path(), &["runs", "--json"]);
+    let id = q5["run_id"].as_i64().unwrap();
+    let stored = runs
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["run_id"] == id)
+        .unwrap();
+    assert_eq!(stored["cost_micro_usd"], q5["cost_micro_usd"]);
+    assert_eq!(stored["searches"], q5["searches"]);
+    // Each question is a comparison `compare` reads back.
+    let group = q5["group_id"].as_i64().unwrap();
+    let compared = json(dir.path(), &["compare", &group.to_string(), "--json"]);
+    assert_eq!(compared["runs"].as_array().unwrap().len(), 4);
+    let compared_q5 = compared["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["run_id"] == id)
+        .unwrap();
+    assert_eq!(compared_q5["cited_share"], q5["cited_share"]);
+    // Listed, finished.
+    let evals = json(dir.path(), &["evals", "--json"]);
+    assert_eq!(evals[0]["eval_id"], report["eval_id"]);
+    assert_eq!(
+        (evals[0]["done"].as_u64(), evals[0]["questions"].as_u64()),
+        (Some(5), Some(5))
+    );
+}
+
+#[test]
+fn csv_and_markdown_carry_the_same_rows() {
+    let dir = place();
+    let (code, csv, err) = run(at(dir.path()).args([
+        "eval",
+        "--demo",
+        "--providers",
+        "anthropic,openai",
+        "--format",
+        "csv",
+    ]));
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = csv.lines().collect();
+    assert!(lines[0].starts_with("eval_id,id,vendor,run_id,outcome,correct,url_recall"));
+    assert_eq!(lines.len(), 1 + 5 * 2);
+    assert!(lines[1].contains(",q1,anthropic,"), "{}", lines[1]);
+    let (code, md, err) = run(at(dir.path()).args([
+        "eval",
+        "--demo",
+        "--providers",
+        "gemini",
+        "--format",
+        "markdown",
+    ]));
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        md.starts_with("# eval 2 · demo · 5 questions × 1 vendor"),
+        "{md}"
+    );
+    assert!(md.contains("| vendor | accuracy | url recall |"), "{md}");
+    assert!(md.contains("| gemini | 80% (4/5) |"), "{md}");
+}
+
+#[test]
+fn the_dollar_cap_stops_new_questions_and_says_which() {
+    let dir = place();
+    // One question at a time; the first question's runs cost more than a cent.
+    let (code, out, err) = run(at(dir.path()).args([
+        "eval",
+        "--demo",
+        "--providers",
+        "anthropic",
+        "--jobs",
+        "1",
+        "--max-usd",
+        "0.01",
+    ]));
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains(
+            "did not run (the eval's --max-usd $0.010000 was crossed first): q2, q3, q4, q5"
+        ),
+        "{out}"
+    );
+    let report = json(
+        dir.path(),
+        &["eval", "--resume", "1", "--json", "--max-usd", "0.01"],
+    );
+    assert_eq!(
+        report["not_run"],
+        serde_json::json!(["q2", "q3", "q4", "q5"])
+    );
+    assert_eq!(cell(&report, "q1", "anthropic")["correct"], true);
+    assert_eq!(cell(&report, "q3", "anthropic")["outcome"], "not run");
+}
+
+#[test]
+fn a_bad_question_file_is_refused_before_anything_runs() {
+    let dir = place();
+    let cases: [(&str, &str); 5] = [
+        (
+            "{\"id\":\"q1\",\"question\":\"a\"}\nnot json\n",
+            "set.jsonl:2: not JSON",
+        ),
+        (
+            "{\"id\":\"q1\",\"answers\":[\"x\"]}\n",
+            "set.jsonl:1: field `question` is missing",
+        ),
+        (
+            "{\"id\":\"q1\",\"question\":\"a\"}\n{\"id\":\"q1\",\"question\":\"b\"}\n",
+            "set.jsonl:2: field `id`",
+        ),
+        (
+            "{\"id\":\"q1\",\"question\":\"a\"}\n\n",
+            "set.jsonl:2: the line is empty",
+        ),
+        ("", "set.jsonl: no questions"),
+    ];
+    for (text, said) in cases {
+        std::fs::write(dir.path().join("set.jsonl"), text).unwrap();
+        let (code, out, err) =
+            run(at(dir.path()).args(["eval", "set.jsonl", "--demo", "--providers", "anthropic"]));
+        assert_eq!(code, 2, "{text:?}: {err}");
+        assert!(err.contains(said), "{text:?}: {err}");
+        assert!(out.is_empty());
+    }
+    // Nothing was recorded.
+    let evals = json(dir.path(), &["evals", "--json"]);
+    assert_eq!(evals, serde_json::json!([]));
+    let (code, _, err) = run(at(dir.path()).args(["eval", "--demo", "--format", "xml"]));
+    assert_eq!(code, 2, "{err}");
+    let (code, _, err) = run(at(dir.path()).args(["eval", "--resume", "9"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("there is no eval 9"), "{err}");
+}
+
+#[test]
+fn an_unknown_vendor_is_said_and_the_others_run() {
+    let dir = place();
+    let (code, out, err) =
+        run(at(dir.path()).args(["eval", "--demo", "--providers", "anthropic,acme", "--json"]));
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("acme: not run"), "{err}");
+    let report: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(report["vendors"].as_array().unwrap().len(), 1);
+    assert_eq!(report["vendors"][0]["accuracy"], 1.0);
+    let (code, _, err) = run(at(dir.path()).args(["eval", "--demo", "--providers", "acme"]));
+    assert_eq!(code, 2, "{err}");
+}
+
+#[test]
+fn a_question_without_a_scripted_answer_is_scored_wrong() {
+    let dir = place();
+    std::fs::write(
+        dir.path().join("set.jsonl"),
+        "{\"id\":\"x\",\"question\":\"Who wrote it?\",\"answers\":[\"Ferris\"]}\n{\"id\":\"y\",\"question\":\"Anything?\"}\n",
+    )
+    .unwrap();
+    let report = json(
+        dir.path(),
+        &[
+            "eval",
+            "set.jsonl",
+            "--demo",
+            "--providers",
+            "openai",
+            "--json",
+        ],
+    );
+    assert_eq!(cell(&report, "x", "openai")["correct"], false);
+    // No gold answers: not graded.
+    assert_eq!(cell(&report, "y", "openai")["correct"], Value::Null);
+    assert_eq!(report["vendors"][0]["graded"], 1);
+}
+
+/// Evals listed until `ok` holds of the newest, or a few seconds have passed.
+fn wait_for(dir: &Path, ok: impl Fn(&Value) -> bool) -> Value {
+    let start = Instant::now();
+    loop {
+        let evals = json(dir, &["evals", "--json"]);
+        if evals.get(0).is_some_and(&ok) || start.elapsed() > Duration::from_secs(20) {
+            return evals;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_killed_eval_resumes_without_rerunning_a_finished_question() {
+    let dir = place();
+    let mut child = at(dir.path())
+        .args([
+            "eval",
+            "--demo",
+            "--providers",
+            "anthropic,openai",
+            "--jobs",
+            "1",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let seen = wait_for(dir.path(), |e| e["done"].as_u64() >= Some(1));
+    let sent = Command::new("kill")
+        .args(["-s", "KILL", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    child.wait().unwrap();
+    assert!(seen[0]["done"].as_u64() >= Some(1), "{seen}");
+    let before = json(dir.path(), &["evals", "--json"]);
+    let done_before = before[0]["done"].as_u64().unwrap();
+    assert!(
+        done_before < 5,
+        "the eval ended before it was killed: {before}"
+    );
+    assert_eq!(before[0]["finished_at"], Value::Null);
+    // The finished questions' runs, as recorded before the kill.
+    let runs_before = json(dir.path(), &["runs", "--json"]);
+    let (code, out, err) = run(at(dir.path()).args(["eval", "--resume", "1", "--json"]));
+    assert_eq!(code, 0, "{err}");
+    let report: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(report["pending"], serde_json::json!([]));
+    assert_eq!(report["vendors"][0]["runs"], 5);
+    assert_eq!(report["vendors"][1]["runs"], 5);
+    // q1 ended before the kill: its runs are the ones recorded then.
+    for v in ["anthropic", "openai"] {
+        let id = cell(&report, "q1", v)["run_id"].clone();
+        assert!(
+            runs_before
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|r| r["run_id"] == id && r["outcome"] == "passed"),
+            "{v}: run {id} was not among the finished runs before the kill"
+        );
+    }
+    let after = json(dir.path(), &["evals", "--json"]);
+    assert_eq!(after[0]["done"], 5);
+    assert!(after[0]["finished_at"].is_string());
+}
