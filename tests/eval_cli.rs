@@ -333,3 +333,110 @@ fn a_killed_eval_resumes_without_rerunning_a_finished_question() {
     assert_eq!(after[0]["done"], 5);
     assert!(after[0]["finished_at"].is_string());
 }
+
+#[test]
+fn check_fills_verified_share_and_unsupported_from_the_stored_verdicts() {
+    let dir = place();
+    // No [policy] rule names a host: every source is checked and not allowed —
+    // nothing is fetched, and the figures are set from the recorded verdicts.
+    let report = json(dir.path(), &["eval", "--demo", "--check", "--json"]);
+    for v in report["vendors"].as_array().unwrap() {
+        assert_eq!(v["verified_share"], 0.0, "{v:#}");
+        assert!(v["unsupported"].as_u64().is_some(), "{v:#}");
+    }
+    let cell = cell(&report, "q1", "anthropic");
+    assert_eq!(cell["verified_share"], 0.0);
+    // One truth: `claims` reads the same figures for the same run.
+    let id = cell["run_id"].as_i64().unwrap().to_string();
+    let claims = json(dir.path(), &["claims", &id, "--json"]);
+    assert_eq!(claims["verified_share"], cell["verified_share"]);
+    assert_eq!(claims["unsupported"], cell["unsupported"]);
+}
+
+/// Gemini cites Google's redirect links; once `check-sources` (or `eval --check`)
+/// has followed one to its page, URL recall counts the page it led to.
+#[test]
+fn a_resolved_redirect_counts_for_url_recall() {
+    use io_harness::core::eval::{Question, report};
+    use io_harness::core::price::PriceTable;
+    use io_harness::store::checks::CheckRow;
+    use io_harness::store::{NewEval, NewGroup, NewRun};
+    use io_harness::{Citation, Store};
+
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("runs.db")).unwrap();
+    let gold = "https://docs.rs/rusqlite";
+    let redirect = "https://vertexaisearch.cloud.google.com/grounding-api-redirect/AUZIYQ1";
+    let group = store
+        .create_group(&NewGroup {
+            goal: "Which crate?".into(),
+            workspace: ".".into(),
+            max_usd_micro: None,
+        })
+        .unwrap();
+    let run = store
+        .begin_run(&NewRun {
+            goal: "Which crate?".into(),
+            provider: "gemini".into(),
+            model: "gemini-3.5-flash".into(),
+            ..NewRun::default()
+        })
+        .unwrap();
+    store.join_group(run, group).unwrap();
+    store.record_citations(
+        run,
+        1,
+        &[Citation {
+            url: redirect.into(),
+            title: Some("docs.rs".into()),
+            cited_text: None,
+        }],
+    );
+    let eval_id = store
+        .create_eval(&NewEval {
+            file: "set.jsonl".into(),
+            vendors: vec!["gemini".into()],
+            jobs: 1,
+            max_usd_micro: None,
+            demo: false,
+            questions: vec![Question {
+                id: "q1".into(),
+                question: "Which crate?".into(),
+                answers: vec![],
+                urls: vec![gold.into()],
+            }],
+        })
+        .unwrap();
+    store.eval_question_done(eval_id, "q1", group).unwrap();
+    let recall = |store: &Store| {
+        let records = store
+            .eval_questions(eval_id, &PriceTable::default())
+            .unwrap();
+        report(eval_id, "set.jsonl", &["gemini".into()], &records).questions[0].url_recall
+    };
+    assert_eq!(
+        recall(&store),
+        Some(0.0),
+        "the redirect link is not the page"
+    );
+    store
+        .record_checks(
+            run,
+            &[CheckRow {
+                run_id: run,
+                step: 1,
+                url: redirect.into(),
+                verdict: "no_quote".into(),
+                detail: None,
+                overlap: None,
+                checked_at: String::new(),
+                resolved_url: Some(gold.into()),
+            }],
+        )
+        .unwrap();
+    assert_eq!(
+        recall(&store),
+        Some(1.0),
+        "the page it led to is the gold URL"
+    );
+}

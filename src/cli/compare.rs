@@ -51,9 +51,18 @@ async fn check_group(
             path.display()
         )));
     };
-    let policy = config.policy();
-    for id in group.runs {
-        let rows = check_run(store, id, &policy, Limits::default()).await?;
+    check_runs(store, &group.runs, &config.policy()).await
+}
+
+/// Check each of `runs`' sources under `policy`, as `check-sources` does, one
+/// line a run on stderr. `compare --check` and `eval --check` both come here.
+pub(super) async fn check_runs(
+    store: &Store,
+    runs: &[io_harness::core::event::RunId],
+    policy: &io_harness::Policy,
+) -> Result<()> {
+    for &id in runs {
+        let rows = check_run(store, id, policy, Limits::default()).await?;
         let found = rows.iter().filter(|r| r.verdict == "found").count();
         out::note(&format!(
             "checked run {id}: {found} of {} sources found",

@@ -41,6 +41,10 @@ pub struct EvalArgs {
     /// Run on the built-in loopback stub vendor: no key, nothing leaves this machine.
     #[arg(long)]
     pub demo: bool,
+    /// Before scoring, check every run's sources under [policy] (as `compare
+    /// --check`): fills each run's verified share and unsupported count.
+    #[arg(long)]
+    pub check: bool,
     /// The report as one JSON object.
     #[arg(long)]
     pub json: bool,
@@ -134,6 +138,18 @@ pub async fn go(
         out::note(&line);
     }
     ran?;
+    if args.check {
+        let runs: Vec<_> = store
+            .eval_questions(plan.eval_id, &launch.plan().prices)?
+            .iter()
+            .flat_map(|q| {
+                q.runs
+                    .iter()
+                    .map(|r| io_harness::core::event::RunId(r.run_id))
+            })
+            .collect();
+        super::compare::check_runs(&store, &runs, &launch.plan().policy).await?;
+    }
     let report = report(&store, &launch, plan.eval_id)?;
     format.print(&report)
 }

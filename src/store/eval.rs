@@ -244,7 +244,7 @@ impl Store {
     }
 
     /// One run as an eval scores it: its figures as every view reads them, the
-    /// URLs it cited, its final answer.
+    /// URLs it cited (a followed redirect as the page it led to), its final answer.
     fn eval_run(&self, id: RunId, prices: &PriceTable) -> Result<RunRecord> {
         let run = self.run(id)?.unwrap_or_default();
         let answer = self
@@ -259,11 +259,19 @@ impl Store {
             vendor: run.provider,
             outcome: run.outcome,
             answer,
-            cited: self
-                .citations_with_children(id)?
-                .into_iter()
-                .map(|c| c.url)
-                .collect(),
+            cited: {
+                // A redirect link `check-sources` followed counts as the page it
+                // led to (Gemini cites Google's redirects).
+                let resolved: std::collections::HashMap<String, String> = self
+                    .checks(id)?
+                    .into_iter()
+                    .filter_map(|c| c.resolved_url.map(|r| (c.url, r)))
+                    .collect();
+                self.citations_with_children(id)?
+                    .into_iter()
+                    .map(|c| resolved.get(&c.url).cloned().unwrap_or(c.url))
+                    .collect()
+            },
             figures: self.figures(id, prices)?,
         })
     }
