@@ -14,30 +14,14 @@
 
 mod common;
 
-use std::path::Path;
-use std::process::Command;
-
 use axum::Router;
 use axum::response::Html;
 use axum::routing::get;
-use common::cli::{bin, run};
+use common::cli::{at, json, run};
 use io_harness::store::{CHECKPOINT_FORMAT, Checkpoint, NewRun, ProviderCall, StepRecord, Store};
 use io_harness::{Citation, Claim, TaskContract, Verification};
 use pretty_assertions::assert_eq;
 use serde_json::Value;
-
-fn at(dir: &Path) -> Command {
-    let mut c = bin();
-    c.current_dir(dir)
-        .args(["--config", "io.toml", "--store", "runs.db"]);
-    c
-}
-
-fn json(dir: &Path, args: &[&str]) -> Value {
-    let (code, out, err) = run(at(dir).args(args));
-    assert_eq!(code, 0, "{args:?}: {err}");
-    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{args:?}: {e}: {out}"))
-}
 
 #[test]
 fn claims_json_on_the_demo_run() {
@@ -133,7 +117,7 @@ async fn check_sources_json_gives_an_unquoted_claim_its_overlap() {
     let text =
         "The harness records every citation in SQLite ([x.test](https://x.test/)). Unrelated.";
     let run_id = {
-        let store = Store::open(dir.path().join("runs.db")).unwrap();
+        let store = Store::open(dir.path().join("data/runs.db")).unwrap();
         let cites = [
             Citation {
                 url: page.clone(),

@@ -18,22 +18,8 @@
 mod common;
 
 use std::path::Path;
-use std::process::Command;
 
-use common::cli::{bin, run};
-
-fn at(dir: &Path) -> Command {
-    let mut c = bin();
-    c.current_dir(dir)
-        .args(["--config", "io.toml", "--store", "data/runs.db"]);
-    c
-}
-
-fn place() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("io.toml"), "").unwrap();
-    dir
-}
+use common::cli::{at, place, run};
 
 fn runs(dir: &Path) -> Vec<serde_json::Value> {
     let (code, out, err) = run(at(dir).args(["runs", "--json"]));

@@ -19,21 +19,8 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use common::cli::{bin, run};
+use common::cli::{at, place, run};
 use pretty_assertions::assert_eq;
-
-fn at(dir: &Path) -> Command {
-    let mut c = bin();
-    c.current_dir(dir)
-        .args(["--config", "io.toml", "--store", "data/runs.db"]);
-    c
-}
-
-fn place() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("io.toml"), "").unwrap();
-    dir
-}
 
 fn runs(dir: &Path) -> Vec<serde_json::Value> {
     let (code, out, err) = run(at(dir).args(["runs", "--json"]));

@@ -20,28 +20,9 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::cli::{bin, run};
+use common::cli::{at, json, place, run};
 use pretty_assertions::assert_eq;
 use serde_json::Value;
-
-fn at(dir: &Path) -> Command {
-    let mut c = bin();
-    c.current_dir(dir)
-        .args(["--config", "io.toml", "--store", "data/runs.db"]);
-    c
-}
-
-fn place() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("io.toml"), "").unwrap();
-    dir
-}
-
-fn json(dir: &Path, args: &[&str]) -> Value {
-    let (code, out, err) = run(at(dir).args(args));
-    assert_eq!(code, 0, "{err}");
-    serde_json::from_str(&out).unwrap()
-}
 
 fn cell<'a>(report: &'a Value, id: &str, vendor: &str) -> &'a Value {
     report["questions"]

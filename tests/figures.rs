@@ -17,10 +17,7 @@
 
 mod common;
 
-use std::path::Path;
-use std::process::Command;
-
-use common::cli::{bin, run};
+use common::cli::{at, json, run};
 use common::console::*;
 use crossterm::event::KeyCode;
 use io_harness::console::testing::{Msg, past_run, update};
@@ -31,7 +28,6 @@ use io_harness::{Config, RunId};
 use pretty_assertions::assert_eq;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use serde_json::Value;
 
 /// The demo with its transcript cached, as io.toml.example has it.
 const TRANSCRIPT_CACHE: &str = "[run]\nconversation = \"transcript\"\ncache = true\n";
@@ -53,19 +49,6 @@ const FIGURES: [&str; 14] = [
     "fees_counted_here",
     "wall_ms",
 ];
-
-fn at(dir: &Path) -> Command {
-    let mut c = bin();
-    c.current_dir(dir)
-        .args(["--config", "io.toml", "--store", "data/runs.db"]);
-    c
-}
-
-fn json(dir: &Path, args: &[&str]) -> Value {
-    let (code, out, err) = run(at(dir).args(args));
-    assert_eq!(code, 0, "{args:?}: {err}");
-    serde_json::from_str(&out).unwrap()
-}
 
 /// `[vendor    1.2s step N] A in (B uncached, C cache write, D cache read) / E out
 /// tokens, …`: the vendor, the step and the five counts.

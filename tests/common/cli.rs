@@ -4,6 +4,7 @@
 
 #![allow(dead_code, clippy::unwrap_used)]
 
+use std::path::Path;
 use std::process::{Command, Output};
 
 /// `io-harness`, isolated from the keys and the user config of whoever runs the
@@ -13,6 +14,8 @@ pub fn bin() -> Command {
     c.env_remove("ANTHROPIC_API_KEY")
         .env_remove("OPENAI_API_KEY")
         .env_remove("OPENROUTER_API_KEY")
+        .env_remove("GEMINI_API_KEY")
+        .env_remove("GOOGLE_API_KEY")
         .env(io_harness::USER_CONFIG_ENV, "");
     c
 }
@@ -29,4 +32,26 @@ pub fn run(c: &mut Command) -> (i32, String, String) {
         String::from_utf8(stdout).unwrap(),
         String::from_utf8(stderr).unwrap(),
     )
+}
+
+/// The binary in `dir`, on its `io.toml` and its store `data/runs.db`.
+pub fn at(dir: &Path) -> Command {
+    let mut c = bin();
+    c.current_dir(dir)
+        .args(["--config", "io.toml", "--store", "data/runs.db"]);
+    c
+}
+
+/// A fresh folder with an empty `io.toml`: embedded defaults only.
+pub fn place() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("io.toml"), "").unwrap();
+    dir
+}
+
+/// `args` run in `dir` (as `at`), exiting 0, their stdout read as JSON.
+pub fn json(dir: &Path, args: &[&str]) -> serde_json::Value {
+    let (code, out, err) = run(at(dir).args(args));
+    assert_eq!(code, 0, "{args:?}: {err}");
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{args:?}: {e}: {out}"))
 }

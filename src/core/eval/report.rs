@@ -61,9 +61,9 @@ pub struct Scored {
     pub url_recall: Option<f64>,
     /// The share of gold URLs whose domain was cited.
     pub domain_recall: Option<f64>,
-    /// The share of claims citing a source (with `--check`, once claims land).
+    /// The share of the final answer's sentences citing a source (`RunFigures`).
     pub cited_share: Option<f64>,
-    /// The share of claims verified against their source.
+    /// The share of checked citations found on their page (`None` until checked).
     pub verified_share: Option<f64>,
     /// Claims no source supports.
     pub unsupported: Option<u64>,
@@ -120,9 +120,9 @@ pub struct VendorRow {
     pub url_recall: Option<f64>,
     /// Mean share of gold URLs whose domain was cited.
     pub domain_recall: Option<f64>,
-    /// Mean share of claims citing a source (with `--check`, once claims land).
+    /// Mean share of the final answers' sentences citing a source.
     pub cited_share: Option<f64>,
-    /// Mean share of claims verified against their source.
+    /// Mean share of checked citations found on their page (`None` until checked).
     pub verified_share: Option<f64>,
     /// Claims no source supports, in all.
     pub unsupported: Option<u64>,
