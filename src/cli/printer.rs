@@ -120,23 +120,7 @@ fn describe(kind: &EventKind) -> Option<String> {
             latency_ms,
             cost,
             ..
-        } => {
-            let u = usage.unwrap_or_default();
-            // A cache write (charged at the write price) and a cache read (at the
-            // read price) are told apart, beside the plain input; the searches and
-            // fetches named are those the fees count (each call made, ok or
-            // failed, has a line of its own below).
-            format!(
-                "{} in ({} uncached, {} cache write, {} cache read) / {} out tokens, {}, {stop_reason}, {latency_ms} ms, {}",
-                u.all_input_tokens(),
-                u.input_tokens,
-                u.cache_write_tokens,
-                u.cache_read_tokens,
-                u.output_tokens,
-                searches(u.server_tool_requests, cost),
-                io_harness::price::describe(cost)
-            )
-        }
+        } => provider_called(usage.unwrap_or_default(), stop_reason, *latency_ms, cost),
         EventKind::ServerToolUsed {
             tool,
             ok,
@@ -153,13 +137,7 @@ fn describe(kind: &EventKind) -> Option<String> {
                 .unwrap_or_default()
         ),
         EventKind::CitationRecorded { citation } => format!("source {}", citation.url),
-        EventKind::SearchSuggestions { suggestions } => {
-            let each: Vec<String> = suggestions
-                .iter()
-                .map(|s| format!("{} <{}>", s.query, s.url))
-                .collect();
-            format!("Google Search suggestions: {}", each.join(", "))
-        }
+        EventKind::SearchSuggestions { suggestions } => suggested(suggestions),
         EventKind::ToolCalled {
             name,
             input,
@@ -200,6 +178,38 @@ fn describe(kind: &EventKind) -> Option<String> {
         | EventKind::CitationReceived { .. }
         | EventKind::OutputTokens { .. } => return None,
     })
+}
+
+/// A request's line: its tokens, the fees' searches and its cost.
+fn provider_called(
+    u: io_harness::Usage,
+    stop_reason: &impl std::fmt::Display,
+    latency_ms: u64,
+    cost: &io_harness::core::event::Cost,
+) -> String {
+    // A cache write (charged at the write price) and a cache read (at the read
+    // price) are told apart, beside the plain input; the searches and fetches
+    // named are those the fees count (each call made, ok or failed, has a line
+    // of its own below).
+    format!(
+        "{} in ({} uncached, {} cache write, {} cache read) / {} out tokens, {}, {stop_reason}, {latency_ms} ms, {}",
+        u.all_input_tokens(),
+        u.input_tokens,
+        u.cache_write_tokens,
+        u.cache_read_tokens,
+        u.output_tokens,
+        searches(u.server_tool_requests, cost),
+        io_harness::price::describe(cost)
+    )
+}
+
+/// Google Search suggestions, each query with its link.
+fn suggested(suggestions: &[io_harness::core::suggestions::Suggestion]) -> String {
+    let each: Vec<String> = suggestions
+        .iter()
+        .map(|s| format!("{} <{}>", s.query, s.url))
+        .collect();
+    format!("Google Search suggestions: {}", each.join(", "))
 }
 
 /// Why a run ended without passing, in the vendor's or the verification's words.

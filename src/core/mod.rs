@@ -11,6 +11,7 @@ pub mod event;
 pub mod figures;
 pub mod host;
 pub mod link;
+pub mod money;
 pub mod policy;
 pub mod price;
 pub mod query;

@@ -186,21 +186,7 @@ where
             columns.push((i, entrant.vendor, None, Column::Refused(said)));
             continue;
         }
-        // Absolute, so the run resumes (and a replay copies) from any directory.
-        let copy = absolute(&unused(&dir, &entrant.vendor));
-        let copied = copy_workspace(&contract.workspace, &copy, &skip).map_err(|e| {
-            Error::io(
-                &contract.workspace,
-                format!(
-                    "could not be copied for {} into {}: {e}",
-                    entrant.vendor,
-                    copy.display()
-                ),
-            )
-        })?;
-        if let Some(Announce(say)) = &copies.announce {
-            say(&entrant.vendor, &copy, copied);
-        }
+        let copy = own_copy(&contract.workspace, &dir, &entrant.vendor, &skip, copies)?;
         let mut own = contract.clone();
         own.workspace = copy.clone();
         let options = RunOptions {
@@ -246,6 +232,31 @@ where
         group_id,
         columns: columns.into_iter().map(|(_, v, p, c)| (v, p, c)).collect(),
     })
+}
+
+/// `vendor`'s own copy of `workspace` in the group's folder `dir`, announced.
+/// Absolute, so the run resumes (and a replay copies) from any directory.
+fn own_copy(
+    workspace: &Path,
+    dir: &Path,
+    vendor: &str,
+    skip: &[PathBuf],
+    copies: &Copies,
+) -> Result<PathBuf> {
+    let copy = absolute(&unused(dir, vendor));
+    let copied = copy_workspace(workspace, &copy, skip).map_err(|e| {
+        Error::io(
+            workspace,
+            format!(
+                "could not be copied for {vendor} into {}: {e}",
+                copy.display()
+            ),
+        )
+    })?;
+    if let Some(Announce(say)) = &copies.announce {
+        say(vendor, &copy, copied);
+    }
+    Ok(copy)
 }
 
 /// `path` made absolute against the current directory (not resolved: a link

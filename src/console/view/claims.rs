@@ -10,8 +10,10 @@ use ratatui::text::Line;
 use ratatui::widgets::Paragraph;
 
 use crate::console::state::State;
+use crate::console::state::theme::Theme;
 use crate::console::update::keys::Action;
 use crate::console::view::block;
+use crate::core::claims::Source;
 
 /// Draw the claims of the selected run in `area`.
 pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
@@ -82,26 +84,7 @@ pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
                 Style::default().fg(t.warning),
             ));
         }
-        for src in &sentence.citations {
-            let colour = match src.verdict.as_deref() {
-                Some("found") => t.ok,
-                Some("not_found") => t.error,
-                Some(_) => t.warning,
-                None => t.muted,
-            };
-            let overlap = src
-                .overlap
-                .map(|o| format!(" · lexical overlap {o:.2}, a hint"))
-                .unwrap_or_default();
-            lines.push(Line::styled(
-                format!(
-                    "     [{}{overlap}] {}",
-                    src.verdict.as_deref().unwrap_or("not checked"),
-                    src.url
-                ),
-                Style::default().fg(colour),
-            ));
-        }
+        lines.extend(sentence.citations.iter().map(|src| source_line(t, src)));
     }
     let inner = area.height.saturating_sub(2).max(1) as usize;
     let scroll = cursor_line.saturating_sub(inner.saturating_sub(4)) as u16;
@@ -118,6 +101,29 @@ pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
             .block(block(t, &title, s.in_citations)),
         area,
     );
+}
+
+/// One source under its sentence: its verdict (coloured), the lexical overlap
+/// where the vendor gave no quote, and the URL.
+fn source_line(t: &Theme, src: &Source) -> Line<'static> {
+    let colour = match src.verdict.as_deref() {
+        Some("found") => t.ok,
+        Some("not_found") => t.error,
+        Some(_) => t.warning,
+        None => t.muted,
+    };
+    let overlap = src
+        .overlap
+        .map(|o| format!(" · lexical overlap {o:.2}, a hint"))
+        .unwrap_or_default();
+    Line::styled(
+        format!(
+            "     [{}{overlap}] {}",
+            src.verdict.as_deref().unwrap_or("not checked"),
+            src.url
+        ),
+        Style::default().fg(colour),
+    )
 }
 
 /// `text` in lines of at most `width` characters, broken at spaces where it can.

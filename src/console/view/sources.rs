@@ -12,6 +12,7 @@ use crate::console::state::{Grouping, State, host_of};
 use crate::console::view::{block, centered};
 use crate::core::price::usd;
 use crate::store::CitationRow;
+use crate::store::checks::CheckRow;
 
 pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
     let t = &state.theme.1;
@@ -185,19 +186,7 @@ fn draw_citations(frame: &mut Frame<'_>, list: Rect, state: &State, visible: &[&
         } else {
             String::new()
         };
-        // What check-sources found, where it ran: the verdict after the URL of
-        // the run it checked (by run, step and URL: another run citing the same
-        // URL at the same step was not checked).
-        let checked = s
-            .checks
-            .iter()
-            .find(|k| k.run_id == c.run_id && k.step == c.step && k.url == c.url)
-            .map(|k| match &k.resolved_url {
-                // Where a redirect led, when check-sources followed it.
-                Some(to) => format!("  [{} → {to}]", k.verdict),
-                None => format!("  [{}]", k.verdict),
-            })
-            .unwrap_or_default();
+        let checked = verdict_of(&s.checks, c);
         let link = crate::core::link::shown(&c.url, c.title.as_deref());
         lines.push(Line::styled(format!("  {run}{link}{checked}"), style));
     }
@@ -252,6 +241,20 @@ fn draw_citations(frame: &mut Frame<'_>, list: Rect, state: &State, visible: &[&
             .block(block(t, &title, s.in_citations)),
         list,
     );
+}
+
+/// What check-sources found, where it ran: the verdict after the URL of the run
+/// it checked (by run, step and URL: another run citing the same URL at the same
+/// step was not checked), and where a redirect led when it was followed.
+fn verdict_of(checks: &[CheckRow], c: &CitationRow) -> String {
+    checks
+        .iter()
+        .find(|k| k.run_id == c.run_id && k.step == c.step && k.url == c.url)
+        .map(|k| match &k.resolved_url {
+            Some(to) => format!("  [{} → {to}]", k.verdict),
+            None => format!("  [{}]", k.verdict),
+        })
+        .unwrap_or_default()
 }
 
 /// A search over every run: the query as typed, then its hits (run, step, what
