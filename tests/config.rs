@@ -160,6 +160,25 @@ fn write_web_creates_a_missing_file() {
     );
 }
 
+/// The temporary file is a new one: a link planted at the name it used to take
+/// (`.io.toml.tmp-PID`) is not written through.
+#[cfg(unix)]
+#[test]
+fn write_web_never_writes_through_a_planted_link() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("io.toml");
+    let victim = dir.path().join("victim");
+    std::fs::write(&victim, "untouched").unwrap();
+    let planted = dir
+        .path()
+        .join(format!(".io.toml.tmp-{}", std::process::id()));
+    std::os::unix::fs::symlink(&victim, &planted).unwrap();
+    write_web(&path, &WebAccess::search()).unwrap();
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "untouched");
+    assert!(!path.symlink_metadata().unwrap().file_type().is_symlink());
+    assert_eq!(Config::load(&path).unwrap().web, Some(WebAccess::search()));
+}
+
 #[test]
 fn the_example_file_loads_with_every_table() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("io.toml.example");

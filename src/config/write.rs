@@ -1,6 +1,7 @@
 //! Writing the declaration back to `io.toml` as its `[web]` table, with toml_edit
 //! so every comment, every other table and their order stay as the operator left
-//! them. The file is replaced atomically (temp file + rename in the same directory).
+//! them. The file is replaced atomically (`store::file::write_new`: a new file in the
+//! same directory renamed into place; a symbolic link there is refused, not followed).
 
 use std::path::Path;
 
@@ -19,17 +20,8 @@ pub fn write_web(path: &Path, web: &WebAccess) -> Result<()> {
     };
     let updated = with_web(&text, web)
         .map_err(|e| Error::config(format!("{}: cannot be edited: {e}", path.display())))?;
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "io.toml".into());
-    let temp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-    std::fs::write(&temp, updated).map_err(|e| Error::io(&temp, e))?;
-    std::fs::rename(&temp, path).map_err(|e| Error::io(path, e))
+    // A new file beside it renamed into place (never written through a link).
+    crate::store::file::write_new(path, updated.as_bytes()).map_err(|e| Error::io(path, e))
 }
 
 /// The text with its `[web]` table set to `web`; everything else untouched.
