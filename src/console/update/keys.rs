@@ -23,12 +23,15 @@ pub enum Action {
     ShowCompare,
     /// Run the declaration on every vendor that carries it, side by side.
     StartCompare,
-    /// Compare: open the chosen run's claims (on Sources).
+    /// Compare: open the chosen eval or comparison; in an eval, a question's
+    /// comparison or a vendor's claims; in a comparison, the run's claims.
     OpenCompared,
     /// Compare: open the chosen run in the Run panes.
     RunOfCompared,
     /// Compare: open the chosen run in Sources.
     SourcesOfCompared,
+    /// Compare: write the open eval's matrix to a Markdown file.
+    ExportEval,
     /// Compare: scroll the comparison up a page.
     CompareUp,
     /// Compare: scroll the comparison down a page.
@@ -125,7 +128,7 @@ pub struct Binding {
     pub scope: Scope,
 }
 
-const DEFAULTS: [(Action, &str, &str, &str, Scope); 40] = [
+const DEFAULTS: [(Action, &str, &str, &str, Scope); 41] = [
     (
         Action::Help,
         "help",
@@ -342,7 +345,7 @@ const DEFAULTS: [(Action, &str, &str, &str, Scope); 40] = [
         Action::OpenCompared,
         "open_compared",
         "enter",
-        "open the chosen run's claims",
+        "open the chosen eval, comparison or run's claims",
         Scope::Compare,
     ),
     (
@@ -357,6 +360,13 @@ const DEFAULTS: [(Action, &str, &str, &str, Scope); 40] = [
         "sources_of_compared",
         "s",
         "open the chosen run's sources",
+        Scope::Compare,
+    ),
+    (
+        Action::ExportEval,
+        "export_eval",
+        "e",
+        "write the open eval's matrix to a Markdown file",
         Scope::Compare,
     ),
     (

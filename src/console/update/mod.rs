@@ -82,7 +82,17 @@ fn apply(state: &mut State, msg: Msg) -> Vec<Effect> {
         Msg::Groups(groups) => {
             let c = &mut state.compare;
             c.stored = groups;
-            c.stored_at = c.stored_at.min(c.stored.len().saturating_sub(1));
+            c.stored_at = c.stored_at.min(c.listed().saturating_sub(1));
+            Vec::new()
+        }
+        Msg::Evals(evals) => {
+            let c = &mut state.compare;
+            c.evals = evals;
+            c.stored_at = c.stored_at.min(c.listed().saturating_sub(1));
+            Vec::new()
+        }
+        Msg::Eval(report) => {
+            compare::opened_eval(state, report);
             Vec::new()
         }
         Msg::RunSources {
