@@ -37,18 +37,31 @@ pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State, view: &Eval
             Line::styled(format!("  {line}"), text)
         }
     };
-    let mut lines = vec![Line::styled(
+    // The keys, packed into as few lines as the width allows.
+    let hints = [
+        "↑↓ choose".to_string(),
         format!(
-            "↑↓ choose · {open} on a vendor: its first run's claims, on a question: its comparison · {} the run · {} its sources · {} writes eval-{}.md · {} back",
-            key(Action::RunOfCompared),
-            key(Action::SourcesOfCompared),
-            key(Action::ExportEval),
-            r.eval_id,
-            key(Action::Cancel),
-            open = key(Action::OpenCompared),
+            "{} on a question: its comparison, on a vendor: its first run's claims",
+            key(Action::OpenCompared)
         ),
-        muted,
-    )];
+        format!("{} the run", key(Action::RunOfCompared)),
+        format!("{} its sources", key(Action::SourcesOfCompared)),
+        format!("{} writes eval-{}.md", key(Action::ExportEval), r.eval_id),
+        format!("{} back", key(Action::Cancel)),
+    ];
+    let width = area.width.saturating_sub(2) as usize;
+    let mut lines: Vec<Line<'_>> = Vec::new();
+    let mut hint = String::new();
+    for h in hints {
+        if !hint.is_empty() && hint.chars().count() + 3 + h.chars().count() > width {
+            lines.push(Line::styled(std::mem::take(&mut hint), muted));
+        }
+        if !hint.is_empty() {
+            hint.push_str(" · ");
+        }
+        hint.push_str(&h);
+    }
+    lines.push(Line::styled(hint, muted));
     let nv = r.vendors.len();
     let matrix: Vec<Vec<String>> = r.vendors.iter().map(matrix_row).collect();
     let matrix = columns(&MATRIX_HEAD, &matrix);

@@ -104,11 +104,19 @@ pub fn question_row(s: &Scored) -> Vec<String> {
     ]
 }
 
-/// Columns padded to their widest cell, two spaces apart.
+/// Columns padded to their widest cell, two spaces apart. A row's last cell
+/// with text (a not-run row's reason) runs on over the empty cells after it
+/// rather than widening its column for every row.
 fn aligned(head: &[&str], rows: &[Vec<String>], text: &mut String) {
     let mut width: Vec<usize> = head.iter().map(|h| h.chars().count()).collect();
     for row in rows {
-        for (w, cell) in width.iter_mut().zip(row) {
+        let last = row.iter().rposition(|c| !c.is_empty()).unwrap_or(0);
+        let sized = if last + 1 < row.len() {
+            last
+        } else {
+            row.len()
+        };
+        for (w, cell) in width.iter_mut().zip(&row[..sized]) {
             *w = (*w).max(cell.chars().count());
         }
     }
