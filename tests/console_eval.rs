@@ -185,7 +185,7 @@ fn compare_lists_evals_beside_comparisons_and_enter_shows_the_matrix() {
     }
     let help = screen(&s, 100, 40);
     assert!(
-        help.contains("write the open eval's matrix to a Markdown file"),
+        help.contains("write the open eval's matrix as Markdown"),
         "{help}"
     );
 }

@@ -30,7 +30,7 @@ pub enum Action {
     RunOfCompared,
     /// Compare: open the chosen run in Sources.
     SourcesOfCompared,
-    /// Compare: write the open eval's matrix to a Markdown file.
+    /// Compare: write the open eval's matrix as Markdown.
     ExportEval,
     /// Compare: scroll the comparison up a page.
     CompareUp,
@@ -366,7 +366,7 @@ const DEFAULTS: [(Action, &str, &str, &str, Scope); 41] = [
         Action::ExportEval,
         "export_eval",
         "e",
-        "write the open eval's matrix to a Markdown file",
+        "write the open eval's matrix as Markdown",
         Scope::Compare,
     ),
     (
