@@ -191,7 +191,7 @@ fn compare_lists_evals_beside_comparisons_and_enter_shows_the_matrix() {
 }
 
 #[test]
-fn in_an_eval_enter_on_a_question_opens_its_comparison_and_on_a_vendor_its_claims() {
+fn in_an_eval_each_row_asks_for_what_it_opens() {
     let mut s = state();
     update(&mut s, key(KeyCode::F(5)));
     let (eval, report) = listed();
