@@ -252,15 +252,12 @@ fn names(vendors: &[Vendor]) -> String {
         .join(", ")
 }
 
-/// Eval `eval_id` read back and scored.
+/// Eval `eval_id` read back and scored (`Store::eval_report`, as the console
+/// reads it).
 pub fn report(store: &Store, launch: &Launch, eval_id: i64) -> Result<EvalReport> {
-    let row = store
-        .eval(eval_id)?
-        .ok_or_else(|| Error::store_says(format!("eval {eval_id} was not recorded")))?;
-    let records = store.eval_questions(eval_id, &launch.plan().prices)?;
-    let mut r = eval::report(eval_id, &row.file, &row.vendors, &records);
-    r.max_usd_micro = row.max_usd_micro;
-    Ok(r)
+    store
+        .eval_report(eval_id, &launch.plan().prices)?
+        .ok_or_else(|| Error::store_says(format!("eval {eval_id} was not recorded")))
 }
 
 /// How the report is printed.
@@ -348,11 +345,7 @@ pub fn list(
     }
     let mut text = String::new();
     for r in rows {
-        let state = match (&r.finished_at, r.done + r.skipped < r.questions) {
-            (_, true) => format!("stopped: `eval --resume {}` continues it", r.eval_id),
-            (Some(_), false) if r.skipped > 0 => format!("{} not run (--max-usd)", r.skipped),
-            _ => "finished".into(),
-        };
+        let state = r.status();
         text.push_str(&format!(
             "#{:<4} {}  {}  {}/{} questions × {}  {}\n",
             r.eval_id,

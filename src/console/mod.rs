@@ -21,6 +21,7 @@ pub mod testing {
     pub use super::effects::Executor;
     pub use super::effects::setup::{Connection, connect, initial_state};
     pub use super::effects::{next_request, past_run};
+    pub use super::state::evals::{EvalListed, EvalPick, EvalView};
     pub use super::state::form::{FIELDS, Field};
     pub use super::state::{Effect, Grouping, Msg, Screen, State, Tone, Wheel};
     pub use super::update::keys::{Action, Keymap};

@@ -3,13 +3,15 @@
 //! question names its group once it has run (`done`), or is `skipped` when the
 //! eval's dollar cap was crossed before it started. Read back as
 //! `core::eval::QuestionRecord`s: each run's figures from `Store::figures`, its
-//! cited URLs and its final answer, for `core::eval::report` to score.
+//! cited URLs and its final answer, for `core::eval::report` to score
+//! (`Store::eval_report`: the one place a stored eval is scored, for `eval`
+//! and the console alike).
 
 use rusqlite::{OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
 use super::{Store, db_err, now};
-use crate::core::eval::{Question, QuestionRecord, RunRecord};
+use crate::core::eval::{EvalReport, Question, QuestionRecord, RunRecord};
 use crate::core::event::RunId;
 use crate::core::price::PriceTable;
 use crate::error::Result;
@@ -58,7 +60,31 @@ pub struct EvalRow {
     pub skipped: u64,
 }
 
+impl EvalRow {
+    /// Where it stands, as `evals` says it: `finished`, how many questions the
+    /// cap left unrun, or stopped (and how to continue it).
+    pub fn status(&self) -> String {
+        match (&self.finished_at, self.done + self.skipped < self.questions) {
+            (_, true) => format!("stopped: `eval --resume {}` continues it", self.eval_id),
+            (Some(_), false) if self.skipped > 0 => format!("{} not run (--max-usd)", self.skipped),
+            _ => "finished".into(),
+        }
+    }
+}
+
 impl Store {
+    /// Eval `eval_id` read back and scored (`core::eval::report`), priced by
+    /// `prices`; `None` when there is no eval by that id.
+    pub fn eval_report(&self, eval_id: i64, prices: &PriceTable) -> Result<Option<EvalReport>> {
+        let Some(row) = self.eval(eval_id)? else {
+            return Ok(None);
+        };
+        let records = self.eval_questions(eval_id, prices)?;
+        let mut r = crate::core::eval::report(eval_id, &row.file, &row.vendors, &records);
+        r.max_usd_micro = row.max_usd_micro;
+        Ok(Some(r))
+    }
+
     /// Record a new eval and its questions (all pending); its id.
     pub fn create_eval(&self, e: &NewEval) -> Result<i64> {
         let mut conn = self.lock()?;

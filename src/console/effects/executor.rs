@@ -120,6 +120,9 @@ impl Executor {
                     }))
                 })
             }
+            Effect::LoadEvals => self.load_evals(),
+            Effect::OpenEval(id) => self.open_eval(id),
+            Effect::ExportEval(id) => self.export_eval(id),
             Effect::LoadRunSources(id) => self.read(move |s| run_sources(s, id)),
             Effect::LoadClaims(id) => {
                 self.read(move |s| Ok(Msg::Claims(Box::new(s.run_claims(id)?))))

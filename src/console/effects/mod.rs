@@ -2,12 +2,14 @@
 //! comparison is a spawned task begun through the launch seam (`Launch::run`,
 //! `Launch::run_group`); store reads are `spawn_blocking`; each result comes back
 //! to the loop as a `Msg`. `executor` holds what runs need and dispatches each
-//! effect; `browser` opens a URL; `compare` starts a comparison; `sources` performs the Sources
+//! effect; `browser` opens a URL; `compare` starts a comparison; `evals` reads
+//! the evals Compare lists and writes one's Markdown; `sources` performs the Sources
 //! screen's effects; `reads` are the store reads the screens show. Nothing here
 //! decides what to show.
 
 mod browser;
 mod compare;
+mod evals;
 mod executor;
 mod reads;
 pub mod setup;

@@ -71,13 +71,18 @@ impl Executor {
         });
     }
 
-    /// Write a run's sources as Markdown next to io.toml.
-    pub(super) fn export_sources(&self, run_id: RunId) {
-        let dir = self
-            .config_path
+    /// Where an export is written: the folder of io.toml (the working
+    /// directory when io.toml's path names none).
+    pub(super) fn export_dir(&self) -> PathBuf {
+        self.config_path
             .parent()
             .filter(|d| !d.as_os_str().is_empty())
-            .map_or_else(|| PathBuf::from("."), PathBuf::from);
+            .map_or_else(|| PathBuf::from("."), PathBuf::from)
+    }
+
+    /// Write a run's sources as Markdown next to io.toml.
+    pub(super) fn export_sources(&self, run_id: RunId) {
+        let dir = self.export_dir();
         self.read(move |s| {
             let path = dir.join(format!("sources-run-{run_id}.md"));
             let rows = s.citations_recorded(run_id)?;

@@ -1,9 +1,11 @@
 //! The Compare screen's data: one column per vendor asked — its refusal, or its
 //! live run folded exactly as the Run panes fold one (`RunView::apply`) — and,
 //! once the group has ended, the comparison the store reads back, with the run
-//! the operator has chosen to open; and, before any, the comparisons the store
-//! holds (`run --providers`, `run --replay`, earlier consoles), newest first.
+//! the operator has chosen to open; and, before any, the evals and the
+//! comparisons the store holds (`eval`; `run --providers`, `run --replay`,
+//! earlier consoles), each newest first, and an eval opened (`evals`).
 
+use crate::console::state::evals::{EvalListed, EvalView};
 use crate::console::state::run::RunView;
 use crate::core::compare::Comparison;
 use crate::core::event::{Event, RunId};
@@ -43,8 +45,24 @@ pub struct CompareView {
     pub scroll: u16,
     /// The comparisons the store holds, newest first (shown while none is open).
     pub stored: Vec<crate::store::GroupRow>,
-    /// The one chosen in that list.
+    /// The evals the store holds, newest first, listed above the comparisons.
+    pub evals: Vec<EvalListed>,
+    /// The one chosen in the list: an index into the evals, then the comparisons.
     pub stored_at: usize,
+    /// The eval opened from the list; a question's comparison opened from it
+    /// shows over it, and Esc comes back to it.
+    pub eval: Option<EvalView>,
+    /// The run to choose once the comparison opened from an eval is read.
+    pub select_run: Option<i64>,
+}
+
+/// What the list has chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Listed {
+    /// An eval.
+    Eval(i64),
+    /// A comparison (run group).
+    Group(i64),
 }
 
 impl CompareView {
@@ -66,6 +84,9 @@ impl CompareView {
         }
         match result {
             Ok(c) => {
+                if let Some(id) = self.select_run.take() {
+                    self.selected = c.runs.iter().position(|r| r.run_id == id).unwrap_or(0);
+                }
                 self.selected = self.selected.min(c.runs.len().saturating_sub(1));
                 self.result = Some(c);
             }
@@ -79,20 +100,44 @@ impl CompareView {
         Some((RunId(r.run_id), r.vendor.as_str()))
     }
 
-    /// None is open or running: the stored comparisons are listed.
+    /// None is open or running: the stored evals and comparisons are listed.
     pub fn listing(&self) -> bool {
-        self.columns.is_empty() && self.result.is_none() && !self.running
+        self.columns.is_empty() && self.result.is_none() && !self.running && self.eval.is_none()
     }
 
-    /// The stored comparison chosen in the list.
-    pub fn chosen_stored(&self) -> Option<i64> {
-        self.stored.get(self.stored_at).map(|g| g.group_id)
+    /// The eval open, with no comparison over it.
+    pub fn eval_shown(&self) -> Option<&EvalView> {
+        self.eval
+            .as_ref()
+            .filter(|_| self.result.is_none() && self.columns.is_empty() && !self.running)
+    }
+
+    /// Rows of the list: the evals, then the comparisons.
+    pub fn listed(&self) -> usize {
+        self.evals.len() + self.stored.len()
+    }
+
+    /// The eval or comparison chosen in the list.
+    pub fn chosen_stored(&self) -> Option<Listed> {
+        match self.evals.get(self.stored_at) {
+            Some(e) => Some(Listed::Eval(e.row.eval_id)),
+            None => self
+                .stored
+                .get(self.stored_at.checked_sub(self.evals.len())?)
+                .map(|g| Listed::Group(g.group_id)),
+        }
     }
 
     /// Move the choice up or down the comparison's runs (or the stored list).
     pub fn choose(&mut self, up: bool) {
+        if self.eval_shown().is_some() {
+            if let Some(e) = &mut self.eval {
+                e.choose(up);
+            }
+            return;
+        }
         if self.listing() {
-            let n = self.stored.len();
+            let n = self.listed();
             self.stored_at = if up {
                 self.stored_at.saturating_sub(1)
             } else {

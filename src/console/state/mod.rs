@@ -1,12 +1,13 @@
 //! The console's state: the screen, the Declare form (`form`, its previews in
 //! `preview`), the Run panes (`run`, folded from events by `fold` and `live`, or
 //! rebuilt from the store by `past`), the Sources lists, the Compare columns
-//! (`compare`), the theme; and the
+//! (`compare`) and its evals (`evals`), the theme; and the
 //! messages `update` takes and the effects it returns. Nothing here performs I/O:
 //! effects (start a run, load from the store, write io.toml, copy a URL) are
 //! performed by `console::effects`, and their results come back as messages.
 
 pub mod compare;
+pub mod evals;
 pub mod fold;
 pub mod form;
 pub mod live;
@@ -211,6 +212,10 @@ pub enum Msg {
     Runs(Vec<RunRow>),
     /// The comparisons the store holds, newest first.
     Groups(Vec<crate::store::GroupRow>),
+    /// The evals the store holds, newest first, each with what it cost.
+    Evals(Vec<crate::console::state::evals::EvalListed>),
+    /// An eval read back and scored for Compare, or why it could not be.
+    Eval(std::result::Result<crate::core::eval::EvalReport, String>),
     /// One run's sources: its citations (its children's included), its
     /// server-tool calls, and what checking them found.
     RunSources {
@@ -313,6 +318,12 @@ pub enum Effect {
     LoadGroups,
     /// Read a stored comparison back for the Compare screen.
     OpenGroup(i64),
+    /// Load the stored evals.
+    LoadEvals,
+    /// Read a stored eval back, scored, for the Compare screen.
+    OpenEval(i64),
+    /// Write an eval's matrix and per-question table as Markdown next to io.toml.
+    ExportEval(i64),
     /// Load one run's citations and server-tool calls.
     LoadRunSources(RunId),
     /// Load one run's claims (its final answer sentence by sentence).

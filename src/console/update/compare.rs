@@ -1,12 +1,17 @@
 //! The Compare screen's half of `update`: starting a comparison from the form
 //! (every vendor asked, the ones that refuse the declaration shown with their
 //! refusal), folding each vendor's events into its column, Esc twice cancelling
-//! every run, and opening the chosen run in the Run panes or in Sources.
+//! every run, and opening the chosen run in the Run panes or in Sources; on
+//! the stored list, opening an eval or a comparison; in an eval, opening a
+//! question's comparison or a vendor's claims, and `e` writing its Markdown.
 
-use crate::console::state::compare::{CompareColumn, CompareView};
+use crate::console::state::compare::{CompareColumn, CompareView, Listed};
+use crate::console::state::evals::{EvalPick, EvalView};
 use crate::console::state::run::RunView;
 use crate::console::state::{Effect, NoticeCause, Screen, State};
 use crate::console::update::keys::Action;
+use crate::core::eval::EvalReport;
+use crate::core::event::RunId;
 use crate::core::wire::Vendor;
 
 /// Run the form's goal and declaration on every vendor at once.
@@ -64,6 +69,7 @@ pub(super) fn start(state: &mut State) -> Vec<Effect> {
         columns,
         running: true,
         stored: std::mem::take(&mut state.compare.stored),
+        evals: std::mem::take(&mut state.compare.evals),
         ..CompareView::default()
     };
     state.screen = Screen::Compare;
@@ -76,20 +82,32 @@ pub(super) fn start(state: &mut State) -> Vec<Effect> {
 }
 
 /// Esc while a comparison runs (on any screen): the first asks, the second
-/// cancels every run. On Compare, with one finished: back to the stored list.
-/// `None` when neither.
+/// cancels every run. On Compare, with a question's comparison open from an
+/// eval: back to the eval; with one finished, or an eval: back to the stored
+/// list. `None` when neither.
 pub(super) fn cancel(state: &mut State) -> Option<Vec<Effect>> {
     if !state.compare.running {
         if state.screen != Screen::Compare || state.compare.listing() || state.run.running {
             return None;
         }
         let c = &mut state.compare;
+        if c.eval.is_some() && c.eval_shown().is_none() {
+            *c = CompareView {
+                stored: std::mem::take(&mut c.stored),
+                evals: std::mem::take(&mut c.evals),
+                stored_at: c.stored_at,
+                eval: c.eval.take(),
+                ..CompareView::default()
+            };
+            return Some(Vec::new());
+        }
         *c = CompareView {
             stored: std::mem::take(&mut c.stored),
+            evals: std::mem::take(&mut c.evals),
             stored_at: c.stored_at,
             ..CompareView::default()
         };
-        return Some(vec![Effect::LoadGroups]);
+        return Some(vec![Effect::LoadGroups, Effect::LoadEvals]);
     }
     if std::mem::take(&mut state.compare.confirm_cancel) {
         state.say("cancelling every run of the comparison …", false);
@@ -106,13 +124,17 @@ pub(super) fn cancel(state: &mut State) -> Option<Vec<Effect>> {
 
 /// Enter / `s` / `r` on a finished comparison: the chosen run's claims, its
 /// sources, or the run in the Run panes; Enter on the stored list: the chosen
-/// comparison.
+/// eval or comparison; in an eval, as `from_eval` says.
 pub(super) fn open(state: &mut State, action: Action) -> Vec<Effect> {
     if state.compare.listing() {
-        return match state.compare.chosen_stored() {
-            Some(id) if action == Action::OpenCompared => vec![Effect::OpenGroup(id)],
+        return match (state.compare.chosen_stored(), action) {
+            (Some(Listed::Eval(id)), Action::OpenCompared) => vec![Effect::OpenEval(id)],
+            (Some(Listed::Group(id)), Action::OpenCompared) => vec![Effect::OpenGroup(id)],
             _ => Vec::new(),
         };
+    }
+    if state.compare.eval_shown().is_some() {
+        return from_eval(state, action);
     }
     let Some((id, _)) = state.compare.chosen() else {
         state.say(
@@ -121,6 +143,12 @@ pub(super) fn open(state: &mut State, action: Action) -> Vec<Effect> {
         );
         return Vec::new();
     };
+    open_run(state, id, action)
+}
+
+/// Run `id`'s claims (Enter) or its sources (`s`) on Sources, or the run in
+/// the Run panes (`r`).
+fn open_run(state: &mut State, id: RunId, action: Action) -> Vec<Effect> {
     match action {
         Action::SourcesOfCompared | Action::OpenCompared => {
             state.screen = Screen::Sources;
@@ -133,5 +161,99 @@ pub(super) fn open(state: &mut State, action: Action) -> Vec<Effect> {
             vec![Effect::LoadRuns]
         }
         _ => vec![Effect::OpenRun(id)],
+    }
+}
+
+/// In an eval: Enter on a question's row opens that question's comparison with
+/// that vendor's run chosen (Enter there opens its claims); Enter on a vendor's
+/// row opens the claims of the vendor's first run in the eval
+/// (`EvalView::run_of`). `s` and `r` on either row: that run's sources, or the
+/// run in the Run panes.
+fn from_eval(state: &mut State, action: Action) -> Vec<Effect> {
+    let Some(view) = state.compare.eval_shown() else {
+        return Vec::new();
+    };
+    let Some(pick) = view.chosen() else {
+        return Vec::new();
+    };
+    let run = view.run_of(pick);
+    let eval_id = view.report.eval_id;
+    let (cell, why) = match pick {
+        EvalPick::Cell(s) => (
+            Some((s.group_id, s.run_id, s.id.clone())),
+            format!(
+                "question {} did not run on {}: {}",
+                s.id,
+                s.vendor,
+                s.note.as_deref().unwrap_or("no run recorded")
+            ),
+        ),
+        EvalPick::Vendor(v) => (
+            None,
+            format!("{} ran no question of eval {eval_id}", v.vendor),
+        ),
+    };
+    match (cell, action) {
+        (Some((Some(group), run_id, _)), Action::OpenCompared) => {
+            state.compare.select_run = run_id;
+            state.compare.selected = 0;
+            vec![Effect::OpenGroup(group)]
+        }
+        (Some((None, _, id)), Action::OpenCompared) => {
+            state.say(
+                format!(
+                    "question {id} has not run yet: `io-harness eval --resume {eval_id}` runs it"
+                ),
+                false,
+            );
+            Vec::new()
+        }
+        _ => match run {
+            Some(id) => open_run(state, RunId(id), action),
+            None => {
+                state.say(why, false);
+                Vec::new()
+            }
+        },
+    }
+}
+
+/// An eval read back: shown (the cursor kept when it is the one already open),
+/// or why it could not be read on the status line.
+pub(super) fn opened_eval(state: &mut State, report: Result<EvalReport, String>) {
+    match report {
+        Ok(r) => {
+            let c = &mut state.compare;
+            let at = c
+                .eval
+                .as_ref()
+                .filter(|e| e.report.eval_id == r.eval_id)
+                .map_or(0, |e| e.at);
+            let mut view = EvalView::new(r);
+            view.at = at.min(view.rows().saturating_sub(1));
+            c.eval = Some(view);
+        }
+        Err(e) => state.say(e, true),
+    }
+}
+
+/// `e` in an eval: write its matrix and per-question table as Markdown beside
+/// io.toml.
+pub(super) fn export(state: &mut State) -> Vec<Effect> {
+    match state.compare.eval_shown() {
+        Some(e) => vec![Effect::ExportEval(e.report.eval_id)],
+        None => {
+            let (key, open) = (
+                state.keys.key_for(Action::ExportEval),
+                state.keys.key_for(Action::OpenCompared),
+            );
+            state.say(
+                format!(
+                    "{key} writes an eval's matrix: open an eval first ({open} on it in the list)"
+                ),
+                false,
+            );
+            Vec::new()
+        }
     }
 }

@@ -176,13 +176,14 @@ pub(super) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
         }
         Action::ShowCompare => {
             state.screen = Screen::Compare;
-            return vec![Effect::LoadGroups];
+            return vec![Effect::LoadGroups, Effect::LoadEvals];
         }
         Action::StartRun => return start_run(state),
         Action::StartCompare => return super::compare::start(state),
         Action::OpenCompared | Action::SourcesOfCompared | Action::RunOfCompared => {
             return super::compare::open(state, action);
         }
+        Action::ExportEval => return super::compare::export(state),
         Action::CompareUp => state.compare.scroll = state.compare.scroll.saturating_sub(10),
         Action::CompareDown => state.compare.scroll = state.compare.scroll.saturating_add(10),
         Action::Save => return vec![Effect::SaveWeb(state.form.web())],

@@ -4,9 +4,12 @@
 
 use std::collections::BTreeMap;
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::KeyEvent;
 
 use crate::error::{Error, Result};
+
+pub use super::key_text::parse_key;
+use super::key_text::same;
 
 /// What a key does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -23,12 +26,15 @@ pub enum Action {
     ShowCompare,
     /// Run the declaration on every vendor that carries it, side by side.
     StartCompare,
-    /// Compare: open the chosen run's claims (on Sources).
+    /// Compare: open the chosen eval or comparison; in an eval, a question's
+    /// comparison or a vendor's claims; in a comparison, the run's claims.
     OpenCompared,
     /// Compare: open the chosen run in the Run panes.
     RunOfCompared,
     /// Compare: open the chosen run in Sources.
     SourcesOfCompared,
+    /// Compare: write the open eval's matrix as Markdown.
+    ExportEval,
     /// Compare: scroll the comparison up a page.
     CompareUp,
     /// Compare: scroll the comparison down a page.
@@ -125,7 +131,7 @@ pub struct Binding {
     pub scope: Scope,
 }
 
-const DEFAULTS: [(Action, &str, &str, &str, Scope); 40] = [
+const DEFAULTS: [(Action, &str, &str, &str, Scope); 41] = [
     (
         Action::Help,
         "help",
@@ -342,7 +348,7 @@ const DEFAULTS: [(Action, &str, &str, &str, Scope); 40] = [
         Action::OpenCompared,
         "open_compared",
         "enter",
-        "open the chosen run's claims",
+        "open the chosen eval, comparison or run's claims",
         Scope::Compare,
     ),
     (
@@ -357,6 +363,13 @@ const DEFAULTS: [(Action, &str, &str, &str, Scope); 40] = [
         "sources_of_compared",
         "s",
         "open the chosen run's sources",
+        Scope::Compare,
+    ),
+    (
+        Action::ExportEval,
+        "export_eval",
+        "e",
+        "write the open eval's matrix as Markdown",
         Scope::Compare,
     ),
     (
@@ -495,56 +508,10 @@ impl Default for Keymap {
     }
 }
 
-fn same(a: &KeyEvent, b: &KeyEvent) -> bool {
-    let mods = |k: &KeyEvent| k.modifiers & (KeyModifiers::CONTROL | KeyModifiers::ALT);
-    let code = |k: &KeyEvent| match k.code {
-        KeyCode::Char(c) => KeyCode::Char(c.to_ascii_lowercase()),
-        KeyCode::BackTab => KeyCode::BackTab,
-        other => other,
-    };
-    code(a) == code(b) && mods(a) == mods(b)
-}
-
-/// Read `ctrl-r`, `alt-p`, `f5`, `esc`, `enter`, `tab`, `backtab`, `up`, `/`, `g`.
-pub fn parse_key(text: &str) -> Option<KeyEvent> {
-    let lower = text.trim().to_ascii_lowercase();
-    let mut mods = KeyModifiers::NONE;
-    let mut rest = lower.as_str();
-    loop {
-        if let Some(r) = rest.strip_prefix("ctrl-") {
-            mods |= KeyModifiers::CONTROL;
-            rest = r;
-        } else if let Some(r) = rest.strip_prefix("alt-") {
-            mods |= KeyModifiers::ALT;
-            rest = r;
-        } else {
-            break;
-        }
-    }
-    let code = match rest {
-        "esc" => KeyCode::Esc,
-        "enter" => KeyCode::Enter,
-        "tab" => KeyCode::Tab,
-        "backtab" => KeyCode::BackTab,
-        "up" => KeyCode::Up,
-        "down" => KeyCode::Down,
-        "left" => KeyCode::Left,
-        "right" => KeyCode::Right,
-        "pageup" => KeyCode::PageUp,
-        "pagedown" => KeyCode::PageDown,
-        "space" => KeyCode::Char(' '),
-        f if f.starts_with('f') && f.len() > 1 => {
-            KeyCode::F(f[1..].parse().ok().filter(|n| (1..=12).contains(n))?)
-        }
-        c if c.chars().count() == 1 => KeyCode::Char(c.chars().next()?),
-        _ => return None,
-    };
-    Some(KeyEvent::new(code, mods))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crossterm::event::{KeyCode, KeyModifiers};
 
     #[test]
     fn defaults_overrides_and_errors() {

@@ -6,6 +6,7 @@
 
 mod compare;
 pub mod input;
+mod key_text;
 pub mod keys;
 mod sources;
 
@@ -78,11 +79,41 @@ fn apply(state: &mut State, msg: Msg) -> Vec<Effect> {
             workspace_refused(state, message);
             Vec::new()
         }
+        msg @ (Msg::Runs(_)
+        | Msg::Groups(_)
+        | Msg::Evals(_)
+        | Msg::Eval(_)
+        | Msg::RunSources { .. }
+        | Msg::Claims(_)
+        | Msg::Found(_)
+        | Msg::Past(_)
+        | Msg::Hits(_)
+        | Msg::Next { .. }) => read(state, msg),
+        Msg::Notice { text, tone } => {
+            state.say(text, tone == Tone::Error);
+            Vec::new()
+        }
+    }
+}
+
+/// What an effect read from the store, put where its screen shows it.
+fn read(state: &mut State, msg: Msg) -> Vec<Effect> {
+    match msg {
         Msg::Runs(runs) => on_runs(state, runs),
         Msg::Groups(groups) => {
             let c = &mut state.compare;
             c.stored = groups;
-            c.stored_at = c.stored_at.min(c.stored.len().saturating_sub(1));
+            c.stored_at = c.stored_at.min(c.listed().saturating_sub(1));
+            Vec::new()
+        }
+        Msg::Evals(evals) => {
+            let c = &mut state.compare;
+            c.evals = evals;
+            c.stored_at = c.stored_at.min(c.listed().saturating_sub(1));
+            Vec::new()
+        }
+        Msg::Eval(report) => {
+            compare::opened_eval(state, report);
             Vec::new()
         }
         Msg::RunSources {
@@ -124,10 +155,7 @@ fn apply(state: &mut State, msg: Msg) -> Vec<Effect> {
             state.sources.next = Some((run_id, lines));
             Vec::new()
         }
-        Msg::Notice { text, tone } => {
-            state.say(text, tone == Tone::Error);
-            Vec::new()
-        }
+        _ => Vec::new(),
     }
 }
 

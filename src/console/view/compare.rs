@@ -1,7 +1,8 @@
 //! The Compare screen: one column per vendor while the group runs (its status,
 //! cost so far, server-side calls, citations and newest log lines, or its
 //! refusal), then the comparison table the store reads back, with the chosen run
-//! marked and the keys that open it; before any, the stored comparisons.
+//! marked and the keys that open it; before any, the stored evals and
+//! comparisons (`listing`), and an eval opened from them (`eval`).
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -23,7 +24,10 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
     let t = &state.theme.1;
     let c = &state.compare;
     if c.listing() {
-        return draw_stored(frame, area, state);
+        return super::listing::draw(frame, area, state);
+    }
+    if let Some(view) = c.eval_shown() {
+        return super::eval::draw(frame, area, state, view);
     }
     let Some(result) = &c.result else {
         return draw_columns(frame, area, state);
@@ -88,68 +92,6 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
     };
     let title = format!("Compare · group {}{more}", result.group_id);
     frame.render_widget(Paragraph::new(shown).block(block(t, &title, true)), table);
-}
-
-/// No comparison open: the ones the store holds, newest first (as Sources lists
-/// runs), or how to make one.
-fn draw_stored(frame: &mut Frame<'_>, area: Rect, state: &State) {
-    let t = &state.theme.1;
-    let c = &state.compare;
-    let start = state.keys.key_for(Action::StartCompare);
-    if c.stored.is_empty() {
-        let hint = format!(
-            "No comparison yet. {start} on Declare runs its goal and declaration on every vendor that carries it, each in its own copy of the workspace, side by side; so does `io-harness run --providers a,b,c`."
-        );
-        frame.render_widget(
-            Paragraph::new(hint)
-                .style(Style::default().fg(t.muted))
-                .wrap(Wrap { trim: true })
-                .block(block(t, "Compare", true)),
-            area,
-        );
-        return;
-    }
-    let width = area.width.saturating_sub(2) as usize;
-    let mut lines = vec![Line::styled(
-        format!(
-            "↑↓ choose · {} opens it · {start} on Declare starts a new one",
-            state.keys.key_for(Action::OpenCompared)
-        ),
-        Style::default().fg(t.muted),
-    )];
-    let room = area.height.saturating_sub(3) as usize;
-    let skip = (c.stored_at + 1).saturating_sub(room);
-    for (i, g) in c.stored.iter().enumerate().skip(skip).take(room) {
-        let refused = if g.refusals.is_empty() {
-            String::new()
-        } else {
-            format!(", {} not run", g.refusals.len())
-        };
-        let when: String = g
-            .created_at
-            .chars()
-            .take(16)
-            .collect::<String>()
-            .replace('T', " ");
-        let text = format!(
-            "#{:<4} {when}  {} run{}{refused}  {}",
-            g.group_id,
-            g.runs.len(),
-            if g.runs.len() == 1 { "" } else { "s" },
-            g.goal.split_whitespace().collect::<Vec<_>>().join(" ")
-        );
-        let one: String = text.chars().take(width).collect();
-        let style = if i == c.stored_at {
-            Style::default()
-                .fg(t.accent)
-                .add_modifier(Modifier::REVERSED)
-        } else {
-            Style::default().fg(t.text)
-        };
-        lines.push(Line::styled(one, style));
-    }
-    let title = format!("Compare · {} stored, newest first", c.stored.len());
-    frame.render_widget(Paragraph::new(lines).block(block(t, &title, true)), area);
 }
 
 /// A column per vendor, side by side.

@@ -6,6 +6,8 @@ mod chrome;
 mod claims;
 mod compare;
 mod declare;
+mod eval;
+mod listing;
 mod requests;
 mod run;
 mod sources;

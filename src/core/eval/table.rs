@@ -2,7 +2,9 @@
 //! then the per-question table), as Markdown (`markdown`: the same two tables,
 //! what `e` on the console's Compare screen writes) and as CSV (`csv`: a row a
 //! question and vendor, the data the matrix sums). Cited and verified shares
-//! show `—` until the claims check fills them.
+//! show `—` until the claims check fills them. `title`, `columns` and
+//! `unrun_lines` are the pieces the console's eval view draws, so its rows are
+//! these.
 
 use std::fmt::Write as _;
 
@@ -102,11 +104,19 @@ pub fn question_row(s: &Scored) -> Vec<String> {
     ]
 }
 
-/// Columns padded to their widest cell, two spaces apart.
+/// Columns padded to their widest cell, two spaces apart. A row's last cell
+/// with text (a not-run row's reason) runs on over the empty cells after it
+/// rather than widening its column for every row.
 fn aligned(head: &[&str], rows: &[Vec<String>], text: &mut String) {
     let mut width: Vec<usize> = head.iter().map(|h| h.chars().count()).collect();
     for row in rows {
-        for (w, cell) in width.iter_mut().zip(row) {
+        let last = row.iter().rposition(|c| !c.is_empty()).unwrap_or(0);
+        let sized = if last + 1 < row.len() {
+            last
+        } else {
+            row.len()
+        };
+        for (w, cell) in width.iter_mut().zip(&row[..sized]) {
             *w = (*w).max(cell.chars().count());
         }
     }
@@ -123,8 +133,16 @@ fn aligned(head: &[&str], rows: &[Vec<String>], text: &mut String) {
     }
 }
 
+/// Columns padded to their widest cell, two spaces apart: the header's line
+/// then a line a row (what `render` prints; the console's eval view draws it).
+pub fn columns(head: &[&str], rows: &[Vec<String>]) -> String {
+    let mut text = String::new();
+    aligned(head, rows, &mut text);
+    text
+}
+
 /// The first line: which eval, how many questions and vendors, what it cost.
-fn title(r: &EvalReport) -> String {
+pub fn title(r: &EvalReport) -> String {
     let questions = r.questions.len() / r.vendors.len().max(1);
     format!(
         "eval {} · {} · {questions} question{} × {} vendor{} · {} in all",
@@ -135,6 +153,13 @@ fn title(r: &EvalReport) -> String {
         if r.vendors.len() == 1 { "" } else { "s" },
         usd_or_dash(r.cost_micro_usd())
     )
+}
+
+/// What did not run, a line each; empty when every question ran.
+pub fn unrun_lines(r: &EvalReport) -> String {
+    let mut text = String::new();
+    unrun(r, &mut text);
+    text
 }
 
 /// What did not run, a line each.
