@@ -228,10 +228,30 @@ fn quote(c: &CitationRow) -> Option<&str> {
     c.cited_text.as_deref().filter(|q| !q.trim().is_empty())
 }
 
-/// Lower case, every run of white space one space.
+/// Lower case, every run of white space one space. Built in one string: a page
+/// of a million words is not first a million strings.
 fn normalise(text: &str) -> String {
-    text.split_whitespace()
-        .map(str::to_lowercase)
-        .collect::<Vec<_>>()
-        .join(" ")
+    let mut out = String::with_capacity(text.len());
+    for word in text.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        // A word at a time, so a final sigma still lowers as a final sigma.
+        out.push_str(&word.to_lowercase());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::normalise;
+
+    #[test]
+    fn normalising_lowers_each_word_and_joins_them_with_one_space() {
+        let text = "  The  QUICK\tbrown\n\nFOX — ΟΔΟΣ  İstanbul ";
+        let words: Vec<String> = text.split_whitespace().map(str::to_lowercase).collect();
+        assert_eq!(normalise(text), words.join(" "));
+        assert_eq!(normalise("ΟΔΟΣ"), "οδος");
+        assert_eq!(normalise(" \n "), "");
+    }
 }
