@@ -2,7 +2,9 @@
 //! a preview body, runs, shows the failed server-side search and the cost total,
 //! opens Sources with the run's citation URLs, and quits leaving the terminal sane
 //! (`stty` run after it in the same terminal reports canonical mode and echo back
-//! on). The screen is read with a VT100 parser, as a terminal would draw it.
+//! on). Compare opens a comparison's claims and an eval's matrix, whose `e` writes
+//! it beside io.toml. The screen is read with a VT100 parser, as a terminal would
+//! draw it.
 
 // The binary is built with every default feature, and these tests run it.
 #![cfg(all(
@@ -217,6 +219,35 @@ fn ctrl_g_compares_every_vendor_in_a_real_terminal_and_enter_opens_its_claims() 
             "{v}"
         );
     }
+    let out = quit((&screen, &mut child, writer, reading));
+    assert_sane(&out);
+}
+
+#[test]
+fn an_eval_opens_on_compare_in_a_real_terminal_and_e_writes_its_matrix() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("io.toml"), "").unwrap();
+    // The bundled eval on the stub first, then the console on the same store.
+    let (screen, mut child, mut writer, reading) = spawn(
+        dir.path(),
+        &format!(
+            "{bin:?} --config io.toml --store data/runs.db eval --demo >/dev/null 2>&1 && \
+             {bin:?} --config io.toml --store data/runs.db; echo \"exit=$?\"; stty -a",
+            bin = env!("CARGO_BIN_EXE_io-harness")
+        ),
+    );
+    let mut press = |bytes: &[u8]| type_in(&mut writer, bytes);
+    screen.wait_for(&["offline demo: built-in stub vendor"]);
+    press(b"\x1b[15~");
+    let list = screen.wait_for(&["evals", "demo", "5 questions × 4 vendors"]);
+    assert!(list.contains("comparisons"), "{list}");
+    press(b"\r");
+    let matrix = screen.wait_for(&["eval 1 · demo", "accuracy", "gemini"]);
+    assert!(matrix.contains("question rows 1–16 of 20"), "{matrix}");
+    press(b"e");
+    screen.wait_for(&["eval-1.md"]);
+    let written = std::fs::read_to_string(dir.path().join("eval-1.md")).unwrap();
+    assert!(written.contains("| anthropic |"), "{written}");
     let out = quit((&screen, &mut child, writer, reading));
     assert_sane(&out);
 }
