@@ -252,6 +252,37 @@ fn an_eval_opens_on_compare_in_a_real_terminal_and_e_writes_its_matrix() {
     assert_sane(&out);
 }
 
+/// On a terminal, `eval` draws a bar (questions done of all, dollars spent,
+/// time left) on stderr while it runs, and clears it before the report.
+#[test]
+fn eval_shows_its_progress_on_a_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("io.toml"), "").unwrap();
+    let (screen, mut child, writer, reading) = spawn(
+        dir.path(),
+        &format!(
+            "{:?} --config io.toml --store data/runs.db eval --demo >report.txt; echo \"exit=$?\"",
+            env!("CARGO_BIN_EXE_io-harness")
+        ),
+    );
+    assert!(child.wait().unwrap().success());
+    drop(writer);
+    reading.join().unwrap();
+    let raw = screen.raw_text();
+    assert!(raw.contains("exit=0"), "{raw}");
+    assert!(raw.contains("/5 questions · $"), "{raw}");
+    assert!(raw.contains(" spent · "), "{raw}");
+    assert!(raw.contains(" left"), "{raw}");
+    // Cleared: what is left on screen is the start line, not the bar.
+    let shown = screen.text();
+    assert!(!shown.contains("questions · $"), "{shown}");
+    let report = std::fs::read_to_string(dir.path().join("report.txt")).unwrap();
+    assert!(
+        report.starts_with("eval 1 · demo · 5 questions × 4 vendors"),
+        "{report}"
+    );
+}
+
 type Spawned = (
     Screen,
     Box<dyn portable_pty::Child + Send + Sync>,
