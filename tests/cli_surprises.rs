@@ -19,16 +19,10 @@ mod common;
 
 use std::path::Path;
 
-use common::cli::{at, place, run};
+use common::cli::{at, json, place, run};
 
 fn runs(dir: &Path) -> Vec<serde_json::Value> {
-    let (code, out, err) = run(at(dir).args(["runs", "--json"]));
-    assert_eq!(code, 0, "{err}");
-    serde_json::from_str::<serde_json::Value>(&out)
-        .unwrap()
-        .as_array()
-        .unwrap()
-        .clone()
+    json(dir, &["runs", "--json"]).as_array().unwrap().clone()
 }
 
 #[test]

@@ -19,17 +19,11 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use common::cli::{at, place, run};
+use common::cli::{at, json, place, run};
 use pretty_assertions::assert_eq;
 
 fn runs(dir: &Path) -> Vec<serde_json::Value> {
-    let (code, out, err) = run(at(dir).args(["runs", "--json"]));
-    assert_eq!(code, 0, "{err}");
-    serde_json::from_str::<serde_json::Value>(&out)
-        .unwrap()
-        .as_array()
-        .unwrap()
-        .clone()
+    json(dir, &["runs", "--json"]).as_array().unwrap().clone()
 }
 
 /// Send `sig` (`KILL`, `INT`) to the process.
