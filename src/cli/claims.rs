@@ -54,7 +54,7 @@ fn render(c: &RunClaims) -> String {
         );
     }
     for (i, s) in c.claims.iter().enumerate() {
-        let one = s.text.split_whitespace().collect::<Vec<_>>().join(" ");
+        let one = io_harness::core::text::one_line(&s.text);
         let _ = writeln!(text, "\n{:>3}. {one}", i + 1);
         if s.citations.is_empty() {
             let _ = writeln!(text, "     no source");

@@ -224,7 +224,7 @@ pub fn search(
             h.run_id,
             h.step,
             h.kind,
-            h.snippet.split_whitespace().collect::<Vec<_>>().join(" ")
+            io_harness::core::text::one_line(&h.snippet)
         );
     }
     out::line(text.trim_end())

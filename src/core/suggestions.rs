@@ -34,7 +34,7 @@ pub fn suggestions(html: &str) -> Vec<Suggestion> {
     for c in anchor.captures_iter(html) {
         let url = entities(&c[1]);
         let query = entities(tag.replace_all(&c[2], "").trim());
-        let query = query.split_whitespace().collect::<Vec<_>>().join(" ");
+        let query = crate::core::text::one_line(&query);
         let web = url.starts_with("https://") || url.starts_with("http://");
         if web && !query.is_empty() && !out.iter().any(|s| s.url == url) {
             out.push(Suggestion { query, url });

@@ -14,6 +14,12 @@ pub fn shorten(text: String, max: usize) -> String {
     s
 }
 
+/// Text on one line: every run of white space (line breaks included) one
+/// space, none at either end.
+pub fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// Text as a terminal should show it: every control character written out
 /// (`\x1b` for ESC, `\x07` for BEL, `\x9b` for the C1 CSI, `\x7f` for DEL) but
 /// a line feed, a tab and the carriage return of a `\r\n`, so a vendor's text,

@@ -17,6 +17,7 @@ use std::str::FromStr;
 use serde::Serialize;
 
 use crate::core::event::RunId;
+use crate::core::text::one_line;
 use crate::error::{Error, Result};
 use crate::store::CitationRow;
 
@@ -229,10 +230,6 @@ fn destination(url: &str) -> String {
             ch => ch.to_string(),
         })
         .collect()
-}
-
-fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 #[cfg(test)]

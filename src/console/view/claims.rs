@@ -65,11 +65,7 @@ pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
         } else {
             Style::default().fg(t.text).add_modifier(Modifier::BOLD)
         };
-        let text = sentence
-            .text
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ");
+        let text = crate::core::text::one_line(&sentence.text);
         for (n, piece) in wrap(&text, width.saturating_sub(5)).into_iter().enumerate() {
             let head = if n == 0 {
                 format!("{:>3}. ", i + 1)

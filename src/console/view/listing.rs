@@ -63,7 +63,7 @@ pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
             when(&g.created_at),
             g.runs.len(),
             if g.runs.len() == 1 { "" } else { "s" },
-            g.goal.split_whitespace().collect::<Vec<_>>().join(" ")
+            crate::core::text::one_line(&g.goal)
         );
         rows.push((Some(c.evals.len() + i), text));
     }

@@ -309,7 +309,7 @@ fn draw_hits(frame: &mut Frame<'_>, list: Rect, state: &State) {
                     format!("run {} · step {} · {}{url}", h.run_id, h.step, h.kind),
                     style,
                 ));
-                let passage = h.snippet.split_whitespace().collect::<Vec<_>>().join(" ");
+                let passage = crate::core::text::one_line(&h.snippet);
                 lines.push(Line::styled(
                     format!("    {passage}"),
                     Style::default().fg(t.muted),

@@ -16,7 +16,7 @@ static TOKEN: LazyLock<Option<regex::Regex>> = LazyLock::new(|| {
 pub fn normalise(text: &str) -> String {
     let lower = text.to_lowercase();
     let Some(token) = TOKEN.as_ref() else {
-        return lower.split_whitespace().collect::<Vec<_>>().join(" ");
+        return crate::core::text::one_line(&lower);
     };
     token
         .find_iter(&lower)
