@@ -224,24 +224,16 @@ fn vendors(names: &[String], demo: bool) -> Result<Vec<Vendor>> {
     if names.is_empty() && demo {
         return Ok(Vendor::ALL.to_vec());
     }
-    let mut out: Vec<Vendor> = Vec::new();
-    for name in names.iter().map(|n| n.trim()).filter(|n| !n.is_empty()) {
-        match name.parse::<Vendor>() {
-            Ok(v) if out.contains(&v) => {
-                return Err(Error::config(format!(
-                    "--providers names {v} twice; name each vendor once"
-                )));
-            }
-            Ok(v) => out.push(v),
-            Err(e) => out::note(&format!("{name}: not run — {e}")),
-        }
-    }
-    if out.is_empty() {
+    let named = task::providers(names, |name, e| {
+        out::note(&format!("{name}: not run — {e}"));
+        Ok(())
+    })?;
+    if named.is_empty() {
         return Err(Error::config(
             "--providers names no vendor that exists: give one or more of anthropic,openai,openrouter,gemini",
         ));
     }
-    Ok(out)
+    Ok(named)
 }
 
 fn names(vendors: &[Vendor]) -> String {

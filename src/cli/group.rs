@@ -98,18 +98,9 @@ fn copies(store_path: &std::path::Path, json: bool) -> Copies {
 /// The vendors `--providers` names, in the order given; a vendor named twice
 /// is refused (one of a group's runs would not be the one asked for).
 fn vendors(names: &[String]) -> Result<Vec<Vendor>> {
-    let mut out: Vec<Vendor> = Vec::new();
-    for name in names.iter().map(|n| n.trim()).filter(|n| !n.is_empty()) {
-        let v: Vendor = name
-            .parse()
-            .map_err(|e: Error| Error::config(format!("--providers: {e}")))?;
-        if out.contains(&v) {
-            return Err(Error::config(format!(
-                "--providers names {v} twice; name each vendor once"
-            )));
-        }
-        out.push(v);
-    }
+    let out = task::providers(names, |_, e| {
+        Err(Error::config(format!("--providers: {e}")))
+    })?;
     if out.is_empty() {
         return Err(Error::config(
             "--providers names no vendor: give one or more of anthropic,openai,openrouter,gemini",

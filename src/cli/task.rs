@@ -1,13 +1,14 @@
 //! What `run`'s flags ask for, shared by a single run and a group: the flags
 //! (`RunArgs`), the contract they describe over io.toml's (the demo's defaults
 //! applied by the plan), `--max-usd` in millionths, the refusal of an empty goal
-//! (`preview` gives the same), and the cancellation Ctrl-C sets.
+//! (`preview` gives the same), the cancellation Ctrl-C sets, and the vendors
+//! `--providers` names (`run --providers` and `eval`).
 
 use std::path::PathBuf;
 
 use io_harness::launch::{Launch, Plan};
 use io_harness::{
-    ApproveAll, Approver, Config, Error, NobodyToAsk, Result, TaskContract, Verification,
+    ApproveAll, Approver, Config, Error, NobodyToAsk, Result, TaskContract, Vendor, Verification,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -123,4 +124,26 @@ pub fn max_usd(flag: Option<f64>) -> Result<Option<u64>> {
         })
     })
     .transpose()
+}
+
+/// The vendors `--providers` names, in order, each once (a name given twice is
+/// refused); a name that is no vendor goes to `unknown`, which refuses it or
+/// lets the others run. Empty when it names none.
+pub fn providers(
+    names: &[String],
+    mut unknown: impl FnMut(&str, Error) -> Result<()>,
+) -> Result<Vec<Vendor>> {
+    let mut out: Vec<Vendor> = Vec::new();
+    for name in names.iter().map(|n| n.trim()).filter(|n| !n.is_empty()) {
+        match name.parse::<Vendor>() {
+            Ok(v) if out.contains(&v) => {
+                return Err(Error::config(format!(
+                    "--providers names {v} twice; name each vendor once"
+                )));
+            }
+            Ok(v) => out.push(v),
+            Err(e) => unknown(name, e)?,
+        }
+    }
+    Ok(out)
 }
