@@ -10,6 +10,7 @@ pub mod eval;
 pub mod event;
 pub mod figures;
 pub mod host;
+pub mod inert;
 pub mod link;
 pub mod money;
 pub mod policy;

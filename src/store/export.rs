@@ -17,7 +17,7 @@ use std::str::FromStr;
 use serde::Serialize;
 
 use crate::core::event::RunId;
-use crate::core::text::one_line;
+use crate::core::inert::{csv_cell as cell, markdown as inert};
 use crate::error::{Error, Result};
 use crate::store::CitationRow;
 
@@ -119,16 +119,6 @@ fn csv(entries: &[Entry<'_>]) -> Result<String> {
     String::from_utf8(bytes).map_err(|e| Error::export("the CSV is not UTF-8", e))
 }
 
-/// A CSV cell a spreadsheet will not run: one beginning with `=`, `+`, `-`, `@`,
-/// a tab or a carriage return gets a leading `'` (OWASP, CSV injection).
-fn cell(text: &str) -> String {
-    if text.starts_with(['=', '+', '-', '@', '\t', '\r']) {
-        format!("'{text}")
-    } else {
-        text.to_string()
-    }
-}
-
 fn markdown(run: RunId, entries: &[Entry<'_>]) -> String {
     let mut out = format!("# Sources of run {run}\n\n");
     if entries.is_empty() {
@@ -173,48 +163,6 @@ fn markdown(run: RunId, entries: &[Entry<'_>]) -> String {
 fn web_link(url: &str) -> Option<String> {
     let parsed = url::Url::parse(url).ok()?;
     matches!(parsed.scheme(), "http" | "https").then(|| parsed.to_string())
-}
-
-/// Text that renders as written and does nothing: on one line, control characters
-/// dropped, `&`, `<` and `>` as HTML entities (no raw HTML, no autolink), and
-/// every other character Markdown acts on inline backslash-escaped (no link,
-/// image, emphasis, code span, strikethrough or table cell), and a leading `#`,
-/// `-`, `+`, `=` or `1.` escaped so it begins no block.
-fn inert(text: &str) -> String {
-    let mut out = String::new();
-    let line = one_line(text);
-    let mut chars = line.chars().filter(|c| !c.is_control()).peekable();
-    let mut at_start = true;
-    while let Some(ch) = chars.next() {
-        match ch {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '\\' | '`' | '*' | '_' | '{' | '}' | '[' | ']' | '(' | ')' | '!' | '|' | '~' | '$' => {
-                out.push('\\');
-                out.push(ch);
-            }
-            // A heading, a list item or a rule only begins a line.
-            '#' | '-' | '+' | '=' if at_start => {
-                out.push('\\');
-                out.push(ch);
-            }
-            // `1.` or `1)` at the start would begin an ordered list.
-            '0'..='9' if at_start => {
-                out.push(ch);
-                while let Some(d) = chars.next_if(char::is_ascii_digit) {
-                    out.push(d);
-                }
-                if let Some(mark) = chars.next_if(|c| matches!(c, '.' | ')')) {
-                    out.push('\\');
-                    out.push(mark);
-                }
-            }
-            ch => out.push(ch),
-        }
-        at_start = false;
-    }
-    out
 }
 
 /// A URL as a `<…>` link destination, which may hold no `<`, `>`, space or line
@@ -310,17 +258,7 @@ mod tests {
     }
 
     #[test]
-    fn a_csv_cell_a_spreadsheet_would_run_gets_a_quote() {
-        for bad in ["=1+1", "+1", "-1", "@SUM(A1)", "\tx", "\rx"] {
-            assert_eq!(cell(bad), format!("'{bad}"));
-        }
-        for fine in ["1", "a=b", "https://x.test/-", "'quoted", ""] {
-            assert_eq!(cell(fine), fine);
-        }
-    }
-
-    #[test]
-    fn only_web_urls_are_linked_and_text_is_inert() {
+    fn only_web_urls_are_linked() {
         assert_eq!(
             web_link("HTTPS://X.test/a").as_deref(),
             Some("https://x.test/a")
@@ -335,15 +273,6 @@ mod tests {
         ] {
             assert_eq!(web_link(not), None, "{not}");
         }
-        assert_eq!(inert("# head"), "\\# head");
-        assert_eq!(inert("- item"), "\\- item");
-        assert_eq!(inert("12. item"), "12\\. item");
-        assert_eq!(inert("a - b 1. c #d"), "a - b 1. c #d");
-        assert_eq!(
-            inert("<img src=x onerror=y> &amp; ![i](u) `c` *e*"),
-            "&lt;img src=x onerror=y&gt; &amp;amp; \\!\\[i\\]\\(u\\) \\`c\\` \\*e\\*"
-        );
-        assert_eq!(inert("a\u{0}b\u{1b}[31mc\u{7f}\u{9b}d\ne"), "ab\\[31mcd e");
     }
 
     #[test]

@@ -181,4 +181,49 @@ mod tests {
         assert_eq!(r.questions[3].note.as_deref(), Some("refused web"));
         assert_eq!(r.cost_micro_usd(), Some(300));
     }
+
+    /// What the question file and the vendors wrote reaches the Markdown and
+    /// CSV exports as the sources' exports have it: no raw HTML or link in the
+    /// Markdown, no formula a spreadsheet would run in the CSV.
+    #[test]
+    fn the_exports_carry_no_injected_content() {
+        let evil = "<img src=x onerror=alert(1)>[x](javascript:y)";
+        let records = vec![
+            QuestionRecord {
+                question: Question {
+                    id: evil.into(),
+                    question: "q".into(),
+                    answers: vec![],
+                    urls: vec![],
+                },
+                group_id: Some(1),
+                status: "done".into(),
+                runs: vec![],
+                refusals: vec![("a".into(), "=HYPERLINK(\"http://e\") <b>".into())],
+            },
+            QuestionRecord {
+                question: Question {
+                    id: "=cmd|' /C calc'!A0".into(),
+                    question: "q".into(),
+                    answers: vec![],
+                    urls: vec![],
+                },
+                status: "pending".into(),
+                ..QuestionRecord::default()
+            },
+        ];
+        let r = report(7, "<script>x</script>.jsonl", &["a".into()], &records);
+        let md = table::markdown(&r);
+        for raw in ["<img", "<b>", "<script>", "](javascript:"] {
+            assert!(!md.contains(raw), "{raw} in {md}");
+        }
+        assert!(
+            md.contains("&lt;img src=x onerror=alert\\(1\\)&gt;"),
+            "{md}"
+        );
+        let csv = table::csv(&r);
+        assert!(csv.contains("\"'=HYPERLINK"), "{csv}");
+        assert!(csv.contains("'=cmd"), "{csv}");
+        assert!(!csv.contains(",=cmd"), "{csv}");
+    }
 }

@@ -9,6 +9,7 @@
 use std::fmt::Write as _;
 
 use super::{EvalReport, Scored, VendorRow};
+use crate::core::inert;
 use crate::core::price::usd_or_dash;
 
 /// A share as a percentage, `—` when there is none.
@@ -203,13 +204,37 @@ fn md_table(head: &[&str], rows: &[Vec<String>], text: &mut String) {
     let _ = writeln!(text, "| {} |", head.join(" | "));
     let _ = writeln!(text, "|{}", " --- |".repeat(head.len()));
     for row in rows {
-        let cells: Vec<String> = row.iter().map(|c| c.replace('|', "\\|")).collect();
-        let _ = writeln!(text, "| {} |", cells.join(" | "));
+        // Outside text is already inert (its `|` escaped); the rest is ours.
+        let _ = writeln!(text, "| {} |", row.join(" | "));
     }
 }
 
-/// The report as Markdown: a heading, the matrix, the per-question table.
+/// `r` with what the question file and the vendors wrote — the file's name,
+/// question ids, why a question did not run — passed through `made`, for a
+/// document (`core::inert`); the figures are this crate's own text.
+fn outside_text(r: &EvalReport, made: fn(&str) -> String) -> EvalReport {
+    EvalReport {
+        file: made(&r.file),
+        questions: r
+            .questions
+            .iter()
+            .map(|s| Scored {
+                id: made(&s.id),
+                note: s.note.as_deref().map(made),
+                ..s.clone()
+            })
+            .collect(),
+        not_run: r.not_run.iter().map(|id| made(id)).collect(),
+        pending: r.pending.iter().map(|id| made(id)).collect(),
+        ..r.clone()
+    }
+}
+
+/// The report as Markdown: a heading, the matrix, the per-question table; what
+/// the question file and the vendors wrote renders as written (no HTML, no
+/// link), as in the sources' export.
 pub fn markdown(r: &EvalReport) -> String {
+    let r = &outside_text(r, inert::markdown);
     let mut text = format!("# {}\n\n", title(r));
     let rows: Vec<Vec<String>> = r.vendors.iter().map(matrix_row).collect();
     md_table(&MATRIX_HEAD, &rows, &mut text);
@@ -225,8 +250,10 @@ pub fn markdown(r: &EvalReport) -> String {
 
 /// The report as CSV: a row a question and vendor, figures as numbers (shares
 /// 0 to 1, cost in millionths of a dollar, wall time in milliseconds), empty
-/// where there is none.
+/// where there is none; what the question file and the vendors wrote is a
+/// cell a spreadsheet will not run, as in the sources' export.
 pub fn csv(r: &EvalReport) -> String {
+    let r = &outside_text(r, inert::csv_cell);
     let mut w = ::csv::Writer::from_writer(Vec::new());
     let head = [
         "eval_id",
