@@ -145,18 +145,20 @@ impl Store {
     /// Eval `eval_id` is resumed: its skipped questions are pending again, to
     /// be run under the cap now in force.
     pub fn eval_resumed(&self, eval_id: i64, max_usd_micro: Option<u64>) -> Result<()> {
-        let conn = self.lock()?;
-        conn.execute(
+        let mut conn = self.lock()?;
+        // One transaction: the questions reopened and the cap they run under.
+        let tx = conn.transaction().map_err(db_err("resuming an eval"))?;
+        tx.execute(
             "UPDATE eval_questions SET status = 'pending' WHERE eval_id = ?1 AND status = 'skipped'",
             [eval_id],
         )
         .map_err(db_err("resuming an eval"))?;
-        conn.execute(
+        tx.execute(
             "UPDATE evals SET max_usd_micro = ?2, finished_at = NULL WHERE eval_id = ?1",
             params![eval_id, max_usd_micro.map(super::write::count)],
         )
         .map_err(db_err("resuming an eval"))?;
-        Ok(())
+        tx.commit().map_err(db_err("resuming an eval"))
     }
 
     /// Eval `eval_id` has no question left to start.
