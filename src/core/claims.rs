@@ -230,7 +230,7 @@ impl ClaimFigures {
     /// The three figures as every view words them: the cited share, then the
     /// verified share and the unsupported count, or "not checked" for both.
     pub fn words(&self) -> [String; 3] {
-        let pct = |x: Option<f64>| x.map_or("—".to_string(), |x| format!("{:.0}%", x * 100.0));
+        let pct = crate::core::text::share;
         let checked = self.verified_share.is_some();
         [
             pct(self.cited_share),

@@ -14,6 +14,12 @@ pub fn shorten(text: String, max: usize) -> String {
     s
 }
 
+/// A share (0 to 1) as a whole percentage, `—` when there is none: how every
+/// view shows cited and verified shares, recall and accuracy.
+pub fn share(v: Option<f64>) -> String {
+    v.map_or_else(|| "—".to_string(), |v| format!("{:.0}%", v * 100.0))
+}
+
 /// Text on one line: every run of white space (line breaks included) one
 /// space, none at either end.
 pub fn one_line(text: &str) -> String {

@@ -11,11 +11,7 @@ use std::fmt::Write as _;
 use super::{EvalReport, Scored, VendorRow};
 use crate::core::inert;
 use crate::core::price::usd_or_dash;
-
-/// A share as a percentage, `—` when there is none.
-pub fn share(v: Option<f64>) -> String {
-    v.map_or_else(|| "—".to_string(), |v| format!("{:.0}%", v * 100.0))
-}
+use crate::core::text::share;
 
 /// Milliseconds as seconds, `—` when unknown.
 pub fn secs(ms: Option<u64>) -> String {
