@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use io_harness::core::vendor::Vendor;
 use io_harness::store::{CHECKPOINT_FORMAT, Checkpoint, NewRun, ProviderCall, StepRecord, Store};
 use io_harness::{Citation, Claim, ServerToolCall, TaskContract, Usage, Verification};
 
@@ -19,7 +20,7 @@ fn step_with_claims(c: &mut Criterion) {
     let run = store
         .begin_run(&NewRun {
             goal: "bench".into(),
-            provider: "anthropic".into(),
+            provider: Vendor::Anthropic,
             model: "m".into(),
             ..NewRun::default()
         })
@@ -40,9 +41,9 @@ fn step_with_claims(c: &mut Criterion) {
             urls: vec![cites[i].url.clone()],
         })
         .collect();
-    let calls = vec![ServerToolCall::ok("anthropic", "web_search"); 2];
+    let calls = vec![ServerToolCall::ok(Vendor::Anthropic, "web_search"); 2];
     let call = ProviderCall {
-        provider: "anthropic".into(),
+        provider: Vendor::Anthropic,
         model: "claude-sonnet-4-5".into(),
         usage: Some(Usage {
             input_tokens: 3000,

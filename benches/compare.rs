@@ -123,7 +123,7 @@ fn compare(c: &mut Criterion) {
                 let entrants = PLAN
                     .iter()
                     .map(|&(vendor, _, _)| Entrant {
-                        vendor: vendor.to_string(),
+                        vendor,
                         provider: Ok(provider(&host, vendor)),
                         observer: Arc::new(NoObserver),
                     })

@@ -5,9 +5,9 @@
 //! once as the README's table.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use io_harness::core::wire::transcript::{CacheTtl, Conversation};
+use io_harness::core::transcript::{CacheTtl, Conversation};
 
-#[path = "../tests/common/cost.rs"]
+#[path = "../tests/all/common/cost.rs"]
 mod cost;
 
 const MODES: [(&str, Conversation, Option<CacheTtl>); 4] = [

@@ -84,7 +84,7 @@ fn eval(c: &mut Criterion) {
     let once = || {
         let id = p(store.create_eval(&NewEval {
             file: "bench".into(),
-            vendors: vendors.iter().map(Vendor::to_string).collect(),
+            vendors: vendors.to_vec(),
             jobs: JOBS,
             questions: questions.clone(),
             ..NewEval::default()

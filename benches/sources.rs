@@ -9,6 +9,7 @@ use std::hint::black_box;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use io_harness::core::vendor::Vendor;
 use io_harness::store::search::SearchQuery;
 use io_harness::store::{CHECKPOINT_FORMAT, Checkpoint, NewRun, ProviderCall, StepRecord, Store};
 use io_harness::{Citation, PriceTable, ServerToolCall, TaskContract, Usage, Verification};
@@ -109,9 +110,10 @@ fn sources(c: &mut Criterion) {
             cited_text: Some("x".repeat(160)),
         })
         .collect();
-    let tools = vec![ServerToolCall::ok("anthropic", "web_search").with_input("crate release")];
+    let tools =
+        vec![ServerToolCall::ok(Vendor::Anthropic, "web_search").with_input("crate release")];
     let call = ProviderCall {
-        provider: "anthropic".into(),
+        provider: Vendor::Anthropic,
         model: "claude-sonnet-4-5".into(),
         usage: Some(Usage::default()),
         stop_reason: "tool_use".into(),
@@ -153,7 +155,7 @@ fn sources(c: &mut Criterion) {
             .start_run(
                 &NewRun {
                     goal: "g".into(),
-                    provider: "anthropic".into(),
+                    provider: Vendor::Anthropic,
                     model: "m".into(),
                     ..NewRun::default()
                 },

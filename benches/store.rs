@@ -11,6 +11,7 @@ use std::hint::black_box;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use io_harness::core::vendor::Vendor;
 use io_harness::store::{CHECKPOINT_FORMAT, Checkpoint, NewRun, ProviderCall, StepRecord, Store};
 use io_harness::{Citation, ServerToolCall, TaskContract, Usage, Verification};
 use rusqlite::{Connection, params};
@@ -45,7 +46,7 @@ fn store_writes(c: &mut Criterion) {
     let run = store
         .begin_run(&NewRun {
             goal: "bench".into(),
-            provider: "anthropic".into(),
+            provider: Vendor::Anthropic,
             model: "claude-sonnet-4-5".into(),
             ..NewRun::default()
         })
@@ -77,11 +78,11 @@ fn store_writes(c: &mut Criterion) {
         })
     });
     let calls = vec![
-        ServerToolCall::ok("anthropic", "web_search"),
-        ServerToolCall::failed("anthropic", "web_search", "max_uses_exceeded"),
+        ServerToolCall::ok(Vendor::Anthropic, "web_search"),
+        ServerToolCall::failed(Vendor::Anthropic, "web_search", "max_uses_exceeded"),
     ];
     let call = ProviderCall {
-        provider: "anthropic".into(),
+        provider: Vendor::Anthropic,
         model: "claude-sonnet-4-5".into(),
         usage: Some(Usage {
             input_tokens: 2841,

@@ -10,9 +10,10 @@
 //! alone.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use io_harness::core::vendor::Vendor;
+use io_harness::core::wire;
 use io_harness::core::wire::stream::assembler_for;
 use io_harness::core::wire::stream::render::render;
-use io_harness::core::wire::{self, Vendor};
 use io_harness::{Wire, WireResponse};
 use serde_json::json;
 use std::hint::black_box;
@@ -131,7 +132,7 @@ fn to_screen(c: &mut Criterion) {
         &mut state,
         start(EventKind::RunStarted {
             goal: "g".into(),
-            provider: "anthropic".into(),
+            provider: Vendor::Anthropic,
             model: "m".into(),
             resumed: false,
         }),
@@ -158,7 +159,7 @@ fn to_screen(c: &mut Criterion) {
                 let _ = a.feed(opening.as_bytes(), &mut deltas);
                 let _ = a.feed(black_box(block.as_bytes()), &mut deltas);
                 for d in deltas.drain(..) {
-                    update(&mut s, start(event_of("anthropic", d)));
+                    update(&mut s, start(event_of(Vendor::Anthropic, d)));
                 }
                 terminal.draw(|f| view::draw(f, &s)).is_ok()
             })

@@ -23,8 +23,9 @@ mod limits;
 mod text;
 
 use crate::core::claims::{claim_wording, overlap};
-use crate::core::event::RunId;
+use crate::core::id::RunId;
 use crate::core::policy::Policy;
+use crate::core::verdict::Verdict;
 use crate::error::{Error, Result};
 use crate::store::checks::CheckRow;
 use crate::store::{CitationRow, Store};
@@ -170,17 +171,17 @@ fn verdict(
         _ => None,
     };
     let (verdict, detail) = match read {
-        Read::NotAllowed(why) => ("not_allowed", Some(why.clone())),
-        Read::Unreachable(why) => ("unreachable", Some(why.clone())),
+        Read::NotAllowed(why) => (Verdict::NotAllowed, Some(why.clone())),
+        Read::Unreachable(why) => (Verdict::Unreachable, Some(why.clone())),
         Read::NotText(what) => match quote(c) {
             None => (
-                "no_quote",
+                Verdict::NoQuote,
                 Some(format!(
                     "the vendor quoted nothing; the page was reachable ({what})"
                 )),
             ),
             Some(_) => (
-                "unreachable",
+                Verdict::Unreachable,
                 Some(format!(
                     "reached, but {what}: the quote could not be looked for"
                 )),
@@ -188,7 +189,7 @@ fn verdict(
         },
         Read::Text(text) => match quote(c) {
             None => (
-                "no_quote",
+                Verdict::NoQuote,
                 Some(match overlap {
                     Some(o) => format!(
                         "the vendor quoted nothing; the page was reachable and holds {:.0}% of the claim's content words (a lexical overlap: a hint, not proof)",
@@ -197,9 +198,9 @@ fn verdict(
                     None => "the vendor quoted nothing; the page was reachable".to_string(),
                 }),
             ),
-            Some(quote) if text.contains(&normalise(quote)) => ("found", None),
+            Some(quote) if text.contains(&normalise(quote)) => (Verdict::Found, None),
             Some(quote) => (
-                "not_found",
+                Verdict::NotFound,
                 Some(format!("not on the page: {:?}", normalise(quote))),
             ),
         },
@@ -209,13 +210,18 @@ fn verdict(
         (None, false) => Some(format!("redirected: {}", hops.join(" -> "))),
         (Some(d), false) => Some(format!("{d}; redirected: {}", hops.join(" -> "))),
     };
-    // Where a redirecting link led, kept beside the link as cited.
-    let resolved_url = hops.last().filter(|last| **last != c.url).cloned();
+    // Where a redirecting link led, kept beside the link as cited — only where
+    // it was followed: a target the policy refused was never reached.
+    let followed = !matches!(read, Read::NotAllowed(_));
+    let resolved_url = hops
+        .last()
+        .filter(|last| followed && **last != c.url)
+        .cloned();
     CheckRow {
         run_id: c.run_id,
         step: c.step,
         url: c.url.clone(),
-        verdict: verdict.to_string(),
+        verdict,
         detail,
         overlap,
         checked_at: String::new(),

@@ -40,7 +40,7 @@ pub mod config;
 #[cfg(feature = "console")]
 pub mod console;
 pub mod core;
-pub mod error;
+
 pub mod launch;
 pub mod mcp;
 pub mod provider;
@@ -58,13 +58,18 @@ pub use crate::core::completion::{
     Citation, Claim, Completion, ServerToolCall, StopReason, ToolCall, Usage,
 };
 pub use crate::core::contract::{Budget, TaskContract, Verification};
-pub use crate::core::event::{BudgetKind, Cost, Event, EventKind, RunId, RunOutcome};
+/// The crate's error type (`core::error`), where every module names it.
+pub use crate::core::error;
+pub use crate::core::event::{Cost, Event, EventKind};
+pub use crate::core::id::{EvalId, GroupId, RunId, SessionId};
+pub use crate::core::outcome::{BudgetKind, Outcome, RunOutcome};
 pub use crate::core::policy::{Act, Decision, Effect, Policy, Rule};
 pub use crate::core::price;
 pub use crate::core::price::{Price, PriceOverride, PriceRow, PriceTable};
 pub use crate::core::turn::{HeaderValue, ToolSpec, Turn, WireRequest, WireResponse};
+pub use crate::core::vendor::{Vendor, Wire};
 pub use crate::core::web::WebAccess;
-pub use crate::core::wire::{Endpoint, Vendor, Wire};
+pub use crate::core::wire::Endpoint;
 pub use crate::error::{Error, Result, VendorError};
 pub use crate::launch::{Call, Group, Launch, Plan, Preview};
 pub use crate::mcp::McpDef;

@@ -10,23 +10,24 @@ use io_harness::store::RunClaims;
 use io_harness::{Config, Error, Result, RunId, Store};
 
 use super::out;
+use io_harness::core::verdict::Verdict;
 
 /// Print run `run_id`'s claims.
 pub fn claims(
     config: Option<PathBuf>,
     store: Option<PathBuf>,
-    run_id: i64,
+    run_id: RunId,
     json: bool,
 ) -> Result<()> {
     let loaded = Config::discover(config.as_deref())?;
     let path = store.unwrap_or_else(|| loaded.config.store_path(loaded.path.as_deref()));
     let store = Store::open(&path).map_err(|e| Error::store_unusable(&path, &e))?;
-    if store.run(RunId(run_id))?.is_none() {
+    if store.run(run_id)?.is_none() {
         return Err(Error::refused(format!(
             "there is no run {run_id} in this store; `io-harness runs` lists them"
         )));
     }
-    let c = store.run_claims(RunId(run_id))?;
+    let c = store.run_claims(run_id)?;
     if json {
         return out::json(&serde_json::to_string_pretty(&c).unwrap_or_default());
     }
@@ -60,7 +61,7 @@ fn render(c: &RunClaims) -> String {
             let _ = writeln!(text, "     no source");
         }
         for src in &s.citations {
-            let verdict = src.verdict.as_deref().unwrap_or("not checked");
+            let verdict = src.verdict.map_or("not checked", Verdict::as_str);
             let overlap = src
                 .overlap
                 .map(|o| format!(" · lexical overlap {o:.2} (a hint, not proof)"))

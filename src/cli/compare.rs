@@ -11,12 +11,14 @@ use io_harness::core::compare::table::render;
 use io_harness::{Config, Error, Result, Store};
 
 use super::out;
+use io_harness::core::id::GroupId;
+use io_harness::core::verdict::Verdict;
 
 /// Print group `group_id` compared; with `check`, every run's sources checked first.
 pub async fn compare(
     config: Option<PathBuf>,
     store: Option<PathBuf>,
-    group_id: i64,
+    group_id: GroupId,
     json: bool,
     check: bool,
 ) -> Result<()> {
@@ -41,7 +43,7 @@ pub async fn compare(
 /// Check every run of the group under the policy, as `check-sources` does.
 async fn check_group(
     store: &Store,
-    group_id: i64,
+    group_id: GroupId,
     config: &Config,
     path: &std::path::Path,
 ) -> Result<()> {
@@ -58,12 +60,12 @@ async fn check_group(
 /// line a run on stderr. `compare --check` and `eval --check` both come here.
 pub(super) async fn check_runs(
     store: &Store,
-    runs: &[io_harness::core::event::RunId],
+    runs: &[io_harness::core::id::RunId],
     policy: &io_harness::Policy,
 ) -> Result<()> {
     for &id in runs {
         let rows = check_run(store, id, policy, Limits::default()).await?;
-        let found = rows.iter().filter(|r| r.verdict == "found").count();
+        let found = rows.iter().filter(|r| r.verdict == Verdict::Found).count();
         out::note(&format!(
             "checked run {id}: {found} of {} sources found",
             rows.len()

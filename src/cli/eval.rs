@@ -16,6 +16,7 @@ use io_harness::store::{EvalRow, NewEval};
 use io_harness::{Error, Result, Store, Vendor};
 
 use super::{out, task};
+use io_harness::core::id::EvalId;
 
 /// The bundled question set `eval --demo` runs.
 const DEMO_SET: &str = include_str!("../../demo/eval-demo.jsonl");
@@ -37,7 +38,7 @@ pub struct EvalArgs {
     pub max_usd: Option<f64>,
     /// Continue a stopped eval: only the questions that had not ended run.
     #[arg(long, conflicts_with_all = ["file", "providers", "demo"])]
-    pub resume: Option<i64>,
+    pub resume: Option<EvalId>,
     /// Run on the built-in loopback stub vendor: no key, nothing leaves this machine.
     #[arg(long)]
     pub demo: bool,
@@ -58,7 +59,7 @@ pub struct EvalArgs {
 
 /// What an eval runs: its id, its vendors, its runs at once, its cap.
 struct Plan {
-    eval_id: i64,
+    eval_id: EvalId,
     vendors: Vec<Vendor>,
     jobs: u32,
     cap: Option<u64>,
@@ -142,11 +143,7 @@ pub async fn go(
         let runs: Vec<_> = store
             .eval_questions(plan.eval_id, &launch.plan().prices)?
             .iter()
-            .flat_map(|q| {
-                q.runs
-                    .iter()
-                    .map(|r| io_harness::core::event::RunId(r.run_id))
-            })
+            .flat_map(|q| q.runs.iter().map(|r| r.run_id))
             .collect();
         super::compare::check_runs(&store, &runs, &launch.plan().policy).await?;
     }
@@ -156,11 +153,7 @@ pub async fn go(
 
 /// The stored eval `row` again, under `--jobs` and `--max-usd` when given.
 fn resumed(store: &Store, row: EvalRow, jobs: Option<u32>, cap: Option<u64>) -> Result<Plan> {
-    let vendors = row
-        .vendors
-        .iter()
-        .map(|v| v.parse::<Vendor>())
-        .collect::<Result<Vec<_>>>()?;
+    let vendors = row.vendors.clone();
     let cap = cap.or(row.max_usd_micro);
     store.eval_resumed(row.eval_id, cap)?;
     Ok(Plan {
@@ -187,7 +180,7 @@ fn fresh(
     }
     let eval_id = store.create_eval(&NewEval {
         file,
-        vendors: vendors.iter().map(Vendor::to_string).collect(),
+        vendors: vendors.clone(),
         jobs,
         max_usd_micro: cap,
         demo: args.demo,
@@ -246,7 +239,7 @@ fn names(vendors: &[Vendor]) -> String {
 
 /// Eval `eval_id` read back and scored (`Store::eval_report`, as the console
 /// reads it).
-pub fn report(store: &Store, launch: &Launch, eval_id: i64) -> Result<EvalReport> {
+pub fn report(store: &Store, launch: &Launch, eval_id: EvalId) -> Result<EvalReport> {
     store
         .eval_report(eval_id, &launch.plan().prices)?
         .ok_or_else(|| Error::store_says(format!("eval {eval_id} was not recorded")))
@@ -289,7 +282,7 @@ impl Format {
 struct Bar(indicatif::ProgressBar);
 
 impl Bar {
-    fn new(store: &Store, eval_id: i64, total: u64) -> Bar {
+    fn new(store: &Store, eval_id: EvalId, total: u64) -> Bar {
         if !std::io::stderr().is_terminal() {
             return Bar(indicatif::ProgressBar::hidden());
         }
@@ -345,7 +338,11 @@ pub fn list(
             r.file,
             r.done,
             r.questions,
-            r.vendors.join(","),
+            r.vendors
+                .iter()
+                .map(|v| v.as_str())
+                .collect::<Vec<_>>()
+                .join(","),
             state
         ));
     }

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use io_harness::launch::Launch;
 use io_harness::telemetry::{self, Telemetry, backfill};
-use io_harness::{Config, Error, Result, RunId, Vendor};
+use io_harness::{Config, Error, Result, RunId};
 
 /// What to export.
 #[derive(Debug, clap::Subcommand)]
@@ -51,11 +51,7 @@ pub async fn export(
     let prices = &plan.prices;
     let mut spans = 0;
     for run in &runs {
-        let base_url = run
-            .provider
-            .parse::<Vendor>()
-            .map(|v| plan.setup(v).endpoint.base_url.clone())
-            .unwrap_or_default();
+        let base_url = plan.setup(run.provider).endpoint.base_url.clone();
         let shape = t.shape(&base_url);
         let root = opentelemetry::Context::new();
         spans += backfill::send_run(&shape, &store, prices, run, "io-harness", &root)?;

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use io_harness::launch::{Call, Group, Launch};
 use io_harness::run::Observer;
 use io_harness::run::group::{Announce, Column, Copies, GroupResult, Replay};
-use io_harness::{Error, Result, RunId, Store, Vendor};
+use io_harness::{Error, Result, Store, Vendor};
 
 use super::printer::{Printer, spent, steps};
 use super::task::{self, RunArgs};
@@ -25,7 +25,7 @@ pub async fn go(mut launch: Launch, store_path: Option<PathBuf>, args: RunArgs) 
     let (store, path) = launch.open_store(store_path)?;
     let (mut contract, replay) = match args.replay {
         Some(id) => {
-            let r = Replay::of(&store, RunId(id)).map_err(|e| {
+            let r = Replay::of(&store, id).map_err(|e| {
                 Error::refused(format!("--replay {id}: {e} (store {})", path.display()))
             })?;
             (r.contract.clone(), Some(r))

@@ -21,6 +21,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use io_harness::core::id::GroupId;
+use io_harness::core::id::RunId;
 
 /// Run agent tasks against LLM vendors, with provider-executed web search.
 #[derive(Debug, Parser)]
@@ -80,7 +82,7 @@ pub enum Command {
     /// cited domains and URLs between each pair.
     Compare {
         /// The group (`io-harness runs` shows each run's).
-        group_id: i64,
+        group_id: GroupId,
         /// JSON instead of a table.
         #[arg(long)]
         json: bool,
@@ -94,7 +96,7 @@ pub enum Command {
     /// unsupported count.
     Claims {
         /// The run.
-        run_id: i64,
+        run_id: RunId,
         /// One JSON object: {run_id, claims: [{step, start, end, text,
         /// citations: [{url, verdict, overlap}]}], cited_share, verified_share,
         /// unsupported}.
@@ -110,7 +112,7 @@ pub enum Command {
     /// The sources a run drew on.
     Citations {
         /// The run.
-        run_id: i64,
+        run_id: RunId,
         /// JSON instead of a table.
         #[arg(long)]
         json: bool,
@@ -123,7 +125,7 @@ pub enum Command {
     /// rules, and look for its quoted text: one verdict a citation, recorded.
     CheckSources {
         /// The run.
-        run_id: i64,
+        run_id: RunId,
         /// One JSON array of verdicts.
         #[arg(long)]
         json: bool,
@@ -141,7 +143,7 @@ pub enum Command {
         limit: u32,
         /// Only this run's.
         #[arg(long)]
-        run: Option<i64>,
+        run: Option<RunId>,
         /// Best match first (default: newest run first).
         #[arg(long)]
         rank: bool,
@@ -225,7 +227,7 @@ pub async fn main(cli: Cli) -> ExitCode {
             let q = io_harness::store::search::SearchQuery {
                 text: query,
                 limit,
-                run: run.map(io_harness::RunId),
+                run,
                 rank,
             };
             records::search(cli.config, cli.store, &q, json)

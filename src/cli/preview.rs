@@ -33,7 +33,7 @@ pub struct PreviewArgs {
     /// The request the next step of this stored run would send (in its
     /// conversation mode, from its checkpoint and transcript).
     #[arg(long, conflicts_with = "goal")]
-    pub resume: Option<i64>,
+    pub resume: Option<RunId>,
 }
 
 /// Print `POST <url>`, redacted headers, a blank line and the body; or only the
@@ -61,7 +61,7 @@ pub async fn preview(
     let (preview, contract) = match resume {
         Some(run_id) => {
             let store = Store::open(launch.store_path(store_path))?;
-            let next = next_step(&store, RunId(run_id))?;
+            let next = next_step(&store, run_id)?;
             // As `run --resume` will: the configured (or named) vendor and model.
             let contract = next.contract.clone();
             let preview = plan.preview_next(next, run_id, vendor, model.as_deref());

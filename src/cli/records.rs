@@ -46,7 +46,7 @@ pub fn runs(config: Option<PathBuf>, store: Option<PathBuf>, json: bool, limit: 
             r.group_id.map_or("—".to_string(), |g| g.to_string()),
             r.started_at.chars().take(19).collect::<String>(),
             r.provider,
-            r.outcome.as_deref().unwrap_or("running"),
+            r.outcome.map_or("running", |o| o.as_str()),
             r.citation_count,
             f.tokens(),
             io_harness::core::price::fees_or_included(f.fees_micro_usd, f.vendor_reported()),
@@ -116,7 +116,7 @@ pub fn prices(config: Option<PathBuf>, json: bool) -> Result<()> {
 pub fn citations(
     config: Option<PathBuf>,
     store: Option<PathBuf>,
-    run_id: i64,
+    run_id: RunId,
     json: bool,
     format: Option<&str>,
 ) -> Result<()> {
@@ -124,7 +124,7 @@ pub fn citations(
         .map(str::parse::<io_harness::store::export::Format>)
         .transpose()?;
     let (_, store) = open(config, store)?;
-    let id = RunId(run_id);
+    let id = run_id;
     if store.run(id)?.is_none() {
         return Err(io_harness::Error::refused(format!(
             "there is no run {run_id} in this store; `io-harness runs` lists them"
@@ -234,14 +234,14 @@ pub fn search(
 pub async fn check_sources(
     config: Option<PathBuf>,
     store: Option<PathBuf>,
-    run_id: i64,
+    run_id: RunId,
     json: bool,
 ) -> Result<()> {
     let (config, store) = open(config, store)?;
     let policy = config.policy();
     let rows = io_harness::check::check_run(
         &store,
-        RunId(run_id),
+        run_id,
         &policy,
         io_harness::check::Limits::default(),
     )

@@ -7,9 +7,9 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use io_harness::Result;
 use io_harness::launch::{Call, Launch};
 use io_harness::run::Observer;
-use io_harness::{Result, RunId};
 
 use super::printer::{Printer, spent, steps};
 use super::task::{self, RunArgs};
@@ -27,7 +27,7 @@ pub async fn go(mut launch: Launch, store_path: Option<PathBuf>, args: RunArgs) 
     launch.start_stub().await?;
     let done = match args.resume {
         Some(id) => store
-            .load_checkpoint(RunId(id))
+            .load_checkpoint(id)
             .ok()
             .flatten()
             .map_or(0, |c| c.step),
@@ -54,7 +54,7 @@ pub async fn go(mut launch: Launch, store_path: Option<PathBuf>, args: RunArgs) 
         approver: task::approver(&args),
         cancel,
     };
-    let resume = args.resume.map(RunId);
+    let resume = args.resume;
     let result = launch
         .run(&contract, &provider, printer, resume, call)
         .await;

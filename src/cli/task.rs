@@ -6,6 +6,7 @@
 
 use std::path::PathBuf;
 
+use io_harness::core::id::RunId;
 use io_harness::launch::{Launch, Plan};
 use io_harness::{
     ApproveAll, Approver, Config, Error, NobodyToAsk, Result, TaskContract, Vendor, Verification,
@@ -35,7 +36,7 @@ pub struct RunArgs {
     pub json: bool,
     /// Resume a killed run from its last checkpoint.
     #[arg(long)]
-    pub resume: Option<i64>,
+    pub resume: Option<RunId>,
     /// Approve every `Ask` effect (default: refuse them; there is no one to ask).
     #[arg(long)]
     pub approve_all: bool,
@@ -53,7 +54,7 @@ pub struct RunArgs {
     /// Run a stored run's goal, declaration and verification on --provider, as a
     /// new run in the original's group.
     #[arg(long, requires = "provider", conflicts_with_all = ["resume", "goal", "workspace", "verify_file"])]
-    pub replay: Option<i64>,
+    pub replay: Option<RunId>,
 }
 
 /// io.toml (`--config`, else `./io.toml` and the user's) resolved for a run;
@@ -142,7 +143,7 @@ pub fn providers(
                 )));
             }
             Ok(v) => out.push(v),
-            Err(e) => unknown(name, e)?,
+            Err(e) => unknown(name, e.into())?,
         }
     }
     Ok(out)

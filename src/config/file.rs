@@ -11,8 +11,8 @@ use serde::Deserialize;
 
 use super::policy::{PolicyTable, WebTable};
 use crate::core::price::PriceOverride;
-use crate::core::wire::transcript::{CacheTtl, Conversation, ResponsesState};
-use crate::core::wire::{Vendor, Wire};
+use crate::core::transcript::{CacheTtl, Conversation, ResponsesState};
+use crate::core::vendor::{Vendor, Wire};
 
 /// One file that was read.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

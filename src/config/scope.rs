@@ -163,7 +163,7 @@ impl Config {
 
     /// `[run] cache_ttl` stated while prompt caching is off: the lifetime it
     /// names, which nothing uses.
-    pub fn cache_ttl_idle(&self) -> Option<crate::core::wire::transcript::CacheTtl> {
+    pub fn cache_ttl_idle(&self) -> Option<crate::core::transcript::CacheTtl> {
         self.run.and_then(|r| r.cache_ttl.filter(|_| !r.cache))
     }
 

@@ -11,10 +11,14 @@
 //!   whose span overlaps it, in order, each once.
 //! - **cited share**: sentences of the final answer with at least one source ÷
 //!   its sentences (`None` when it has none).
-//! - **verified share**: the run's citations whose verdict is `found` ÷ its
-//!   citations with a verdict (`None` when none was checked).
-//! - **unsupported**: sentences with sources, every one checked and none `found`
-//!   (`None` when none of the run's citations was checked).
+//! - A citation is **checked** when its verdict reached the page
+//!   (`Verdict::reached_page`: found, not found, no quote). One the policy did
+//!   not allow, or that was unreachable, says nothing about the source: it stays
+//!   unchecked, as one never looked at does.
+//! - **verified share**: the run's checked citations whose quote was `found` ÷
+//!   its checked citations (`None` when none was checked).
+//! - **unsupported**: sentences with sources, every source checked and none
+//!   supporting it (`None` when none of the run's citations was checked).
 
 use std::collections::HashMap;
 use std::sync::LazyLock;
@@ -23,6 +27,7 @@ use serde::{Deserialize, Serialize};
 use unicode_segmentation::UnicodeSegmentation;
 
 use crate::core::completion::Claim;
+use crate::core::verdict::Verdict;
 
 /// The sentences of `text`, as byte spans (start, end), in order.
 pub fn sentences(text: &str) -> Vec<(usize, usize)> {
@@ -40,9 +45,8 @@ pub fn sentences(text: &str) -> Vec<(usize, usize)> {
 pub struct Source {
     /// The cited URL.
     pub url: String,
-    /// `found`, `not_found`, `no_quote`, `unreachable`, `not_allowed`; `None`
-    /// when not checked.
-    pub verdict: Option<String>,
+    /// What `check-sources` found; `None` when it was not run on it.
+    pub verdict: Option<Verdict>,
     /// For a claim without a quote, the share of its content words on the page
     /// (a lexical overlap: a hint, not proof); `None` otherwise.
     pub overlap: Option<f64>,
@@ -78,7 +82,7 @@ pub fn by_sentence(
     step: u32,
     text: &str,
     claims: &[Claim],
-    checked: impl Fn(&str) -> (Option<String>, Option<f64>),
+    checked: impl Fn(&str) -> (Option<Verdict>, Option<f64>),
 ) -> Vec<ClaimSentence> {
     sentences(text)
         .into_iter()
@@ -118,37 +122,62 @@ pub fn by_sentence(
 pub struct ClaimFigures {
     /// Sentences with a source ÷ sentences.
     pub cited_share: Option<f64>,
-    /// Citations `found` ÷ citations checked.
+    /// Checked citations `found` ÷ checked citations.
     pub verified_share: Option<f64>,
-    /// Sentences whose every source was checked and none `found`.
+    /// Sentences whose every source was checked and none supports.
     pub unsupported: Option<u64>,
+    /// Citations whose check did not reach the page because the policy does
+    /// not allow fetching it: unchecked, and said why.
+    #[serde(default)]
+    pub not_allowed: u64,
+    /// Citations whose page could not be fetched or read: unchecked.
+    #[serde(default)]
+    pub unreachable: u64,
 }
 
 impl ClaimFigures {
     /// The figures of a final answer's sentences and the verdicts of every
     /// citation of its run that was checked.
-    pub fn of<'a>(
+    pub fn of(
         sentences: &[ClaimSentence],
-        verdicts: impl IntoIterator<Item = &'a str>,
+        verdicts: impl IntoIterator<Item = Verdict>,
     ) -> ClaimFigures {
-        let verdicts: Vec<&str> = verdicts.into_iter().collect();
+        let all: Vec<Verdict> = verdicts.into_iter().collect();
+        let checked: Vec<Verdict> = all.iter().copied().filter(|v| v.reached_page()).collect();
         let share = |part: usize, whole: usize| (whole > 0).then(|| part as f64 / whole as f64);
         let cited = sentences.iter().filter(|s| !s.citations.is_empty()).count();
-        let found = verdicts.iter().filter(|v| **v == "found").count();
+        let found = checked.iter().filter(|v| v.supports()).count();
         let unsupported = sentences
             .iter()
             .filter(|s| {
                 !s.citations.is_empty()
                     && s.citations
                         .iter()
-                        .all(|c| c.verdict.as_deref().is_some_and(|v| v != "found"))
+                        .all(|c| c.verdict.is_some_and(|v| v.reached_page() && !v.supports()))
             })
             .count() as u64;
+        let count = |want: Verdict| all.iter().filter(|v| **v == want).count() as u64;
         ClaimFigures {
             cited_share: share(cited, sentences.len()),
-            verified_share: share(found, verdicts.len()),
-            unsupported: (!verdicts.is_empty()).then_some(unsupported),
+            verified_share: share(found, checked.len()),
+            unsupported: (!checked.is_empty()).then_some(unsupported),
+            not_allowed: count(Verdict::NotAllowed),
+            unreachable: count(Verdict::Unreachable),
         }
+    }
+
+    /// Why sources were looked at but not read, in words (`3 not allowed by
+    /// [policy], 1 unreachable`); `None` when every checked source was read.
+    pub fn unread(&self) -> Option<String> {
+        let parts: Vec<String> = [
+            (self.not_allowed, "not allowed by [policy]"),
+            (self.unreachable, "unreachable"),
+        ]
+        .into_iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, why)| format!("{n} {why}"))
+        .collect();
+        (!parts.is_empty()).then(|| parts.join(", "))
     }
 }
 

@@ -6,6 +6,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::core::vendor::Vendor;
+
 /// A source the provider returned for its answer. Evidence about the answer, not
 /// about the world: nothing here was fetched or checked by this crate.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -76,7 +78,7 @@ pub fn char_offset(text: &str, n: usize) -> usize {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ServerToolCall {
     /// `anthropic`, `openai`, `openrouter`.
-    pub provider: String,
+    pub provider: Vendor,
     /// The vendor's tool name: `web_search`, `web_fetch`.
     pub tool: String,
     /// The vendor's own error code when the call failed; `None` when it ran.
@@ -87,9 +89,9 @@ pub struct ServerToolCall {
 
 impl ServerToolCall {
     /// A call that ran (possibly finding nothing).
-    pub fn ok(provider: impl Into<String>, tool: impl Into<String>) -> Self {
+    pub fn ok(provider: Vendor, tool: impl Into<String>) -> Self {
         ServerToolCall {
-            provider: provider.into(),
+            provider,
             tool: tool.into(),
             error: None,
             input: None,
@@ -97,11 +99,7 @@ impl ServerToolCall {
     }
 
     /// A call that failed with the vendor's own code.
-    pub fn failed(
-        provider: impl Into<String>,
-        tool: impl Into<String>,
-        code: impl Into<String>,
-    ) -> Self {
+    pub fn failed(provider: Vendor, tool: impl Into<String>, code: impl Into<String>) -> Self {
         ServerToolCall {
             error: Some(code.into()),
             ..ServerToolCall::ok(provider, tool)
@@ -277,7 +275,7 @@ impl Usage {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Completion {
     /// The vendor that answered (`anthropic`, `openai`, `openrouter`).
-    pub provider: String,
+    pub provider: Vendor,
     /// The answer text, every text block joined.
     pub text: String,
     /// Local tools the model asked for, in order.

@@ -8,9 +8,9 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+use crate::core::transcript::{CacheTtl, Conversation};
+use crate::core::vendor::Vendor;
 use crate::core::web::WebAccess;
-use crate::core::wire::Vendor;
-use crate::core::wire::transcript::{CacheTtl, Conversation};
 
 /// How the run's success is decided once the model stops.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

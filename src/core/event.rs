@@ -5,92 +5,10 @@
 use serde::{Deserialize, Serialize};
 
 use crate::core::completion::{Citation, ToolCall, Usage};
+use crate::core::id::RunId;
+use crate::core::outcome::RunOutcome;
 use crate::core::policy::Act;
-
-/// A run's id in the store.
-#[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
-)]
-#[serde(transparent)]
-pub struct RunId(pub i64);
-
-impl std::fmt::Display for RunId {
-    /// The number, honouring width and alignment (`{:>5}` pads it).
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        std::fmt::Display::fmt(&self.0, f)
-    }
-}
-
-/// Which budget ended a run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum BudgetKind {
-    /// The step limit.
-    Steps,
-    /// The wall-clock limit.
-    Time,
-    /// The token limit.
-    Tokens,
-    /// Too many consecutive `pause_turn` continuations.
-    Continuations,
-    /// The dollar limit (`[budget] usd`, `--max-usd`).
-    Usd,
-}
-
-/// How a run ended.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "outcome", rename_all = "snake_case")]
-pub enum RunOutcome {
-    /// The verification passed.
-    Passed,
-    /// The model finished but the verification did not pass.
-    Failed {
-        /// Why the verification failed.
-        reason: String,
-    },
-    /// A budget ran out.
-    BudgetExhausted {
-        /// Which one.
-        budget: BudgetKind,
-    },
-    /// The operator cancelled it.
-    Cancelled,
-    /// The model declined the task (`stop_reason: "refusal"`); not verified.
-    Refused {
-        /// What the model said, possibly empty.
-        text: String,
-    },
-    /// The answer was cut off at the output token limit (`max_tokens`); not verified.
-    Truncated {
-        /// The limit the request carried.
-        max_tokens: u32,
-    },
-    /// The provider or the transport failed for good.
-    Error {
-        /// What happened.
-        message: String,
-    },
-}
-
-impl RunOutcome {
-    /// The word stored in `runs.outcome`.
-    pub fn label(&self) -> &'static str {
-        match self {
-            RunOutcome::Passed => "passed",
-            RunOutcome::Failed { .. } => "failed",
-            RunOutcome::BudgetExhausted { .. } => "budget_exhausted",
-            RunOutcome::Cancelled => "cancelled",
-            RunOutcome::Refused { .. } => "refused",
-            RunOutcome::Truncated { .. } => "truncated",
-            RunOutcome::Error { .. } => "error",
-        }
-    }
-
-    /// True only for `Passed`.
-    pub fn passed(&self) -> bool {
-        matches!(self, RunOutcome::Passed)
-    }
-}
+use crate::core::vendor::Vendor;
 
 /// What one request cost, itemised, in millionths of a US dollar; derived from the
 /// price table, or the vendor's own figure. `None` where nothing was priced:
@@ -156,7 +74,7 @@ pub enum EventKind {
         /// The goal.
         goal: String,
         /// The vendor.
-        provider: String,
+        provider: Vendor,
         /// The model.
         model: String,
         /// Whether it resumes an earlier run's checkpoint.
@@ -191,7 +109,7 @@ pub enum EventKind {
     /// A provider-executed tool started, its input complete (streamed answers only).
     ServerToolStarted {
         /// The vendor.
-        provider: String,
+        provider: Vendor,
         /// `web_search`, `web_fetch`.
         tool: String,
         /// The vendor's id for the call.
@@ -203,7 +121,7 @@ pub enum EventKind {
     /// recorded call is `ServerToolUsed`, after the response is complete).
     ServerToolReturned {
         /// The vendor.
-        provider: String,
+        provider: Vendor,
         /// `web_search`, `web_fetch`.
         tool: String,
         /// The id of the call it answers.
@@ -243,7 +161,7 @@ pub enum EventKind {
     /// A completion came back and was charged.
     ProviderCalled {
         /// The vendor that answered.
-        provider: String,
+        provider: Vendor,
         /// The model that answered.
         model: String,
         /// Its counts.
@@ -272,7 +190,7 @@ pub enum EventKind {
     /// A provider-executed tool ran or failed.
     ServerToolUsed {
         /// The vendor.
-        provider: String,
+        provider: Vendor,
         /// `web_search`, `web_fetch`.
         tool: String,
         /// Whether it ran.

@@ -125,6 +125,13 @@ pub struct RunFigures {
     /// was checked.
     #[serde(default)]
     pub unsupported: Option<u64>,
+    /// Sources `check-sources` did not read because the policy does not allow
+    /// fetching them (unchecked: they say nothing about the source).
+    #[serde(default)]
+    pub sources_not_allowed: u64,
+    /// Sources whose page could not be fetched or read (unchecked).
+    #[serde(default)]
+    pub sources_unreachable: u64,
 }
 
 /// One request as the figures count it: its counts, its cost, its calls.
@@ -180,6 +187,8 @@ impl RunFigures {
             cited_share: self.cited_share,
             verified_share: self.verified_share,
             unsupported: self.unsupported,
+            not_allowed: self.sources_not_allowed,
+            unreachable: self.sources_unreachable,
         }
     }
 
@@ -188,6 +197,8 @@ impl RunFigures {
         self.cited_share = c.cited_share;
         self.verified_share = c.verified_share;
         self.unsupported = c.unsupported;
+        self.sources_not_allowed = c.not_allowed;
+        self.sources_unreachable = c.unreachable;
         self
     }
 

@@ -11,9 +11,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::core::contract::TaskContract;
+use crate::core::transcript::{Caching, Conversation, Exchange, same_family};
+use crate::core::vendor::Wire;
 use crate::core::web::WebAccess;
-use crate::core::wire::capability::Wire;
-use crate::core::wire::transcript::{Caching, Conversation, Exchange, same_family};
 
 /// A local tool offered to the model, in vendor-neutral form.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

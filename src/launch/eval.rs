@@ -15,8 +15,10 @@ use tokio_util::sync::CancellationToken;
 use crate::approve::Approver;
 use crate::core::contract::{TaskContract, Verification};
 use crate::core::eval::Question;
+use crate::core::eval::QuestionStatus;
+use crate::core::id::EvalId;
+use crate::core::vendor::Vendor;
 use crate::core::web::WebAccess;
-use crate::core::wire::Vendor;
 use crate::error::Result;
 use crate::launch::start::{Call, Group, Launch};
 use crate::run::group::{Column, Copies};
@@ -67,7 +69,7 @@ impl Launch {
     /// until they have ended or its runs have cost `cap` (millionths).
     pub async fn eval(
         &self,
-        eval_id: i64,
+        eval_id: EvalId,
         vendors: &[Vendor],
         jobs: u32,
         cap: Option<u64>,
@@ -77,7 +79,10 @@ impl Launch {
         let prices = &self.plan().prices;
         let records = store.eval_questions(eval_id, prices)?;
         let total = records.len();
-        let mut done = records.iter().filter(|q| q.status == "done").count();
+        let mut done = records
+            .iter()
+            .filter(|q| q.status == QuestionStatus::Done)
+            .count();
         let mut spent: u64 = records
             .iter()
             .flat_map(|q| &q.runs)
@@ -85,7 +90,7 @@ impl Launch {
             .sum();
         let mut pending = records
             .into_iter()
-            .filter(|q| q.status != "done")
+            .filter(|q| q.status != QuestionStatus::Done)
             .map(|q| q.question)
             .collect::<Vec<_>>()
             .into_iter();

@@ -13,13 +13,15 @@ use std::collections::BTreeMap;
 
 use crate::config::Config;
 use crate::core::contract::TaskContract;
+use crate::core::id::RunId;
 use crate::core::policy::Policy;
 use crate::core::price::PriceTable;
 use crate::core::tools::offered_tools;
+use crate::core::transcript::{CacheTtl, Conversation, same_family};
 use crate::core::turn::{ToolSpec, Turn, WireRequest};
+use crate::core::vendor::Vendor;
 use crate::core::web::WebAccess;
-use crate::core::wire::transcript::{CacheTtl, Conversation, same_family};
-use crate::core::wire::{self, Endpoint, Vendor};
+use crate::core::wire::{self, Endpoint};
 use crate::error::{Error, Result};
 use crate::launch::vendor::VendorSetup;
 use crate::mcp::McpDef;
@@ -190,7 +192,7 @@ impl Plan {
     /// The vendor a flag names, else io.toml's.
     pub fn vendor(&self, flag: Option<&str>) -> Result<Vendor> {
         match flag {
-            Some(name) => name.parse(),
+            Some(name) => Ok(name.parse()?),
             None => Ok(self.default_vendor),
         }
     }
@@ -219,7 +221,7 @@ impl Plan {
     pub fn preview_next(
         &self,
         next: NextStep,
-        run_id: i64,
+        run_id: RunId,
         vendor: Vendor,
         model: Option<&str>,
     ) -> Preview {
@@ -249,7 +251,7 @@ impl Plan {
         vendor: Vendor,
         model: Option<&str>,
         observations: Vec<String>,
-        history: Vec<crate::core::wire::transcript::Exchange>,
+        history: Vec<crate::core::transcript::Exchange>,
         mut notes: Vec<String>,
     ) -> Preview {
         let setup = self.setup(vendor);

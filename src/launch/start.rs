@@ -14,8 +14,8 @@ use tokio_util::sync::CancellationToken;
 use crate::approve::Approver;
 use crate::config::Loaded;
 use crate::core::contract::TaskContract;
-use crate::core::event::RunId;
-use crate::core::wire::Vendor;
+use crate::core::id::{GroupId, RunId};
+use crate::core::vendor::Vendor;
 use crate::error::Result;
 use crate::launch::plan::{Plan, Preview};
 use crate::launch::ready::workspace_ready;
@@ -322,7 +322,7 @@ impl Launch {
                     Err(_) => inner,
                 };
                 Entrant {
-                    vendor: vendor.to_string(),
+                    vendor: *vendor,
                     provider,
                     observer,
                 }
@@ -378,7 +378,7 @@ impl Launch {
         contract: &TaskContract,
         group: Group<'_>,
         call: Call<'_>,
-        group_id: Option<i64>,
+        group_id: Option<GroupId>,
     ) -> Result<GroupResult> {
         let Group {
             entrants,

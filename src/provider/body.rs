@@ -7,6 +7,7 @@
 use std::future::Future;
 use std::time::Duration;
 
+use crate::core::vendor::Vendor;
 use crate::error::{Error, Result};
 
 /// The response size cap unless `[providers.NAME] max_response_bytes` says otherwise.
@@ -19,12 +20,12 @@ pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(600);
 /// ended early is reported (the caller knows the status and the expected length).
 pub(crate) async fn read_capped(
     response: &mut reqwest::Response,
-    provider: &str,
+    provider: Vendor,
     max: u64,
     cut: impl Fn(usize, &reqwest::Error) -> Error,
 ) -> Result<Vec<u8>> {
     let too_big = |what: String| Error::Transport {
-        provider: provider.to_string(),
+        provider,
         message: format!(
             "the response body {what}, over the {max}-byte cap; nothing was decoded. Raise \
              `max_response_bytes` under [providers.{provider}] in io.toml if the vendor's \
@@ -57,14 +58,14 @@ pub(crate) async fn read_capped(
 /// Run one attempt under the request deadline.
 pub(crate) async fn within<T>(
     limit: Duration,
-    provider: &str,
+    provider: Vendor,
     url: &str,
     attempt: impl Future<Output = Result<T>>,
 ) -> Result<T> {
     match tokio::time::timeout(limit, attempt).await {
         Ok(result) => result,
         Err(_) => Err(Error::Transport {
-            provider: provider.to_string(),
+            provider,
             message: format!(
                 "no complete response from {url} within {} s, so the request was abandoned; \
                  raise `request_timeout_secs` under [providers.{provider}] in io.toml if \

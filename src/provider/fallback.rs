@@ -8,13 +8,13 @@ use async_trait::async_trait;
 
 use super::{AttemptSink, Provider, Reply};
 use crate::core::turn::Turn;
+use crate::core::vendor::{Vendor, Wire};
 use crate::core::web::WebAccess;
 use crate::error::{Error, Result};
 
 /// Providers in order of preference.
 pub struct Fallback {
     members: Vec<Box<dyn Provider>>,
-    name: String,
 }
 
 impl Fallback {
@@ -25,22 +25,20 @@ impl Fallback {
                 "a fallback chain needs at least one provider",
             ));
         }
-        let name = format!(
-            "fallback({})",
-            members
-                .iter()
-                .map(|m| m.name())
-                .collect::<Vec<_>>()
-                .join(",")
-        );
-        Ok(Fallback { members, name })
+        Ok(Fallback { members })
     }
 }
 
 #[async_trait]
 impl Provider for Fallback {
-    fn name(&self) -> &str {
-        &self.name
+    fn vendor(&self) -> Vendor {
+        self.members
+            .first()
+            .map_or(Vendor::default(), |m| m.vendor())
+    }
+
+    fn wire(&self) -> Wire {
+        self.members.first().map_or(Wire::default(), |m| m.wire())
     }
 
     fn model(&self) -> &str {
@@ -65,7 +63,7 @@ impl Provider for Fallback {
             match member.complete(&own, sink).await {
                 Ok(reply) => return Ok(reply),
                 Err(e) if e.is_retryable() => {
-                    tracing::warn!("{} failed, trying the next provider: {e}", member.name());
+                    tracing::warn!("{} failed, trying the next provider: {e}", member.vendor());
                     last = Some(e);
                 }
                 Err(e) => return Err(e),

@@ -15,6 +15,7 @@ use super::scrub::{Secrets, TextScrubber};
 use super::{AttemptSink, Provider, Reply};
 use crate::core::event::EventKind;
 use crate::core::turn::{HeaderValue, Turn, WireRequest, WireResponse};
+use crate::core::vendor::{Vendor, Wire};
 use crate::core::web::WebAccess;
 use crate::core::wire::{self, Endpoint};
 use crate::error::{Error, Result};
@@ -208,9 +209,9 @@ impl HttpProvider {
         headers: HeaderMap,
         sink: &dyn AttemptSink,
     ) -> Result<Answer> {
-        let vendor = self.endpoint.vendor.as_str();
+        let vendor = self.endpoint.vendor;
         let transport = |what: &str, e: reqwest::Error| Error::Transport {
-            provider: vendor.to_string(),
+            provider: vendor,
             message: format!("{what} {}: {}", request.url, super::body::without_url(&e)),
             retryable: true,
         };
@@ -265,7 +266,7 @@ impl HttpProvider {
         }
         let expected = response.content_length();
         let cut = |read: usize, e: &reqwest::Error| Error::Transport {
-            provider: vendor.to_string(),
+            provider: vendor,
             message: format!(
                 "the response body was cut short after {read} of {} bytes (HTTP {status}): {}",
                 expected.map_or("?".to_string(), |n| n.to_string()),
@@ -334,8 +335,12 @@ impl AttemptSink for ScrubbingSink<'_> {
 
 #[async_trait]
 impl Provider for HttpProvider {
-    fn name(&self) -> &str {
-        self.endpoint.vendor.as_str()
+    fn vendor(&self) -> Vendor {
+        self.endpoint.vendor
+    }
+
+    fn wire(&self) -> Wire {
+        self.endpoint.wire
     }
 
     fn model(&self) -> &str {
@@ -347,7 +352,7 @@ impl Provider for HttpProvider {
     }
 
     fn check(&self, web: Option<&WebAccess>) -> Result<()> {
-        wire::check_wire(self.endpoint.wire, web)
+        crate::core::capability::check_wire(self.endpoint.wire, web)
     }
 
     async fn complete(&self, turn: &Turn, sink: &dyn AttemptSink) -> Result<Reply> {
@@ -364,7 +369,7 @@ impl Provider for HttpProvider {
             let attempt_once = self.attempt(&request, headers.clone(), &scrubbing);
             let sent = body::within(
                 self.request_timeout,
-                self.name(),
+                self.endpoint.vendor,
                 &request.url,
                 attempt_once,
             )
@@ -392,7 +397,7 @@ impl Provider for HttpProvider {
                         completion,
                         latency_ms: started.elapsed().as_millis() as u64,
                         attempts: attempt,
-                        provider: self.name().to_string(),
+                        provider: self.endpoint.vendor,
                         model: turn.model.clone(),
                         wire: self.endpoint.wire,
                         endpoint: super::talk::origin(&request.url),

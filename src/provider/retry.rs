@@ -75,7 +75,7 @@ mod tests {
 
     fn vendor(status: u16, hint: Option<u64>, error_type: Option<&str>) -> Error {
         Error::from(VendorError {
-            provider: "p".into(),
+            provider: crate::core::vendor::Vendor::Anthropic,
             status,
             error_type: error_type.map(Into::into),
             code: None,

@@ -87,6 +87,9 @@ impl Secrets {
         }
         match e {
             Error::Config(m) => Error::Config(self.text(&m)),
+            // Built from io.toml and the capability table, never from what a
+            // vendor sent: nothing in it can be a key.
+            Error::Refusal(r) => Error::Refusal(r),
             Error::Vendor(mut v) => {
                 v.message = self.text(&v.message);
                 v.error_type = v.error_type.map(|t| self.text(&t));

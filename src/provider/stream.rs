@@ -10,7 +10,7 @@ use super::AttemptSink;
 use crate::core::completion::Completion;
 use crate::core::event::EventKind;
 use crate::core::turn::WireResponse;
-use crate::core::wire::Vendor;
+use crate::core::vendor::Vendor;
 use crate::core::wire::stream::{Assembler, Delta};
 use crate::error::{Error, Result};
 
@@ -46,12 +46,12 @@ pub(super) async fn read(
     idle: Duration,
     sink: &dyn AttemptSink,
 ) -> Result<Completion> {
-    let provider = vendor.as_str();
+    let provider = vendor;
     loop {
         let chunk = match tokio::time::timeout(idle, response.chunk()).await {
             Err(_) => {
                 return Err(Error::Transport {
-                    provider: provider.to_string(),
+                    provider,
                     message: format!(
                         "the stream from {url} was silent for {} s after {} events (idle_timeout_secs under [providers.{provider}] sets the limit)",
                         idle.as_secs_f64(),
@@ -62,7 +62,7 @@ pub(super) async fn read(
             }
             Ok(Err(e)) => {
                 return Err(Error::Transport {
-                    provider: provider.to_string(),
+                    provider,
                     message: format!(
                         "the stream from {url} was cut after {} bytes and {} events: {}",
                         assembler.bytes(),
@@ -77,7 +77,7 @@ pub(super) async fn read(
         };
         if assembler.bytes() + chunk.len() as u64 > MAX_STREAM_BYTES {
             return Err(Error::Transport {
-                provider: provider.to_string(),
+                provider,
                 message: format!(
                     "the stream from {url} passed {} MiB; it was dropped rather than held in memory",
                     MAX_STREAM_BYTES >> 20
@@ -96,17 +96,17 @@ pub(super) async fn read(
 }
 
 /// The run event a delta is reported as.
-pub fn event_of(provider: &str, delta: Delta) -> EventKind {
+pub fn event_of(provider: Vendor, delta: Delta) -> EventKind {
     match delta {
         Delta::Text(text) => EventKind::TextDelta { text },
         Delta::ServerToolStarted { id, tool, input } => EventKind::ServerToolStarted {
-            provider: provider.to_string(),
+            provider,
             tool,
             id,
             input,
         },
         Delta::ServerToolReturned { id, call } => EventKind::ServerToolReturned {
-            provider: provider.to_string(),
+            provider,
             ok: call.succeeded(),
             tool: call.tool,
             id,

@@ -7,6 +7,7 @@ use async_trait::async_trait;
 use crate::core::completion::Completion;
 use crate::core::event::EventKind;
 use crate::core::turn::Turn;
+use crate::core::vendor::{Vendor, Wire};
 use crate::core::web::WebAccess;
 use crate::error::Result;
 
@@ -19,12 +20,12 @@ pub struct Reply {
     pub latency_ms: u64,
     /// HTTP attempts made.
     pub attempts: u32,
-    /// The provider that answered (for a `Fallback`, the member).
-    pub provider: String,
+    /// The vendor that answered (for a `Fallback`, the member).
+    pub provider: Vendor,
     /// The model that was asked.
     pub model: String,
     /// The wire that answered (a transcript sends its blocks back to it only).
-    pub wire: crate::core::wire::Wire,
+    pub wire: Wire,
     /// Where the request went: scheme, host and port (never credentials or a
     /// path), recorded with the request so a trace sent later names it.
     pub endpoint: Option<String>,
@@ -60,8 +61,11 @@ impl AttemptSink for NoSink {
 /// non-searching, not broken: it returns no citations and its runs complete.
 #[async_trait]
 pub trait Provider: Send + Sync {
-    /// The vendor name recorded with each run (`anthropic`, …).
-    fn name(&self) -> &str;
+    /// The vendor recorded with each run (a `Fallback`'s first member's; each
+    /// answer records the vendor that gave it).
+    fn vendor(&self) -> Vendor;
+    /// The wire it speaks (a `Fallback`'s first member's).
+    fn wire(&self) -> Wire;
     /// The model asked.
     fn model(&self) -> &str;
     /// The output token cap per request.

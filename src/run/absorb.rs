@@ -47,7 +47,7 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
             None => self.unpriced = self.unpriced.take().or(cost.unpriced.clone()),
         }
         self.emitter.emit(EventKind::ProviderCalled {
-            provider: reply.provider.clone(),
+            provider: reply.provider,
             model: reply.model.clone(),
             usage: c.usage,
             stop_reason: c.stop.as_str().to_string(),
@@ -61,7 +61,7 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
         let mut observations = Vec::new();
         for call in &c.server_tools {
             self.emitter.emit(EventKind::ServerToolUsed {
-                provider: call.provider.clone(),
+                provider: call.provider,
                 tool: call.tool.clone(),
                 ok: call.succeeded(),
                 error: call.error.clone(),

@@ -6,11 +6,12 @@
 use crate::approve::Approver;
 use crate::core::completion::{Completion, ToolCall, Usage};
 use crate::core::contract::Budget;
-use crate::core::event::{BudgetKind, EventKind, RunOutcome};
+use crate::core::event::EventKind;
+use crate::core::outcome::{BudgetKind, RunOutcome};
 use crate::core::policy::Act;
 use crate::core::text::shorten;
 use crate::core::tools::offered_tools;
-use crate::core::wire::transcript::ToolReturn;
+use crate::core::transcript::ToolReturn;
 use crate::provider::Provider;
 use crate::run::engine::Loop;
 use crate::run::spawn::{Parent, spawn_agent};

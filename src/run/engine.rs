@@ -14,11 +14,13 @@ use std::time::Duration;
 use crate::approve::Approver;
 use crate::core::completion::Usage;
 use crate::core::contract::TaskContract;
-use crate::core::event::{BudgetKind, EventKind, RunId, RunOutcome};
+use crate::core::event::EventKind;
+use crate::core::id::RunId;
+use crate::core::outcome::{BudgetKind, RunOutcome};
 use crate::core::policy::Policy;
 use crate::core::price::{PriceTable, usd};
-use crate::core::wire::Vendor;
-use crate::core::wire::transcript::{Conversation, Exchange};
+use crate::core::transcript::{Conversation, Exchange};
+use crate::core::vendor::Vendor;
 use crate::error::{Error, Result};
 use crate::provider::Provider;
 use crate::run::observe::Emitter;
@@ -72,7 +74,7 @@ where
     emitter.set_step(state.step);
     emitter.emit(EventKind::RunStarted {
         goal: state.contract.goal.clone(),
-        provider: provider.name().to_string(),
+        provider: provider.vendor(),
         model: provider.model().to_string(),
         resumed: options.resume.is_some(),
     });
@@ -150,7 +152,7 @@ fn start<P: Provider + ?Sized>(
     // A declaration the provider cannot carry is refused before anything exists.
     provider.check(contract.web.as_ref())?;
     // OpenRouter reports each request's cost itself: its budget needs no price.
-    if provider.name() != Vendor::OpenRouter.as_str() {
+    if provider.vendor() != Vendor::OpenRouter {
         check_dollar_budget(contract, &model_of(options, provider), &options.prices)?;
     }
     let fresh = Checkpoint {
@@ -166,7 +168,7 @@ fn start<P: Provider + ?Sized>(
     let run_id = store.start_run(
         &NewRun {
             goal: contract.goal.clone(),
-            provider: provider.name().to_string(),
+            provider: provider.vendor(),
             model: model_of(options, provider),
             web_json: contract
                 .web

@@ -9,8 +9,9 @@ use std::sync::Arc;
 
 use crate::approve::Approver;
 use crate::core::contract::TaskContract;
-use crate::core::event::RunId;
+use crate::core::id::{GroupId, RunId};
 use crate::core::policy::Policy;
+use crate::core::vendor::Vendor;
 use crate::error::{Error, Result};
 use crate::provider::Provider;
 use crate::run::copy::{Copied, copy_workspace};
@@ -22,7 +23,7 @@ use crate::store::{NewGroup, Store};
 /// built (a key not set).
 pub struct Entrant<P> {
     /// The vendor's name (`anthropic`, `openai`, `openrouter`).
-    pub vendor: String,
+    pub vendor: Vendor,
     /// Its provider, or why there is none.
     pub provider: Result<P>,
     /// Who sees its events.
@@ -45,9 +46,9 @@ pub enum Column {
 #[derive(Debug)]
 pub struct GroupResult {
     /// The group's id in the store.
-    pub group_id: i64,
+    pub group_id: GroupId,
     /// Per vendor: its name, its workspace copy (none when it did not run), how it ended.
-    pub columns: Vec<(String, Option<PathBuf>, Column)>,
+    pub columns: Vec<(Vendor, Option<PathBuf>, Column)>,
 }
 
 /// Where a comparison's workspace copies go: under the store's data directory
@@ -63,7 +64,7 @@ pub struct Copies {
 }
 
 /// Told of one copy: the vendor, where, and how much it holds.
-pub type Tell = dyn Fn(&str, &Path, Copied) + Send + Sync;
+pub type Tell = dyn Fn(Vendor, &Path, Copied) + Send + Sync;
 
 /// What is told of each copy.
 #[derive(Clone)]
@@ -90,7 +91,7 @@ impl Copies {
     }
 
     /// The folder of group `group_id`'s copies.
-    pub fn group_dir(&self, group_id: i64) -> PathBuf {
+    pub fn group_dir(&self, group_id: GroupId) -> PathBuf {
         self.data_dir.join("groups").join(group_id.to_string())
     }
 
@@ -152,7 +153,7 @@ pub async fn run_in_group<P, A>(
     entrants: Vec<Entrant<P>>,
     options: RunOptions,
     cap: Option<u64>,
-    group_id: i64,
+    group_id: GroupId,
 ) -> Result<GroupResult>
 where
     P: Provider,
@@ -175,18 +176,18 @@ where
         let provider = match entrant.provider {
             Ok(p) => p,
             Err(e) => {
-                let column = not_started(store, group_id, &entrant.vendor, &e)?;
+                let column = not_started(store, group_id, entrant.vendor, &e)?;
                 columns.push((i, entrant.vendor, None, column));
                 continue;
             }
         };
         if let Err(e) = provider.check(contract.web.as_ref()) {
             let said = e.to_string();
-            store.record_refusal(group_id, &entrant.vendor, &said)?;
+            store.record_refusal(group_id, entrant.vendor, &said)?;
             columns.push((i, entrant.vendor, None, Column::Refused(said)));
             continue;
         }
-        let copy = own_copy(&contract.workspace, &dir, &entrant.vendor, &skip, copies)?;
+        let copy = own_copy(&contract.workspace, &dir, entrant.vendor, &skip, copies)?;
         let mut own = contract.clone();
         own.workspace = copy.clone();
         let options = RunOptions {
@@ -223,7 +224,7 @@ where
     for ((i, vendor, copy, ..), result) in ready.into_iter().zip(results) {
         let column = match result {
             Ok(r) => Column::Ran(r),
-            Err(e) => not_started(store, group_id, &vendor, &e)?,
+            Err(e) => not_started(store, group_id, vendor, &e)?,
         };
         columns.push((i, vendor, Some(copy), column));
     }
@@ -239,11 +240,11 @@ where
 fn own_copy(
     workspace: &Path,
     dir: &Path,
-    vendor: &str,
+    vendor: Vendor,
     skip: &[PathBuf],
     copies: &Copies,
 ) -> Result<PathBuf> {
-    let copy = absolute(&unused(dir, vendor));
+    let copy = absolute(&unused(dir, vendor.as_str()));
     let copied = copy_workspace(workspace, &copy, skip).map_err(|e| {
         Error::io(
             workspace,
@@ -266,7 +267,7 @@ fn absolute(path: &Path) -> PathBuf {
 }
 
 /// A vendor that did not start, recorded beside the refusals.
-fn not_started(store: &Store, group_id: i64, vendor: &str, e: &Error) -> Result<Column> {
+fn not_started(store: &Store, group_id: GroupId, vendor: Vendor, e: &Error) -> Result<Column> {
     let said = e.to_string();
     store.record_refusal(group_id, vendor, &said)?;
     Ok(Column::NotStarted(said))
@@ -293,7 +294,7 @@ pub struct Replay {
     /// The task, its workspace the operator's (a grouped run's own is a copy).
     pub contract: TaskContract,
     /// The original's group, when it has one.
-    pub group_id: Option<i64>,
+    pub group_id: Option<GroupId>,
     /// The run replayed.
     pub original: RunId,
 }
@@ -324,7 +325,7 @@ impl Replay {
 
     /// The group the replay joins: the original's, else a new one with the
     /// original put in it.
-    pub fn group(&self, store: &Store, cap: Option<u64>) -> Result<i64> {
+    pub fn group(&self, store: &Store, cap: Option<u64>) -> Result<GroupId> {
         if let Some(g) = self.group_id {
             return Ok(g);
         }

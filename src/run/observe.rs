@@ -7,7 +7,8 @@ use std::time::Instant;
 
 use tokio::sync::mpsc;
 
-use crate::core::event::{Event, EventKind, RunId};
+use crate::core::event::{Event, EventKind};
+use crate::core::id::RunId;
 use crate::provider::AttemptSink;
 
 /// Receives every event of a run as it happens. Must not block.

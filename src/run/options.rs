@@ -8,7 +8,8 @@ use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
 use crate::core::completion::Usage;
-use crate::core::event::{RunId, RunOutcome};
+use crate::core::id::{GroupId, RunId, SessionId};
+use crate::core::outcome::RunOutcome;
 use crate::core::price::PriceTable;
 use crate::mcp::McpServers;
 use crate::run::observe::{NoObserver, Observer};
@@ -70,7 +71,7 @@ pub struct RunOptions {
     /// The run that spawned this one.
     pub parent_run_id: Option<RunId>,
     /// The session this run is a turn of.
-    pub session_id: Option<i64>,
+    pub session_id: Option<SessionId>,
     /// The roster `spawn_agent` offers (not offered when empty).
     pub agents: Vec<AgentDef>,
     /// How deep this run is (0 for a root).
@@ -84,7 +85,7 @@ pub struct RunOptions {
     /// Started stdio MCP servers whose tools are offered as `mcp__<server>__<tool>`.
     pub mcp: Option<Arc<McpServers>>,
     /// The comparison (run group) this run is one column of.
-    pub group_id: Option<i64>,
+    pub group_id: Option<GroupId>,
     /// A dollar cap the runs of a comparison share: each adds what it spends,
     /// and each stops (`budget_exhausted: usd`) once their total is over it.
     pub group_budget: Option<Arc<GroupBudget>>,

@@ -4,10 +4,11 @@
 //! the run is resumed, so the operator sees what goes back before it is sent.
 
 use crate::core::contract::TaskContract;
-use crate::core::event::RunId;
-use crate::core::wire::transcript::{Conversation, Exchange};
+use crate::core::id::RunId;
+use crate::core::outcome::Outcome;
+use crate::core::transcript::{Conversation, Exchange};
 use crate::error::{Error, Result};
-use crate::store::{INTERRUPTED, Store};
+use crate::store::Store;
 
 /// A stored run's state before its next step.
 #[derive(Debug, Clone)]
@@ -51,13 +52,13 @@ pub fn next_step(store: &Store, run_id: RunId) -> Result<NextStep> {
 
 /// How a stored run ended, `None` while it has not (an interrupted run has not);
 /// an unknown run is an error naming it.
-pub(crate) fn finished(store: &Store, run_id: RunId) -> Result<Option<String>> {
+pub(crate) fn finished(store: &Store, run_id: RunId) -> Result<Option<Outcome>> {
     let row = store.run(run_id)?.ok_or_else(|| {
         Error::refused(format!(
             "there is no run {run_id} in this store; `io-harness runs` lists them"
         ))
     })?;
-    Ok(row.outcome.filter(|o| o != INTERRUPTED))
+    Ok(row.outcome.filter(|o| *o != Outcome::Interrupted))
 }
 
 /// Refuse, before anything is sent, a run whose stored steps do not agree with

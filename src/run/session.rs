@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use crate::approve::Approver;
 use crate::core::contract::{TaskContract, Verification};
+use crate::core::id::SessionId;
 use crate::core::policy::Policy;
 use crate::error::Result;
 use crate::provider::Provider;
@@ -22,7 +23,7 @@ pub struct Session<'a, P: ?Sized, A: ?Sized> {
     approver: &'a A,
     workspace: PathBuf,
     options: RunOptions,
-    id: i64,
+    id: SessionId,
 }
 
 impl<'a, P: Provider + ?Sized, A: Approver + ?Sized> Session<'a, P, A> {
@@ -53,7 +54,7 @@ impl<'a, P: Provider + ?Sized, A: Approver + ?Sized> Session<'a, P, A> {
     }
 
     /// The session's id in the store.
-    pub fn id(&self) -> i64 {
+    pub fn id(&self) -> SessionId {
         self.id
     }
 

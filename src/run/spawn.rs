@@ -13,7 +13,7 @@ use serde_json::Value;
 use crate::approve::Approver;
 use crate::core::completion::{ToolCall, Usage};
 use crate::core::contract::{Budget, TaskContract, Verification};
-use crate::core::event::RunId;
+use crate::core::id::RunId;
 use crate::core::policy::{Act, Policy};
 use crate::core::text::shorten;
 use crate::provider::Provider;

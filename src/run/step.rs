@@ -6,10 +6,12 @@
 use crate::approve::Approver;
 use crate::core::completion::{Completion, StopReason};
 use crate::core::contract::{TaskContract, Verification};
-use crate::core::event::{BudgetKind, EventKind, RunOutcome};
+use crate::core::event::EventKind;
+use crate::core::outcome::{BudgetKind, RunOutcome};
 use crate::core::text::shorten;
+use crate::core::transcript::{Conversation, Exchange};
 use crate::core::turn::Turn;
-use crate::core::wire::transcript::{Conversation, Exchange, block_path};
+use crate::core::wire::block_path;
 use crate::provider::{Provider, Reply};
 use crate::run::engine::{Loop, model_of};
 use crate::store::{Checkpoint, ProviderCall, StepRecord};
@@ -203,7 +205,7 @@ fn with_block(message: String, turn: &Turn) -> String {
 fn provider_call(reply: &Reply) -> ProviderCall {
     let c = &reply.completion;
     ProviderCall {
-        provider: reply.provider.clone(),
+        provider: reply.provider,
         model: reply.model.clone(),
         usage: c.usage,
         stop_reason: c.stop.as_str().to_string(),

@@ -5,7 +5,8 @@ use rusqlite::params;
 use serde::{Deserialize, Serialize};
 
 use super::{Store, db_err, now};
-use crate::core::event::RunId;
+use crate::core::id::RunId;
+use crate::core::verdict::Verdict;
 use crate::error::Result;
 
 /// One citation's verdict.
@@ -19,8 +20,8 @@ pub struct CheckRow {
     pub step: u32,
     /// The cited URL.
     pub url: String,
-    /// `found`, `not_found`, `no_quote`, `unreachable` or `not_allowed`.
-    pub verdict: String,
+    /// What was found.
+    pub verdict: Verdict,
     /// The status or error, the rule that refused, or what was looked for.
     pub detail: Option<String>,
     /// Where the vendor gave no quote: the share of the claim's content words

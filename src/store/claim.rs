@@ -11,7 +11,8 @@ use rusqlite::{OptionalExtension, TransactionBehavior, params};
 
 use super::runner::{self, Runner};
 use super::{Store, db_err};
-use crate::core::event::RunId;
+use crate::core::id::RunId;
+use crate::core::outcome::Outcome;
 use crate::error::{Error, Result};
 
 impl Store {
@@ -23,7 +24,7 @@ impl Store {
         let tx = conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(db_err("claiming a run"))?;
-        let row: Option<(Option<String>, Option<Runner>)> = tx
+        let row: Option<(Option<Outcome>, Option<Runner>)> = tx
             .query_row(
                 "SELECT outcome, runner_pid, runner_host, runner_token FROM runs WHERE run_id = ?1",
                 [run_id.0],

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::{Store, db_err};
 use crate::core::claims::{ClaimFigures, ClaimSentence, by_sentence};
 use crate::core::completion::Claim;
-use crate::core::event::RunId;
+use crate::core::id::RunId;
 use crate::error::Result;
 
 /// One stored claim.
@@ -141,12 +141,12 @@ impl Store {
                     checks
                         .iter()
                         .find(|k| k.step == step.step && k.url == url)
-                        .map_or((None, None), |k| (Some(k.verdict.clone()), k.overlap))
+                        .map_or((None, None), |k| (Some(k.verdict), k.overlap))
                 })
             }
             None => Vec::new(),
         };
-        let figures = ClaimFigures::of(&claims, checks.iter().map(|k| k.verdict.as_str()));
+        let figures = ClaimFigures::of(&claims, checks.iter().map(|k| k.verdict));
         Ok(RunClaims {
             run_id,
             claims,

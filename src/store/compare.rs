@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 use super::Store;
 use crate::core::compare::{Column, Comparison, NotRun, domains, normal_url};
-use crate::core::event::RunId;
+use crate::core::id::{GroupId, RunId};
 use crate::core::price::PriceTable;
 use crate::error::Result;
 
@@ -15,7 +15,7 @@ pub const ANSWER_LINES: usize = 3;
 
 impl Store {
     /// Group `group_id` compared; `None` when there is no such group.
-    pub fn comparison(&self, group_id: i64, prices: &PriceTable) -> Result<Option<Comparison>> {
+    pub fn comparison(&self, group_id: GroupId, prices: &PriceTable) -> Result<Option<Comparison>> {
         let Some(group) = self.group(group_id)? else {
             return Ok(None);
         };
@@ -48,11 +48,11 @@ impl Store {
     fn column(&self, id: RunId, prices: &PriceTable) -> Result<Column> {
         let run = self.run(id)?.unwrap_or_default();
         let mut col = Column {
-            run_id: id.0,
+            run_id: id,
             figures: self.figures(id, prices)?,
             vendor: run.provider,
             model: run.model,
-            outcome: run.outcome.unwrap_or_else(|| "running".into()),
+            outcome: run.outcome,
             outcome_detail: run.outcome_detail,
             ..Column::default()
         };

@@ -11,9 +11,11 @@ use rusqlite::{OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
 use super::{Store, db_err, now};
+use crate::core::eval::QuestionStatus;
 use crate::core::eval::{EvalReport, Question, QuestionRecord, RunRecord};
-use crate::core::event::RunId;
+use crate::core::id::{EvalId, GroupId, RunId};
 use crate::core::price::PriceTable;
+use crate::core::vendor::Vendor;
 use crate::error::Result;
 
 /// What `create_eval` records.
@@ -22,7 +24,7 @@ pub struct NewEval {
     /// The question file as given (`demo` for the bundled set).
     pub file: String,
     /// The vendors, in the order asked.
-    pub vendors: Vec<String>,
+    pub vendors: Vec<Vendor>,
     /// Runs at once.
     pub jobs: u32,
     /// The eval's dollar cap, in millionths.
@@ -37,13 +39,13 @@ pub struct NewEval {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EvalRow {
     /// Id.
-    pub eval_id: i64,
+    pub eval_id: EvalId,
     /// RFC 3339.
     pub created_at: String,
     /// The question file (`demo` for the bundled set).
     pub file: String,
     /// The vendors, in the order asked.
-    pub vendors: Vec<String>,
+    pub vendors: Vec<Vendor>,
     /// Runs at once.
     pub jobs: u32,
     /// The eval's dollar cap, in millionths.
@@ -75,7 +77,7 @@ impl EvalRow {
 impl Store {
     /// Eval `eval_id` read back and scored (`core::eval::report`), priced by
     /// `prices`; `None` when there is no eval by that id.
-    pub fn eval_report(&self, eval_id: i64, prices: &PriceTable) -> Result<Option<EvalReport>> {
+    pub fn eval_report(&self, eval_id: EvalId, prices: &PriceTable) -> Result<Option<EvalReport>> {
         let Some(row) = self.eval(eval_id)? else {
             return Ok(None);
         };
@@ -86,7 +88,7 @@ impl Store {
     }
 
     /// Record a new eval and its questions (all pending); its id.
-    pub fn create_eval(&self, e: &NewEval) -> Result<i64> {
+    pub fn create_eval(&self, e: &NewEval) -> Result<EvalId> {
         let mut conn = self.lock()?;
         let tx = conn.transaction().map_err(db_err("recording a new eval"))?;
         tx.execute(
@@ -94,14 +96,14 @@ impl Store {
             params![
                 now(),
                 e.file,
-                e.vendors.join(","),
+                e.vendors.iter().map(|v| v.as_str()).collect::<Vec<_>>().join(","),
                 e.jobs,
                 e.max_usd_micro.map(super::write::count),
                 e.demo
             ],
         )
         .map_err(db_err("recording a new eval"))?;
-        let id = tx.last_insert_rowid();
+        let id = EvalId(tx.last_insert_rowid());
         for (i, q) in e.questions.iter().enumerate() {
             tx.execute(
                 "INSERT INTO eval_questions (eval_id, position, question_id, question, answers, urls) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
@@ -121,7 +123,12 @@ impl Store {
     }
 
     /// Question `question_id` of eval `eval_id` ran as group `group_id`.
-    pub fn eval_question_done(&self, eval_id: i64, question_id: &str, group_id: i64) -> Result<()> {
+    pub fn eval_question_done(
+        &self,
+        eval_id: EvalId,
+        question_id: &str,
+        group_id: GroupId,
+    ) -> Result<()> {
         self.lock()?
             .execute(
                 "UPDATE eval_questions SET status = 'done', group_id = ?3 WHERE eval_id = ?1 AND question_id = ?2",
@@ -132,7 +139,7 @@ impl Store {
     }
 
     /// Question `question_id` did not start: the eval's cap was crossed.
-    pub fn eval_question_skipped(&self, eval_id: i64, question_id: &str) -> Result<()> {
+    pub fn eval_question_skipped(&self, eval_id: EvalId, question_id: &str) -> Result<()> {
         self.lock()?
             .execute(
                 "UPDATE eval_questions SET status = 'skipped' WHERE eval_id = ?1 AND question_id = ?2 AND status = 'pending'",
@@ -144,7 +151,7 @@ impl Store {
 
     /// Eval `eval_id` is resumed: its skipped questions are pending again, to
     /// be run under the cap now in force.
-    pub fn eval_resumed(&self, eval_id: i64, max_usd_micro: Option<u64>) -> Result<()> {
+    pub fn eval_resumed(&self, eval_id: EvalId, max_usd_micro: Option<u64>) -> Result<()> {
         let mut conn = self.lock()?;
         // One transaction: the questions reopened and the cap they run under.
         let tx = conn.transaction().map_err(db_err("resuming an eval"))?;
@@ -162,7 +169,7 @@ impl Store {
     }
 
     /// Eval `eval_id` has no question left to start.
-    pub fn eval_finished(&self, eval_id: i64) -> Result<()> {
+    pub fn eval_finished(&self, eval_id: EvalId) -> Result<()> {
         self.lock()?
             .execute(
                 "UPDATE evals SET finished_at = ?2 WHERE eval_id = ?1",
@@ -174,7 +181,7 @@ impl Store {
 
     /// The stored evals, newest first, at most `limit`.
     pub fn evals(&self, limit: u32) -> Result<Vec<EvalRow>> {
-        let ids: Vec<i64> = {
+        let ids: Vec<EvalId> = {
             let conn = self.lock()?;
             let mut stmt = conn
                 .prepare("SELECT eval_id FROM evals ORDER BY eval_id DESC LIMIT ?1")
@@ -191,7 +198,7 @@ impl Store {
     }
 
     /// One eval; `None` when there is none by that id.
-    pub fn eval(&self, eval_id: i64) -> Result<Option<EvalRow>> {
+    pub fn eval(&self, eval_id: EvalId) -> Result<Option<EvalRow>> {
         let conn = self.lock()?;
         conn.query_row(
             "SELECT e.eval_id, e.created_at, e.file, e.vendors, e.jobs, e.max_usd_micro, e.demo, e.finished_at,
@@ -209,8 +216,16 @@ impl Store {
                     vendors: vendors
                         .split(',')
                         .filter(|v| !v.is_empty())
-                        .map(str::to_string)
-                        .collect(),
+                        .map(|v| {
+                            v.parse().map_err(|e| {
+                                rusqlite::Error::FromSqlConversionFailure(
+                                    3,
+                                    rusqlite::types::Type::Text,
+                                    Box::new(e),
+                                )
+                            })
+                        })
+                        .collect::<rusqlite::Result<_>>()?,
                     jobs: r.get(4)?,
                     max_usd_micro: r.get::<_, Option<i64>>(5)?.map(super::read::count),
                     demo: r.get(6)?,
@@ -227,8 +242,12 @@ impl Store {
 
     /// Eval `eval_id`'s questions in order, each with its group's runs and
     /// refusals read for scoring.
-    pub fn eval_questions(&self, eval_id: i64, prices: &PriceTable) -> Result<Vec<QuestionRecord>> {
-        let rows: Vec<(Question, String, Option<i64>)> = {
+    pub fn eval_questions(
+        &self,
+        eval_id: EvalId,
+        prices: &PriceTable,
+    ) -> Result<Vec<QuestionRecord>> {
+        let rows: Vec<(Question, QuestionStatus, Option<GroupId>)> = {
             let conn = self.lock()?;
             let mut stmt = conn
                 .prepare(
@@ -283,7 +302,7 @@ impl Store {
             .map(|s| s.text)
             .unwrap_or_default();
         Ok(RunRecord {
-            run_id: id.0,
+            run_id: id,
             vendor: run.provider,
             outcome: run.outcome,
             answer,

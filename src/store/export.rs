@@ -16,7 +16,7 @@ use std::str::FromStr;
 
 use serde::Serialize;
 
-use crate::core::event::RunId;
+use crate::core::id::RunId;
 use crate::core::inert::{csv_cell as cell, markdown as inert};
 use crate::error::{Error, Result};
 use crate::store::CitationRow;
@@ -51,7 +51,7 @@ impl FromStr for Format {
 #[derive(Debug, Serialize)]
 struct Entry<'a> {
     n: usize,
-    run_id: i64,
+    run_id: RunId,
     step: u32,
     url: &'a str,
     title: Option<&'a str>,
@@ -70,7 +70,7 @@ pub fn export(
         .enumerate()
         .map(|(i, (c, at))| Entry {
             n: i + 1,
-            run_id: c.run_id.0,
+            run_id: c.run_id,
             step: c.step,
             url: &c.url,
             title: c.title.as_deref(),

@@ -4,8 +4,8 @@
 //! Sources panes and exports all read a run's numbers from here.
 
 use super::Store;
-use crate::core::event::RunId;
 use crate::core::figures::RunFigures;
+use crate::core::id::RunId;
 use crate::core::price::PriceTable;
 use crate::error::Result;
 use crate::store::types::RunRow;

@@ -7,7 +7,8 @@ use rusqlite::{OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
 use super::{Store, db_err, now};
-use crate::core::event::RunId;
+use crate::core::id::{GroupId, RunId};
+use crate::core::vendor::Vendor;
 use crate::error::{Error, Result};
 
 /// What `create_group` records.
@@ -25,7 +26,7 @@ pub struct NewGroup {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct GroupRow {
     /// Id.
-    pub group_id: i64,
+    pub group_id: GroupId,
     /// RFC 3339.
     pub created_at: String,
     /// The goal.
@@ -35,14 +36,14 @@ pub struct GroupRow {
     /// The cap on the group's total, in millionths of a dollar.
     pub max_usd_micro: Option<u64>,
     /// Per vendor that could not carry the declaration: the refusal, as said.
-    pub refusals: Vec<(String, String)>,
+    pub refusals: Vec<(Vendor, String)>,
     /// Its runs, oldest first.
     pub runs: Vec<RunId>,
 }
 
 impl Store {
     /// Record a new group; its id.
-    pub fn create_group(&self, group: &NewGroup) -> Result<i64> {
+    pub fn create_group(&self, group: &NewGroup) -> Result<GroupId> {
         let conn = self.lock()?;
         conn.execute(
             "INSERT INTO run_groups (created_at, goal, workspace, max_usd_micro) VALUES (?1, ?2, ?3, ?4)",
@@ -54,11 +55,11 @@ impl Store {
             ],
         )
         .map_err(db_err("recording a new run group"))?;
-        Ok(conn.last_insert_rowid())
+        Ok(GroupId(conn.last_insert_rowid()))
     }
 
     /// Record that `vendor` refused the group's declaration, in its own words.
-    pub fn record_refusal(&self, group_id: i64, vendor: &str, message: &str) -> Result<()> {
+    pub fn record_refusal(&self, group_id: GroupId, vendor: Vendor, message: &str) -> Result<()> {
         self.lock()?
             .execute(
                 "INSERT OR REPLACE INTO group_refusals (group_id, vendor, message) VALUES (?1, ?2, ?3)",
@@ -69,7 +70,7 @@ impl Store {
     }
 
     /// Put a run made alone into `group_id` (a replay's original).
-    pub fn join_group(&self, run_id: RunId, group_id: i64) -> Result<()> {
+    pub fn join_group(&self, run_id: RunId, group_id: GroupId) -> Result<()> {
         let changed = self
             .lock()?
             .execute(
@@ -88,7 +89,7 @@ impl Store {
     /// The stored groups, newest first, at most `limit`, each with its
     /// refusals and runs (the console's Compare screen lists them).
     pub fn groups(&self, limit: u32) -> Result<Vec<GroupRow>> {
-        let ids: Vec<i64> = {
+        let ids: Vec<GroupId> = {
             let conn = self.lock()?;
             let mut stmt = conn
                 .prepare("SELECT group_id FROM run_groups ORDER BY group_id DESC LIMIT ?1")
@@ -105,7 +106,7 @@ impl Store {
     }
 
     /// One group with its refusals and runs; `None` when there is none by that id.
-    pub fn group(&self, group_id: i64) -> Result<Option<GroupRow>> {
+    pub fn group(&self, group_id: GroupId) -> Result<Option<GroupRow>> {
         let conn = self.lock()?;
         let Some(mut row) = conn
             .query_row(

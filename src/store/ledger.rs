@@ -6,8 +6,9 @@
 
 use super::read::{CALL_COLUMN_COUNT, CALL_COLUMNS, call_row};
 use super::{Store, db_err};
-use crate::core::event::{Cost, RunId};
+use crate::core::event::Cost;
 use crate::core::figures::{RequestFigures, RunFigures, ServerCounts};
+use crate::core::id::RunId;
 use crate::core::price::PriceTable;
 use crate::error::Result;
 use crate::store::types::ProviderCallRow;

@@ -23,6 +23,7 @@ pub mod search;
 mod step;
 mod trace;
 pub mod types;
+mod words;
 mod write;
 
 pub use claims::{ClaimRow, RunClaims};
@@ -32,6 +33,5 @@ pub use eval::{EvalRow, NewEval};
 pub use figures::wall_ms;
 pub use group::{GroupRow, NewGroup};
 pub use ledger::{Ledger, LedgerLine, fees_sum as ledger_fees, sum as ledger_sum};
-pub use read::INTERRUPTED;
 pub use step::StepRecord;
 pub use types::*;

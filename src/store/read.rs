@@ -6,7 +6,8 @@ use rusqlite::{OptionalExtension, Row, params};
 use super::runner::{self, Runner};
 use super::{Store, db_err};
 use crate::core::completion::Usage;
-use crate::core::event::RunId;
+use crate::core::id::{RunId, SessionId};
+use crate::core::outcome::Outcome;
 use crate::error::Result;
 use crate::store::types::{
     CitationQuery, CitationRow, ProviderCallRow, RunRow, ServerToolCallRow, StepRow,
@@ -56,7 +57,7 @@ fn run_row(r: &Row<'_>) -> rusqlite::Result<(RunRow, Option<Runner>)> {
 /// `Store::figures`, the one place they are summed.)
 fn complete((mut row, runner): (RunRow, Option<Runner>)) -> RunRow {
     if row.outcome.is_none() && runner.as_ref().is_some_and(runner::is_gone) {
-        row.outcome = Some(INTERRUPTED.to_string());
+        row.outcome = Some(Outcome::Interrupted);
         row.outcome_detail = Some(format!(
             "the process running it is gone; `io-harness run --resume {}` continues it",
             row.run_id
@@ -64,9 +65,6 @@ fn complete((mut row, runner): (RunRow, Option<Runner>)) -> RunRow {
     }
     row
 }
-
-/// The outcome a reader shows for a run whose process is gone.
-pub const INTERRUPTED: &str = "interrupted";
 
 /// The columns `call_row` reads, in its order.
 pub(super) const CALL_COLUMNS: &str = "run_id, step, provider, model, input_tokens, output_tokens,
@@ -164,7 +162,7 @@ impl Store {
     }
 
     /// The runs of one session, in order.
-    pub fn session_runs(&self, session_id: i64) -> Result<Vec<RunRow>> {
+    pub fn session_runs(&self, session_id: SessionId) -> Result<Vec<RunRow>> {
         self.query_runs("WHERE r.session_id = ?1 ORDER BY r.run_id", [session_id])
     }
 

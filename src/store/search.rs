@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use super::{Store, db_err};
 use crate::core::completion::{Citation, ServerToolCall};
-use crate::core::event::RunId;
+use crate::core::id::RunId;
 use crate::error::{Error, Result};
 
 /// One match.

@@ -14,8 +14,9 @@ use rusqlite::{TransactionBehavior, params};
 use super::write::{count, outcome_detail};
 use super::{Store, db_err, now};
 use crate::core::completion::{Citation, Claim, ServerToolCall};
-use crate::core::event::{RunId, RunOutcome};
-use crate::core::wire::transcript::Exchange;
+use crate::core::id::RunId;
+use crate::core::outcome::RunOutcome;
+use crate::core::transcript::Exchange;
 use crate::error::{Error, Result};
 use crate::store::types::{Checkpoint, ProviderCall};
 

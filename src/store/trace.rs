@@ -4,7 +4,7 @@
 
 use super::read::{CALL_COLUMN_COUNT, CALL_COLUMNS, call_row};
 use super::{Store, db_err};
-use crate::core::event::RunId;
+use crate::core::id::RunId;
 use crate::error::Result;
 use crate::store::types::ProviderCallRow;
 

@@ -5,8 +5,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::core::completion::Usage;
 use crate::core::contract::TaskContract;
-use crate::core::event::RunId;
 use crate::core::figures::RunFigures;
+use crate::core::id::{GroupId, RunId, SessionId};
+use crate::core::outcome::Outcome;
+use crate::core::vendor::Vendor;
 
 /// The version of the checkpoint JSON; a checkpoint of another format is not resumed.
 /// 8: a transcript's exchanges are kept beside it, one row a step (`exchanges`).
@@ -17,8 +19,8 @@ pub const CHECKPOINT_FORMAT: u32 = 8;
 pub struct NewRun {
     /// The goal.
     pub goal: String,
-    /// The vendor name.
-    pub provider: String,
+    /// The vendor.
+    pub provider: Vendor,
     /// The model.
     pub model: String,
     /// The web declaration as JSON, when the contract had one.
@@ -28,9 +30,9 @@ pub struct NewRun {
     /// The run that spawned this one.
     pub parent_run_id: Option<RunId>,
     /// The session this run is a turn of.
-    pub session_id: Option<i64>,
+    pub session_id: Option<SessionId>,
     /// The comparison (run group) this run is one column of.
-    pub group_id: Option<i64>,
+    pub group_id: Option<GroupId>,
 }
 
 /// One row of `runs`.
@@ -45,20 +47,20 @@ pub struct RunRow {
     /// Goal.
     pub goal: String,
     /// Vendor.
-    pub provider: String,
+    pub provider: Vendor,
     /// Model.
     pub model: String,
-    /// `passed`, `failed`, `budget_exhausted`, `cancelled`, `error`; `None` while running.
-    pub outcome: Option<String>,
+    /// How it ended; `None` while running.
+    pub outcome: Option<Outcome>,
     /// Free text detail of the outcome (which budget, why it failed).
     pub outcome_detail: Option<String>,
     /// Parent run, for a spawned child.
     pub parent_run_id: Option<RunId>,
     /// Session, for a session turn.
-    pub session_id: Option<i64>,
+    pub session_id: Option<SessionId>,
     /// The comparison (run group) it is one column of.
     #[serde(default)]
-    pub group_id: Option<i64>,
+    pub group_id: Option<GroupId>,
     /// Citations recorded for this run.
     pub citation_count: u64,
     /// Its figures (tokens, searches, cost; its children's requests included),
@@ -72,7 +74,7 @@ pub struct RunRow {
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ProviderCall {
     /// The vendor that answered.
-    pub provider: String,
+    pub provider: Vendor,
     /// The model that answered.
     pub model: String,
     /// Counts, where reported.
@@ -99,7 +101,7 @@ pub struct ProviderCallRow {
     /// Step.
     pub step: u32,
     /// Vendor.
-    pub provider: String,
+    pub provider: Vendor,
     /// Model.
     pub model: String,
     /// Counts; `None` where the vendor sent none.
@@ -148,7 +150,7 @@ pub struct ServerToolCallRow {
     /// Step.
     pub step: u32,
     /// Vendor.
-    pub provider: String,
+    pub provider: Vendor,
     /// Tool.
     pub tool: String,
     /// NULL on success; the vendor's code on failure.

@@ -5,7 +5,8 @@ use rusqlite::{OptionalExtension, params};
 use super::runner;
 use super::{Store, db_err, now};
 use crate::core::completion::{Citation, ServerToolCall};
-use crate::core::event::{RunId, RunOutcome};
+use crate::core::id::{RunId, SessionId};
+use crate::core::outcome::RunOutcome;
 use crate::error::{Error, Result};
 use crate::store::types::{CHECKPOINT_FORMAT, Checkpoint, NewRun, ProviderCall};
 
@@ -39,14 +40,14 @@ impl Store {
     }
 
     /// Start a session; its id.
-    pub fn begin_session(&self, label: &str) -> Result<i64> {
+    pub fn begin_session(&self, label: &str) -> Result<SessionId> {
         let conn = self.lock()?;
         conn.execute(
             "INSERT INTO sessions (started_at, label) VALUES (?1, ?2)",
             params![now(), label],
         )
         .map_err(db_err("recording a new session"))?;
-        Ok(conn.last_insert_rowid())
+        Ok(SessionId(conn.last_insert_rowid()))
     }
 
     /// Record (or replace) one step's answer text and the observations it produced.

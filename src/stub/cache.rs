@@ -24,7 +24,7 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 
 use serde_json::{Value, json};
 
-use crate::core::wire::Vendor;
+use crate::core::vendor::Vendor;
 
 /// The fixed ratio the emulation estimates tokens with.
 pub const BYTES_PER_TOKEN: usize = 4;

@@ -22,7 +22,7 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use tokio::sync::oneshot;
 
-use crate::core::wire::{Vendor, Wire};
+use crate::core::vendor::{Vendor, Wire};
 use crate::error::{Error, Result};
 pub use script::{Script, ScriptedResponse, StreamScript};
 

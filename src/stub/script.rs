@@ -31,7 +31,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use crate::core::wire::{Vendor, Wire};
+use crate::core::vendor::{Vendor, Wire};
 use crate::error::{Error, Result};
 
 /// One scripted answer.

@@ -12,8 +12,8 @@ use axum::body::{Body, Bytes};
 use axum::response::Response;
 
 use super::script::{ScriptedResponse, StreamScript};
+use crate::core::vendor::{Vendor, Wire};
 use crate::core::wire::stream::render::render;
-use crate::core::wire::{Vendor, Wire};
 
 /// Whether a request body asks for a stream.
 pub(super) fn asked(body: &[u8]) -> bool {

@@ -17,7 +17,8 @@ use std::time::{Duration, SystemTime};
 use opentelemetry::Context;
 
 use super::spans::{self, AgentStart, Request, ServerCall, Shape, ToolRun};
-use crate::core::event::RunId;
+use crate::core::id::RunId;
+use crate::core::outcome::Outcome;
 use crate::core::price::{PriceTable, Recorded};
 use crate::error::{Error, Result};
 use crate::store::Store;
@@ -82,7 +83,7 @@ pub fn send_run(
             run_id: run.run_id,
             agent: agent.to_string(),
             goal: run.goal.clone(),
-            provider: run.provider.clone(),
+            provider: run.provider,
             model: run.model.clone(),
             at: started,
         },
@@ -138,12 +139,12 @@ pub fn send_run(
             count += 1;
         }
     }
-    let error = (run.outcome.as_deref() == Some("error")).then(|| {
+    let error = (run.outcome == Some(Outcome::Error)).then(|| {
         run.outcome_detail
             .clone()
             .unwrap_or_else(|| "the run ended in error".into())
     });
-    let outcome = run.outcome.as_deref().unwrap_or("unfinished");
+    let outcome = run.outcome.map_or("unfinished", Outcome::as_str);
     spans::end_agent(&cx, outcome, error.as_deref(), finished);
     Ok(count)
 }
@@ -173,7 +174,7 @@ fn request_of(
     Request {
         step: call.step,
         attempt: 1,
-        provider: call.provider.clone(),
+        provider: call.provider,
         response_model: Some(call.model.clone()),
         // What the vendor said, as recorded; left out where it was not.
         server: call.endpoint.as_deref().and_then(spans::server_of),

@@ -17,7 +17,10 @@ use opentelemetry::Context;
 
 use super::spans::{self, AgentStart, Request, ServerCall, Shape, ToolRun};
 use crate::core::completion::ToolCall;
-use crate::core::event::{Event, EventKind, RunId, RunOutcome};
+use crate::core::event::{Event, EventKind};
+use crate::core::id::RunId;
+use crate::core::outcome::RunOutcome;
+use crate::core::vendor::Vendor;
 use crate::run::Observer;
 
 /// Traces every run it is told about, then hands the event to `inner`.
@@ -38,7 +41,7 @@ struct Fold {
 
 struct RunTrace {
     cx: Context,
-    provider: String,
+    provider: Vendor,
     model: String,
     /// The attempt in flight and when it was sent.
     sent: Option<(u32, SystemTime)>,
@@ -78,7 +81,7 @@ impl TraceObserver {
             ..
         } = &e.kind
         {
-            self.started(fold, e.run_id, goal, provider, model, now);
+            self.started(fold, e.run_id, goal, *provider, model, now);
             return;
         }
         let shape = &self.shape;
@@ -156,7 +159,7 @@ impl TraceObserver {
         fold: &mut Fold,
         run_id: RunId,
         goal: &str,
-        provider: &str,
+        provider: Vendor,
         model: &str,
         now: SystemTime,
     ) {
@@ -182,7 +185,7 @@ impl TraceObserver {
             run_id,
             agent,
             goal: goal.to_string(),
-            provider: provider.to_string(),
+            provider,
             model: model.to_string(),
             at: now,
         };
@@ -191,7 +194,7 @@ impl TraceObserver {
             run_id,
             RunTrace {
                 cx,
-                provider: provider.to_string(),
+                provider,
                 model: model.to_string(),
                 sent: None,
                 answered: None,
@@ -252,7 +255,7 @@ impl RunTrace {
         self.answered = Some(Request {
             step: e.step,
             attempt,
-            provider: provider.clone(),
+            provider: *provider,
             request_model: self.model.clone(),
             response_model: Some(model.clone()),
             start: Some(start),
@@ -288,7 +291,7 @@ impl RunTrace {
         Request {
             step,
             attempt,
-            provider: self.provider.clone(),
+            provider: self.provider,
             request_model: self.model.clone(),
             start: Some(start),
             end: Some(now),

@@ -18,7 +18,9 @@ use opentelemetry::{Array, Context, KeyValue, StringValue, Value};
 use serde_json::json;
 
 use crate::core::completion::{Citation, ToolCall, Usage};
-use crate::core::event::{Cost, RunId};
+use crate::core::event::Cost;
+use crate::core::id::RunId;
+use crate::core::vendor::Vendor;
 
 /// The conventions followed.
 pub const SEMCONV_VERSION: &str = "1.41.0";
@@ -51,7 +53,7 @@ pub struct AgentStart {
     /// The goal (content).
     pub goal: String,
     /// The vendor.
-    pub provider: String,
+    pub provider: Vendor,
     /// The model asked for.
     pub model: String,
     /// When it started.
@@ -77,7 +79,7 @@ pub struct Request {
     /// 1 for the first attempt; a retry is a request of its own.
     pub attempt: u32,
     /// The vendor.
-    pub provider: String,
+    pub provider: Vendor,
     /// The model asked for.
     pub request_model: String,
     /// The model that answered.
@@ -134,10 +136,10 @@ fn int(n: u64) -> Value {
 
 /// The GenAI conventions' name for a vendor (`gcp.gemini` for Google's Gemini
 /// API); the others are named as this crate names them.
-pub fn provider_name(vendor: &str) -> String {
+pub fn provider_name(vendor: Vendor) -> &'static str {
     match vendor {
-        "gemini" => "gcp.gemini".to_string(),
-        other => other.to_string(),
+        Vendor::Gemini => "gcp.gemini",
+        other => other.as_str(),
     }
 }
 
@@ -150,7 +152,7 @@ fn kv(key: &'static str, value: Value) -> KeyValue {
 pub fn start_agent(shape: &Shape, parent: &Context, a: &AgentStart) -> Context {
     let mut attrs = vec![
         kv("gen_ai.operation.name", text("invoke_agent")),
-        kv("gen_ai.provider.name", text(provider_name(&a.provider))),
+        kv("gen_ai.provider.name", text(provider_name(a.provider))),
         kv("gen_ai.agent.name", text(a.agent.clone())),
         kv("gen_ai.agent.id", text(format!("run-{}", a.run_id))),
         kv("gen_ai.request.model", text(a.model.clone())),
@@ -188,7 +190,7 @@ pub fn request(shape: &Shape, parent: &Context, r: &Request) {
     let end = r.end.unwrap_or(start);
     let mut attrs = vec![
         kv("gen_ai.operation.name", text("chat")),
-        kv("gen_ai.provider.name", text(provider_name(&r.provider))),
+        kv("gen_ai.provider.name", text(provider_name(r.provider))),
         kv("gen_ai.request.model", text(r.request_model.clone())),
         kv("io_harness.step", int(r.step.into())),
         kv("io_harness.attempt", int(r.attempt.into())),

@@ -10,7 +10,7 @@ use crate::console::effects::executor::Executor;
 use crate::console::state::Msg;
 use crate::core::contract::TaskContract;
 use crate::core::event::Event;
-use crate::core::wire::Vendor;
+use crate::core::vendor::Vendor;
 use crate::launch::{Call, Group};
 use crate::run::Observer;
 

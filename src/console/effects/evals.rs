@@ -7,6 +7,7 @@
 use crate::console::effects::executor::Executor;
 use crate::console::state::Msg;
 use crate::console::state::evals::EvalListed;
+use crate::core::id::EvalId;
 
 /// How many evals Compare lists.
 const LISTED: u32 = 100;
@@ -31,7 +32,7 @@ impl Executor {
     }
 
     /// Eval `id` read back and scored.
-    pub(super) fn open_eval(&self, id: i64) {
+    pub(super) fn open_eval(&self, id: EvalId) {
         let prices = self.launch.plan().prices.clone();
         self.read(move |s| {
             Ok(Msg::Eval(s.eval_report(id, &prices)?.ok_or_else(|| {
@@ -42,7 +43,7 @@ impl Executor {
 
     /// Write eval `id`'s matrix and per-question table as Markdown next to
     /// io.toml, as `eval-ID.md`.
-    pub(super) fn export_eval(&self, id: i64) {
+    pub(super) fn export_eval(&self, id: EvalId) {
         let path = self.export_dir().join(format!("eval-{id}.md"));
         let prices = self.launch.plan().prices.clone();
         self.read(move |s| {

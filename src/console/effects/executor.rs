@@ -18,7 +18,7 @@ use crate::console::effects::reads::{past_run, run_sources};
 use crate::console::state::{Effect, Msg};
 use crate::core::contract::TaskContract;
 use crate::core::event::Event;
-use crate::core::wire::Vendor;
+use crate::core::vendor::Vendor;
 use crate::launch::{Call, Launch};
 use crate::run::Observer;
 use crate::run::group::Copies;

@@ -5,9 +5,9 @@
 
 use crate::console::state::Msg;
 use crate::console::state::past::PastRun;
-use crate::core::event::RunId;
+use crate::core::id::RunId;
 use crate::core::price::PriceTable;
-use crate::core::wire::Vendor;
+use crate::core::vendor::Vendor;
 use crate::launch::Plan;
 use crate::store::Store;
 
@@ -47,7 +47,7 @@ pub fn next_request(
 ) -> crate::Result<Vec<String>> {
     let next = crate::run::next_step(store, run_id)?;
     let step = next.step;
-    let preview = plan.preview_next(next, run_id.0, vendor, Some(model));
+    let preview = plan.preview_next(next, run_id, vendor, Some(model));
     let request = preview.request?;
     let pretty = match serde_json::from_slice::<serde_json::Value>(&request.body) {
         Ok(body) => serde_json::to_string_pretty(&body)

@@ -8,8 +8,9 @@ use std::path::PathBuf;
 use crate::console::effects::executor::Executor;
 use crate::console::effects::reads::{next_request, run_sources};
 use crate::console::state::Msg;
-use crate::core::event::RunId;
-use crate::core::wire::Vendor;
+use crate::core::id::RunId;
+use crate::core::vendor::Vendor;
+use crate::core::verdict::Verdict;
 use crate::store::CitationQuery;
 
 impl Executor {
@@ -47,15 +48,15 @@ impl Executor {
             let limits = crate::check::Limits::default();
             let msg = match crate::check::check_run(&store, run_id, &policy, limits).await {
                 Ok(rows) => {
-                    let count = |v: &str| rows.iter().filter(|r| r.verdict == v).count();
+                    let count = |v: Verdict| rows.iter().filter(|r| r.verdict == v).count();
                     Msg::info(format!(
                         "checked {} of run {run_id}: {} found, {} not found, {} with no quote, {} unreachable, {} not allowed — a verdict is what this machine fetched now",
                         crate::console::view::count(rows.len(), "source"),
-                        count("found"),
-                        count("not_found"),
-                        count("no_quote"),
-                        count("unreachable"),
-                        count("not_allowed")
+                        count(Verdict::Found),
+                        count(Verdict::NotFound),
+                        count(Verdict::NoQuote),
+                        count(Verdict::Unreachable),
+                        count(Verdict::NotAllowed)
                     ))
                 }
                 Err(e) => Msg::error(format!("cannot check run {run_id}: {e}")),

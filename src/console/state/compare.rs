@@ -8,8 +8,9 @@
 use crate::console::state::evals::{EvalListed, EvalView};
 use crate::console::state::run::RunView;
 use crate::core::compare::Comparison;
-use crate::core::event::{Event, RunId};
-use crate::core::wire::Vendor;
+use crate::core::event::Event;
+use crate::core::id::{EvalId, GroupId, RunId};
+use crate::core::vendor::Vendor;
 
 /// One vendor's column.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -53,16 +54,16 @@ pub struct CompareView {
     /// shows over it, and Esc comes back to it.
     pub eval: Option<EvalView>,
     /// The run to choose once the comparison opened from an eval is read.
-    pub select_run: Option<i64>,
+    pub select_run: Option<RunId>,
 }
 
 /// What the list has chosen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Listed {
     /// An eval.
-    Eval(i64),
+    Eval(EvalId),
     /// A comparison (run group).
-    Group(i64),
+    Group(GroupId),
 }
 
 impl CompareView {
@@ -97,7 +98,7 @@ impl CompareView {
     /// The chosen run, once the comparison is in.
     pub fn chosen(&self) -> Option<(RunId, &str)> {
         let r = self.result.as_ref()?.runs.get(self.selected)?;
-        Some((RunId(r.run_id), r.vendor.as_str()))
+        Some((r.run_id, r.vendor.as_str()))
     }
 
     /// None is open or running: the stored evals and comparisons are listed.

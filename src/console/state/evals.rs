@@ -4,6 +4,7 @@
 //! then a row a question and vendor, the cursor moving over both.
 
 use crate::core::eval::{EvalReport, Scored, VendorRow};
+use crate::core::id::RunId;
 use crate::store::EvalRow;
 
 /// A stored eval as Compare lists it.
@@ -62,7 +63,7 @@ impl EvalView {
     /// vendor's row has no one run: it stands for the vendor's first run in the
     /// eval, in the question file's order (the first question it ran) — the
     /// run Enter on a vendor opens the claims of.
-    pub fn run_of(&self, pick: EvalPick<'_>) -> Option<i64> {
+    pub fn run_of(&self, pick: EvalPick<'_>) -> Option<RunId> {
         match pick {
             EvalPick::Cell(s) => s.run_id,
             EvalPick::Vendor(v) => self

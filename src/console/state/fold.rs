@@ -4,7 +4,10 @@
 
 use crate::console::state::run::{CallLine, RunView, ServerLine, Tone, one_line};
 use crate::core::completion::Usage;
-use crate::core::event::{Cost, Event, EventKind, RunId, RunOutcome};
+use crate::core::event::{Cost, Event, EventKind};
+use crate::core::id::RunId;
+use crate::core::outcome::RunOutcome;
+use crate::core::vendor::Vendor;
 
 impl RunView {
     /// Fold one live event in.
@@ -25,7 +28,7 @@ impl RunView {
                 provider,
                 model,
                 resumed,
-            } => self.started(event.run_id, goal, provider, model, *resumed),
+            } => self.started(event.run_id, goal, *provider, model, *resumed),
             EventKind::StepStarted { observations } => {
                 let s = if *observations == 1 { "" } else { "s" };
                 let line = format!("step {step}: request with {observations} observation{s}");
@@ -91,9 +94,9 @@ impl RunView {
     }
 
     /// The run started (or resumed): its header, and its first line.
-    fn started(&mut self, run_id: RunId, goal: &str, provider: &str, model: &str, resumed: bool) {
+    fn started(&mut self, run_id: RunId, goal: &str, vendor: Vendor, model: &str, resumed: bool) {
         self.goal = goal.to_string();
-        self.provider = format!("{provider} · {model}");
+        self.vendor = Some(vendor);
         self.model = model.to_string();
         self.running = true;
         let how = if resumed { "resumed" } else { "started" };

@@ -11,10 +11,11 @@ use ratatui_textarea::TextArea;
 use crate::console::state::preview::{PreviewLine, request_lines};
 use crate::core::contract::{Budget, TaskContract, Verification};
 use crate::core::policy::Rule;
+use crate::core::transcript::{CacheTtl, Conversation};
 use crate::core::turn::Turn;
+use crate::core::vendor::{Vendor, Wire};
 use crate::core::web::WebAccess;
-use crate::core::wire::transcript::{CacheTtl, Conversation};
-use crate::core::wire::{self, Vendor, Wire};
+use crate::core::wire;
 use crate::launch::Plan;
 
 /// The form's fields, in focus order.

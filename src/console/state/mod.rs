@@ -26,10 +26,12 @@ use crate::console::state::run::RunView;
 use crate::console::state::theme::Theme;
 use crate::console::update::keys::{Keymap, Scope};
 use crate::core::contract::TaskContract;
-use crate::core::event::{Event, RunId};
+use crate::core::event::Event;
+use crate::core::id::{EvalId, GroupId, RunId};
 use crate::core::price::PriceTable;
+use crate::core::vendor::Vendor;
 use crate::core::web::WebAccess;
-use crate::core::wire::{Vendor, Verdict};
+use crate::core::wire::Verdict;
 use crate::store::{CitationRow, RunRow, ServerToolCallRow};
 
 /// The screens.
@@ -317,13 +319,13 @@ pub enum Effect {
     /// Load the stored comparisons (run groups).
     LoadGroups,
     /// Read a stored comparison back for the Compare screen.
-    OpenGroup(i64),
+    OpenGroup(GroupId),
     /// Load the stored evals.
     LoadEvals,
     /// Read a stored eval back, scored, for the Compare screen.
-    OpenEval(i64),
+    OpenEval(EvalId),
     /// Write an eval's matrix and per-question table as Markdown next to io.toml.
-    ExportEval(i64),
+    ExportEval(EvalId),
     /// Load one run's citations and server-tool calls.
     LoadRunSources(RunId),
     /// Load one run's claims (its final answer sentence by sentence).

@@ -30,11 +30,11 @@ impl PastRun {
         if let Some(r) = &self.run {
             v.run_id = Some(r.run_id);
             v.goal = r.goal.clone();
-            v.provider = format!("{} · {}", r.provider, r.model);
+            v.vendor = Some(r.provider);
             v.model = r.model.clone();
             v.outcome = Some(match (&r.outcome, &r.outcome_detail) {
                 (Some(o), Some(d)) => format!("{o}: {d}"),
-                (Some(o), None) => o.clone(),
+                (Some(o), None) => o.to_string(),
                 (None, _) => "unfinished (killed?)".to_string(),
             });
         }

@@ -155,8 +155,9 @@ mod tests {
     use super::*;
     use crate::core::tools::local_tool_specs;
     use crate::core::turn::Turn;
+    use crate::core::vendor::Vendor;
     use crate::core::web::WebAccess;
-    use crate::core::wire::{Endpoint, Vendor, encode};
+    use crate::core::wire::{Endpoint, encode};
 
     fn turn(web: Option<WebAccess>) -> Turn {
         Turn {

@@ -6,8 +6,10 @@
 
 use crate::approve::ApprovalRequest;
 use crate::core::completion::Usage;
-use crate::core::event::{Cost, RunId};
+use crate::core::event::Cost;
 use crate::core::figures::ServerCounts;
+use crate::core::id::RunId;
+use crate::core::vendor::Vendor;
 
 /// How a log line reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -99,8 +101,8 @@ pub struct RunView {
     pub run_id: Option<RunId>,
     /// Its goal.
     pub goal: String,
-    /// Provider and model.
-    pub provider: String,
+    /// The vendor asked (`None` before a run is shown).
+    pub vendor: Option<Vendor>,
     /// The model, for naming where its prices come from.
     pub model: String,
     /// A run is in progress.

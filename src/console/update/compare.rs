@@ -11,8 +11,8 @@ use crate::console::state::run::RunView;
 use crate::console::state::{Effect, NoticeCause, Screen, State};
 use crate::console::update::keys::Action;
 use crate::core::eval::EvalReport;
-use crate::core::event::RunId;
-use crate::core::wire::Vendor;
+use crate::core::id::RunId;
+use crate::core::vendor::Vendor;
 
 /// Run the form's goal and declaration on every vendor at once.
 pub(super) fn start(state: &mut State) -> Vec<Effect> {
@@ -209,7 +209,7 @@ fn from_eval(state: &mut State, action: Action) -> Vec<Effect> {
             Vec::new()
         }
         _ => match run {
-            Some(id) => open_run(state, RunId(id), action),
+            Some(id) => open_run(state, id, action),
             None => {
                 state.say(why, false);
                 Vec::new()

@@ -11,8 +11,8 @@ use crate::console::state::theme::{BUILT_IN, Theme};
 use crate::console::state::{Effect, Grouping, NoticeCause, Screen, State};
 use crate::console::update::keys::{Action, Scope};
 use crate::console::update::sources::{on_sources, typing};
-use crate::core::wire::Vendor;
-use crate::core::wire::transcript::{CacheTtl, Conversation};
+use crate::core::transcript::{CacheTtl, Conversation};
+use crate::core::vendor::Vendor;
 
 pub(super) fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
     if state.help {
@@ -290,7 +290,8 @@ fn start_run(state: &mut State) -> Vec<Effect> {
     state.run = RunView {
         running: true,
         goal: state.form.goal_text(),
-        provider: format!("{} · {}", state.form.vendor, state.form.model()),
+        vendor: Some(state.form.vendor),
+        model: state.form.model(),
         ..RunView::default()
     };
     state.screen = Screen::Run;

@@ -14,6 +14,7 @@ use crate::console::state::theme::Theme;
 use crate::console::update::keys::Action;
 use crate::console::view::block;
 use crate::core::claims::Source;
+use crate::core::verdict::Verdict;
 
 /// Draw the claims of the selected run in `area`.
 pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
@@ -102,9 +103,9 @@ pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
 /// One source under its sentence: its verdict (coloured), the lexical overlap
 /// where the vendor gave no quote, and the URL.
 fn source_line(t: &Theme, src: &Source) -> Line<'static> {
-    let colour = match src.verdict.as_deref() {
-        Some("found") => t.ok,
-        Some("not_found") => t.error,
+    let colour = match src.verdict {
+        Some(Verdict::Found) => t.ok,
+        Some(Verdict::NotFound) => t.error,
         Some(_) => t.warning,
         None => t.muted,
     };
@@ -115,7 +116,7 @@ fn source_line(t: &Theme, src: &Source) -> Line<'static> {
     Line::styled(
         format!(
             "     [{}{overlap}] {}",
-            src.verdict.as_deref().unwrap_or("not checked"),
+            src.verdict.map_or("not checked", Verdict::as_str),
             src.url
         ),
         Style::default().fg(colour),

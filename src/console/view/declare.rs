@@ -12,7 +12,7 @@ use crate::console::state::form::{FIELDS, Field, VendorPreview};
 use crate::console::state::theme::Theme;
 use crate::console::update::keys::Action;
 use crate::console::view::block;
-use crate::core::wire::Wire;
+use crate::core::vendor::Wire;
 
 pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
     // Side by side, every vendor's preview takes the whole width: portability at a glance.

@@ -122,7 +122,9 @@ fn draw_log(frame: &mut Frame<'_>, log: Rect, state: &State) {
     let title = format!(
         "Run {} · {}{}",
         r.run_id.map(|i| i.to_string()).unwrap_or_default(),
-        r.provider,
+        r.vendor
+            .map(|v| format!("{v} · {}", r.model))
+            .unwrap_or_default(),
         if r.past { " · from the store" } else { "" }
     );
     frame.render_widget(Paragraph::new(lines).block(block(t, &title, true)), log);

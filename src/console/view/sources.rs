@@ -10,6 +10,7 @@ use ratatui::widgets::{Clear, Paragraph, Row, Table, TableState, Wrap};
 
 use crate::console::state::{Grouping, State, host_of};
 use crate::console::view::{block, centered};
+use crate::core::outcome::Outcome;
 use crate::core::price::usd;
 use crate::store::CitationRow;
 use crate::store::checks::CheckRow;
@@ -66,7 +67,7 @@ fn draw_next(
     frame: &mut Frame<'_>,
     area: Rect,
     state: &State,
-    run: crate::core::event::RunId,
+    run: crate::core::id::RunId,
     request: &Result<Vec<String>, String>,
 ) {
     let t = &state.theme.1;
@@ -109,16 +110,16 @@ fn draw_runs(frame: &mut Frame<'_>, runs: Rect, state: &State) {
         } else {
             Style::default().fg(t.text)
         };
-        let outcome_style = match r.outcome.as_deref() {
-            Some("passed") => t.ok,
+        let outcome_style = match r.outcome {
+            Some(Outcome::Passed) => t.ok,
             None => t.warning,
             _ => t.error,
         };
         Row::new(vec![
             r.run_id.to_string(),
             r.goal.lines().next().unwrap_or("").to_string(),
-            r.provider.clone(),
-            r.outcome.clone().unwrap_or_else(|| "unfinished".into()),
+            r.provider.to_string(),
+            r.outcome.map_or("unfinished", Outcome::as_str).to_string(),
             r.citation_count.to_string(),
             money(r),
         ])

@@ -10,18 +10,22 @@ use std::collections::BTreeSet;
 use serde::{Deserialize, Serialize};
 
 use crate::core::figures::RunFigures;
+use crate::core::id::{GroupId, RunId};
+use crate::core::outcome::Outcome;
+use crate::core::vendor::Vendor;
 
 /// One run of a group, as compared.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Column {
     /// The run's id.
-    pub run_id: i64,
+    pub run_id: RunId,
     /// The vendor.
-    pub vendor: String,
+    pub vendor: Vendor,
     /// The model.
     pub model: String,
-    /// `passed`, `failed`, … or `running`.
-    pub outcome: String,
+    /// How it ended; `None` (`running` in JSON) while it runs.
+    #[serde(with = "crate::core::outcome::or_running")]
+    pub outcome: Option<Outcome>,
     /// Why, where the outcome says more (which budget, the failure).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub outcome_detail: Option<String>,
@@ -47,9 +51,9 @@ pub struct Column {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Overlap {
     /// One run.
-    pub a: i64,
+    pub a: RunId,
     /// The other.
-    pub b: i64,
+    pub b: RunId,
     /// Jaccard of their cited domains, 0 to 1; `None` when neither cited any.
     pub domains: Option<f64>,
     /// Jaccard of their cited URLs.
@@ -60,7 +64,7 @@ pub struct Overlap {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Comparison {
     /// The group.
-    pub group_id: i64,
+    pub group_id: GroupId,
     /// Its goal.
     pub goal: String,
     /// Its dollar cap, in millionths, when one was set.
@@ -79,14 +83,14 @@ pub struct Comparison {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NotRun {
     /// The vendor.
-    pub vendor: String,
+    pub vendor: Vendor,
     /// Why, as said.
     pub message: String,
 }
 
 impl Comparison {
     /// The comparison of `runs` (their `urls` filled), with the overlaps computed.
-    pub fn new(group_id: i64, goal: String, runs: Vec<Column>, not_run: Vec<NotRun>) -> Self {
+    pub fn new(group_id: GroupId, goal: String, runs: Vec<Column>, not_run: Vec<NotRun>) -> Self {
         let mut overlaps = Vec::new();
         for (i, a) in runs.iter().enumerate() {
             for b in &runs[i + 1..] {
@@ -176,12 +180,12 @@ mod tests {
     #[test]
     fn every_pair_is_compared_once_in_order() {
         let col = |id, urls: &[&str]| Column {
-            run_id: id,
+            run_id: RunId(id),
             urls: set(urls),
             ..Column::default()
         };
         let c = Comparison::new(
-            1,
+            GroupId(1),
             "g".into(),
             vec![
                 col(1, &["https://a.com/1"]),
@@ -190,7 +194,7 @@ mod tests {
             ],
             vec![],
         );
-        let pairs: Vec<(i64, i64)> = c.overlaps.iter().map(|o| (o.a, o.b)).collect();
+        let pairs: Vec<(i64, i64)> = c.overlaps.iter().map(|o| (o.a.0, o.b.0)).collect();
         assert_eq!(pairs, vec![(1, 2), (1, 3), (2, 3)]);
         assert_eq!(c.overlaps[0].domains, Some(1.0));
         assert_eq!(c.overlaps[0].urls, Some(0.0));

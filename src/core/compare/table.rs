@@ -8,6 +8,8 @@
 use std::fmt::Write as _;
 
 use super::Comparison;
+use crate::core::id::RunId;
+use crate::core::outcome::{Outcome, or_running};
 use crate::core::price::usd;
 
 /// The comparison as a table for people.
@@ -104,13 +106,22 @@ fn table(c: &Comparison, text: &mut String) {
     }
     for r in &c.runs {
         if let Some(d) = &r.outcome_detail {
-            let _ = writeln!(text, "#{} {}: {}", r.run_id, r.outcome, d);
+            let _ = writeln!(text, "#{} {}: {}", r.run_id, outcome_word(r.outcome), d);
+        }
+    }
+    for r in c.runs.iter().filter(|r| r.figures.verified_share.is_none()) {
+        if let Some(why) = r.figures.claims().unread() {
+            let _ = writeln!(
+                text,
+                "sources of #{} not read: {why} — a source that was not read says nothing about it",
+                r.run_id
+            );
         }
     }
     let unchecked: Vec<String> = c
         .runs
         .iter()
-        .filter(|r| r.figures.verified_share.is_none())
+        .filter(|r| r.figures.verified_share.is_none() && r.figures.claims().unread().is_none())
         .map(|r| format!("#{}", r.run_id))
         .collect();
     if !unchecked.is_empty() {
@@ -129,7 +140,10 @@ fn rows(c: &Comparison) -> Vec<(&'static str, Vec<String>)> {
         ("model", c.runs.iter().map(|r| r.model.clone()).collect()),
         (
             "outcome",
-            c.runs.iter().map(|r| r.outcome.clone()).collect(),
+            c.runs
+                .iter()
+                .map(|r| outcome_word(r.outcome).to_string())
+                .collect(),
         ),
         (
             "requests",
@@ -216,7 +230,7 @@ fn claim_row(c: &Comparison, i: usize) -> Vec<String> {
         .collect()
 }
 
-fn label(c: &Comparison, run_id: i64) -> String {
+fn label(c: &Comparison, run_id: RunId) -> String {
     let vendor = c
         .runs
         .iter()
@@ -227,4 +241,9 @@ fn label(c: &Comparison, run_id: i64) -> String {
 
 fn ratio(r: Option<f64>) -> String {
     r.map_or("—".into(), |v| format!("{v:.2}"))
+}
+
+/// A run's outcome as the table says it: its word, or `running`.
+fn outcome_word(o: Option<Outcome>) -> &'static str {
+    o.map_or(or_running::RUNNING, Outcome::as_str)
 }

@@ -18,16 +18,24 @@
 mod question;
 mod report;
 mod score;
+mod status;
 pub mod table;
 
 pub use question::{Question, questions};
 pub use report::{EvalReport, QuestionRecord, RunRecord, Scored, VendorRow, report, score_run};
 pub use score::{correct, normalise, percentile, url_key, url_recall};
+pub use status::QuestionStatus;
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::core::figures::RunFigures;
+    use crate::core::id::{EvalId, GroupId, RunId};
+    use crate::core::outcome::Outcome;
+    use crate::core::vendor::Vendor;
+
+    const A: Vendor = Vendor::Anthropic;
+    const B: Vendor = Vendor::OpenAi;
 
     fn gold(items: &[&str]) -> Vec<String> {
         items.iter().map(|s| s.to_string()).collect()
@@ -125,10 +133,10 @@ mod tests {
             answers: gold(answers),
             urls: gold(&["https://a.com/x"]),
         };
-        let run = |id: i64, vendor: &str, answer: &str, wall: u64| RunRecord {
-            run_id: id,
-            vendor: vendor.into(),
-            outcome: Some("passed".into()),
+        let run = |id: i64, vendor: Vendor, answer: &str, wall: u64| RunRecord {
+            run_id: RunId(id),
+            vendor,
+            outcome: Some(Outcome::Passed),
             answer: answer.into(),
             cited: gold(&["https://a.com/x"]),
             figures: RunFigures {
@@ -142,25 +150,25 @@ mod tests {
         let records = vec![
             QuestionRecord {
                 question: q("q1", &["yes"]),
-                group_id: Some(1),
-                status: "done".into(),
-                runs: vec![run(1, "a", "Yes.", 10), run(2, "b", "no", 30)],
+                group_id: Some(GroupId(1)),
+                status: QuestionStatus::Done,
+                runs: vec![run(1, A, "Yes.", 10), run(2, B, "no", 30)],
                 refusals: vec![],
             },
             QuestionRecord {
                 question: q("q2", &[]),
-                group_id: Some(2),
-                status: "done".into(),
-                runs: vec![run(3, "a", "x", 20)],
-                refusals: vec![("b".into(), "refused web".into())],
+                group_id: Some(GroupId(2)),
+                status: QuestionStatus::Done,
+                runs: vec![run(3, A, "x", 20)],
+                refusals: vec![(B, "refused web".into())],
             },
             QuestionRecord {
                 question: q("q3", &["y"]),
-                status: "skipped".into(),
+                status: QuestionStatus::Skipped,
                 ..QuestionRecord::default()
             },
         ];
-        let r = report(7, "f", &gold(&["a", "b"]), &records);
+        let r = report(EvalId(7), "f", &[A, B], &records);
         assert_eq!(r.not_run, vec!["q3".to_string()]);
         assert_eq!(r.questions.len(), 6);
         let a = &r.vendors[0];
@@ -196,10 +204,10 @@ mod tests {
                     answers: vec![],
                     urls: vec![],
                 },
-                group_id: Some(1),
-                status: "done".into(),
+                group_id: Some(GroupId(1)),
+                status: QuestionStatus::Done,
                 runs: vec![],
-                refusals: vec![("a".into(), "=HYPERLINK(\"http://e\") <b>".into())],
+                refusals: vec![(A, "=HYPERLINK(\"http://e\") <b>".into())],
             },
             QuestionRecord {
                 question: Question {
@@ -208,11 +216,11 @@ mod tests {
                     answers: vec![],
                     urls: vec![],
                 },
-                status: "pending".into(),
+                status: QuestionStatus::Pending,
                 ..QuestionRecord::default()
             },
         ];
-        let r = report(7, "<script>x</script>.jsonl", &["a".into()], &records);
+        let r = report(EvalId(7), "<script>x</script>.jsonl", &[A], &records);
         let md = table::markdown(&r);
         for raw in ["<img", "<b>", "<script>", "](javascript:"] {
             assert!(!md.contains(raw), "{raw} in {md}");

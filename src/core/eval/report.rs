@@ -5,19 +5,23 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::QuestionStatus;
 use super::question::Question;
 use super::score::{correct, percentile, url_recall};
 use crate::core::figures::RunFigures;
+use crate::core::id::{EvalId, GroupId, RunId};
+use crate::core::outcome::Outcome;
+use crate::core::vendor::Vendor;
 
 /// One run of an eval as the store read it.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RunRecord {
     /// The run.
-    pub run_id: i64,
+    pub run_id: RunId,
     /// Its vendor.
-    pub vendor: String,
-    /// `passed`, `failed`, … ; `None` while it runs (or when it was killed).
-    pub outcome: Option<String>,
+    pub vendor: Vendor,
+    /// How it ended; `None` while it runs.
+    pub outcome: Option<Outcome>,
     /// Its final answer (the last step's text).
     pub answer: String,
     /// The URLs it cited (its spawned children's included).
@@ -33,13 +37,13 @@ pub struct QuestionRecord {
     /// The question.
     pub question: Question,
     /// Its comparison, once it ran.
-    pub group_id: Option<i64>,
-    /// `pending`, `done`, or `skipped` (the eval's dollar cap was crossed first).
-    pub status: String,
+    pub group_id: Option<GroupId>,
+    /// Where it stands.
+    pub status: QuestionStatus,
     /// Its runs.
     pub runs: Vec<RunRecord>,
     /// Vendors that did not run it, and why.
-    pub refusals: Vec<(String, String)>,
+    pub refusals: Vec<(Vendor, String)>,
 }
 
 /// One question on one vendor, scored.
@@ -48,13 +52,14 @@ pub struct Scored {
     /// The question's id.
     pub id: String,
     /// The vendor.
-    pub vendor: String,
+    pub vendor: Vendor,
     /// Its run, when it ran.
-    pub run_id: Option<i64>,
+    pub run_id: Option<RunId>,
     /// Its comparison, when the question ran.
-    pub group_id: Option<i64>,
-    /// How the run ended, or `not run`.
-    pub outcome: String,
+    pub group_id: Option<GroupId>,
+    /// How the run ended; `None` (`not run`) when it did not run or has not ended.
+    #[serde(with = "crate::core::outcome::or_not_run")]
+    pub outcome: Option<Outcome>,
     /// A gold answer is in the final answer (`None`: no gold answers, or not run).
     pub correct: Option<bool>,
     /// The share of gold URLs cited.
@@ -81,14 +86,14 @@ pub struct Scored {
 }
 
 /// Score one run of `q`.
-pub fn score_run(q: &Question, group_id: Option<i64>, r: &RunRecord) -> Scored {
+pub fn score_run(q: &Question, group_id: Option<GroupId>, r: &RunRecord) -> Scored {
     let (url_recall, domain_recall) = url_recall(&q.urls, &r.cited);
     Scored {
         id: q.id.clone(),
-        vendor: r.vendor.clone(),
+        vendor: r.vendor,
         run_id: Some(r.run_id),
         group_id,
-        outcome: r.outcome.clone().unwrap_or_else(|| "unfinished".into()),
+        outcome: r.outcome,
         correct: correct(&r.answer, &q.answers),
         url_recall,
         domain_recall,
@@ -107,7 +112,7 @@ pub fn score_run(q: &Question, group_id: Option<i64>, r: &RunRecord) -> Scored {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct VendorRow {
     /// The vendor.
-    pub vendor: String,
+    pub vendor: Vendor,
     /// Questions it ran.
     pub runs: u64,
     /// Of those with gold answers, how many it got right…
@@ -147,7 +152,7 @@ pub struct VendorRow {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct EvalReport {
     /// The eval.
-    pub eval_id: i64,
+    pub eval_id: EvalId,
     /// The question file it read (`demo` for the bundled set).
     pub file: String,
     /// A row a vendor, in the order asked.
@@ -174,28 +179,28 @@ impl EvalReport {
 
 /// The report of eval `eval_id` over `vendors` (in order) from its questions.
 pub fn report(
-    eval_id: i64,
+    eval_id: EvalId,
     file: &str,
-    vendors: &[String],
+    vendors: &[Vendor],
     questions: &[QuestionRecord],
 ) -> EvalReport {
     let mut rows = Vec::new();
     let mut not_run = Vec::new();
     let mut pending = Vec::new();
     for q in questions {
-        match q.status.as_str() {
-            "skipped" => not_run.push(q.question.id.clone()),
-            "done" => {}
-            _ => pending.push(q.question.id.clone()),
+        match q.status {
+            QuestionStatus::Skipped => not_run.push(q.question.id.clone()),
+            QuestionStatus::Done => {}
+            QuestionStatus::Pending => pending.push(q.question.id.clone()),
         }
         for v in vendors {
-            rows.push(cell(q, v));
+            rows.push(cell(q, *v));
         }
     }
     EvalReport {
         eval_id,
         file: file.to_string(),
-        vendors: vendors.iter().map(|v| vendor_row(v, &rows)).collect(),
+        vendors: vendors.iter().map(|v| vendor_row(*v, &rows)).collect(),
         questions: rows,
         not_run,
         pending,
@@ -204,8 +209,8 @@ pub fn report(
 }
 
 /// Question `q` on `vendor`: its run scored, or why there is none.
-fn cell(q: &QuestionRecord, vendor: &str) -> Scored {
-    if q.status == "done" {
+fn cell(q: &QuestionRecord, vendor: Vendor) -> Scored {
+    if q.status == QuestionStatus::Done {
         if let Some(r) = q.runs.iter().find(|r| r.vendor == vendor) {
             return score_run(&q.question, q.group_id, r);
         }
@@ -213,18 +218,20 @@ fn cell(q: &QuestionRecord, vendor: &str) -> Scored {
     let note = q
         .refusals
         .iter()
-        .find(|(v, _)| v == vendor)
+        .find(|(v, _)| *v == vendor)
         .map(|(_, why)| why.clone())
-        .or_else(|| match q.status.as_str() {
-            "skipped" => Some("the eval's --max-usd was crossed before it started".into()),
-            "done" => Some("no run recorded".into()),
-            _ => Some("not run yet: `eval --resume` runs it".into()),
+        .or_else(|| match q.status {
+            QuestionStatus::Skipped => {
+                Some("the eval's --max-usd was crossed before it started".into())
+            }
+            QuestionStatus::Done => Some("no run recorded".into()),
+            QuestionStatus::Pending => Some("not run yet: `eval --resume` runs it".into()),
         });
     Scored {
         id: q.question.id.clone(),
-        vendor: vendor.to_string(),
+        vendor,
         group_id: q.group_id,
-        outcome: "not run".into(),
+        outcome: None,
         note,
         ..Scored::default()
     }
@@ -236,7 +243,7 @@ fn mean(values: impl Iterator<Item = f64>) -> Option<f64> {
 }
 
 /// One vendor's row from every scored cell.
-fn vendor_row(vendor: &str, rows: &[Scored]) -> VendorRow {
+fn vendor_row(vendor: Vendor, rows: &[Scored]) -> VendorRow {
     let mine: Vec<&Scored> = rows.iter().filter(|r| r.vendor == vendor).collect();
     let ran: Vec<&Scored> = mine
         .iter()
@@ -252,7 +259,7 @@ fn vendor_row(vendor: &str, rows: &[Scored]) -> VendorRow {
     let walls: Vec<u64> = ran.iter().filter_map(|r| r.wall_ms).collect();
     let unsupported: Vec<u64> = ran.iter().filter_map(|r| r.unsupported).collect();
     VendorRow {
-        vendor: vendor.to_string(),
+        vendor,
         runs: n,
         correct,
         graded: graded.len() as u64,

@@ -10,6 +10,7 @@ use std::fmt::Write as _;
 
 use super::{EvalReport, Scored, VendorRow};
 use crate::core::inert;
+use crate::core::outcome::or_not_run;
 use crate::core::price::usd_or_dash;
 use crate::core::text::share;
 
@@ -42,7 +43,7 @@ pub fn matrix_row(v: &VendorRow) -> Vec<String> {
         None => "—".into(),
     };
     vec![
-        v.vendor.clone(),
+        v.vendor.to_string(),
         accuracy,
         share(v.url_recall),
         share(v.domain_recall),
@@ -72,7 +73,7 @@ pub const QUESTION_HEAD: [&str; 10] = [
 /// One question on one vendor, in `QUESTION_HEAD`'s order.
 pub fn question_row(s: &Scored) -> Vec<String> {
     let Some(run) = s.run_id else {
-        let mut row = vec![s.id.clone(), s.vendor.clone(), "—".into()];
+        let mut row = vec![s.id.clone(), s.vendor.to_string(), "—".into()];
         row.push(format!("not run: {}", s.note.as_deref().unwrap_or("")));
         row.extend(std::iter::repeat_n(String::new(), 6));
         return row;
@@ -89,7 +90,7 @@ pub fn question_row(s: &Scored) -> Vec<String> {
     };
     vec![
         s.id.clone(),
-        s.vendor.clone(),
+        s.vendor.to_string(),
         format!("#{run}"),
         correct.into(),
         share(s.url_recall),
@@ -275,9 +276,9 @@ pub fn csv(r: &EvalReport) -> String {
         let _ = w.write_record([
             r.eval_id.to_string(),
             s.id.clone(),
-            s.vendor.clone(),
+            s.vendor.to_string(),
             opt(s.run_id.map(|v| v.to_string())),
-            s.outcome.clone(),
+            or_not_run::word(s.outcome).to_string(),
             opt(s.correct.map(|v| v.to_string())),
             opt(s.url_recall.map(|v| v.to_string())),
             opt(s.domain_recall.map(|v| v.to_string())),

@@ -25,11 +25,12 @@ use crate::core::completion::{
     Citation, Claim, Completion, ServerToolCall, StopReason, ToolCall, Usage, json_blocks,
 };
 use crate::core::turn::{HeaderValue, Turn, WireRequest, WireResponse};
+use crate::core::vendor::{Vendor, Wire};
 use crate::core::web::WebAccess;
-use crate::core::wire::{Endpoint, Wire};
+use crate::core::wire::Endpoint;
 use crate::error::{Error, Result, VendorError};
 
-const PROVIDER: &str = "anthropic";
+const PROVIDER: Vendor = Vendor::Anthropic;
 /// The API version every request names.
 pub const API_VERSION: &str = "2023-06-01";
 /// The beta a fetch-declaring request carries.
@@ -355,7 +356,7 @@ pub(crate) fn citation(c: &Value, documents: &[String]) -> Option<Citation> {
 }
 
 /// The error envelope of a non-2xx; a body that is not one is an opaque error.
-fn http_error(provider: &str, response: &WireResponse) -> VendorError {
+fn http_error(provider: Vendor, response: &WireResponse) -> VendorError {
     match serde_json::from_slice::<Value>(&response.body) {
         Ok(v) if v.get("error").is_some() => error_from(response, &v),
         _ => opaque_error(provider, response),
@@ -365,7 +366,7 @@ fn http_error(provider: &str, response: &WireResponse) -> VendorError {
 pub(crate) fn error_from(response: &WireResponse, v: &Value) -> VendorError {
     let err = v.get("error").cloned().unwrap_or(Value::Null);
     VendorError {
-        provider: PROVIDER.to_string(),
+        provider: PROVIDER,
         status: response.status,
         error_type: str_field(&err, "type"),
         code: err

@@ -6,9 +6,9 @@
 
 use serde_json::{Value, json};
 
+use crate::core::transcript::{CacheTtl, Caching};
 use crate::core::turn::Turn;
-use crate::core::wire::capability::Wire;
-use crate::core::wire::transcript::{CacheTtl, Caching};
+use crate::core::vendor::Wire;
 use crate::error::Result;
 
 /// The `messages` array. Flattened: the one user message (its observations as

@@ -11,10 +11,11 @@ use super::json::{
     retry_after, snippet, str_field, u64_field,
 };
 use crate::core::completion::{Citation, Completion, StopReason, ToolCall, Usage, json_blocks};
+use crate::core::transcript::{CacheTtl, Caching};
 use crate::core::turn::{HeaderValue, Turn, WireResponse};
-use crate::core::wire::capability::Wire;
-use crate::core::wire::transcript::{CacheTtl, Caching};
-use crate::core::wire::{Endpoint, Vendor};
+use crate::core::vendor::Vendor;
+use crate::core::vendor::Wire;
+use crate::core::wire::Endpoint;
 use crate::error::{Result, VendorError};
 
 /// The `Authorization: Bearer $VAR` and JSON content type both chat vendors take.
@@ -83,7 +84,7 @@ pub(crate) fn chat_stream(endpoint: &Endpoint, body: &mut Map<String, Value>) {
 }
 
 /// The OpenAI-shaped error envelope `{"error": {message, type, code}}` of a non-2xx.
-pub(crate) fn chat_http_error(provider: &str, response: &WireResponse) -> VendorError {
+pub(crate) fn chat_http_error(provider: Vendor, response: &WireResponse) -> VendorError {
     let Ok(v) = serde_json::from_slice::<Value>(&response.body) else {
         return opaque_error(provider, response);
     };
@@ -95,7 +96,7 @@ pub(crate) fn chat_http_error(provider: &str, response: &WireResponse) -> Vendor
 
 /// One OpenAI/OpenRouter error object, wherever it was found.
 pub(crate) fn chat_error_object(
-    provider: &str,
+    provider: Vendor,
     response: &WireResponse,
     err: &Value,
     status: u16,
@@ -107,7 +108,7 @@ pub(crate) fn chat_error_object(
     let code = code_string(err.get("code"))
         .or_else(|| metadata.and_then(|m| code_string(m.get("provider_code"))));
     VendorError {
-        provider: provider.to_string(),
+        provider,
         status,
         error_type,
         code,
@@ -122,7 +123,7 @@ pub(crate) fn chat_error_object(
 /// where a vendor sends one), finish reason and token counts. The caller supplies
 /// the server-tool counter, which the two vendors report differently.
 pub(crate) fn chat_completion(
-    provider: &str,
+    provider: Vendor,
     response: &WireResponse,
     v: &Value,
     server_tool_requests: u64,

@@ -4,9 +4,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::core::wire::capability::Wire;
-use crate::core::wire::transcript::ResponsesState;
-use crate::core::wire::vendor::Vendor;
+use crate::core::transcript::ResponsesState;
+use crate::core::vendor::Vendor;
+use crate::core::vendor::Wire;
 
 /// Where and how to reach one vendor: everything `encode` needs besides the turn.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

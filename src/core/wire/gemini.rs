@@ -34,14 +34,15 @@ use super::json::{
 use crate::core::completion::{
     Citation, Completion, ServerToolCall, StopReason, ToolCall, Usage, json_blocks,
 };
+use crate::core::transcript::{Exchange, ToolReturn};
 use crate::core::turn::{HeaderValue, Turn, WireRequest, WireResponse};
+use crate::core::vendor::Vendor;
 use crate::core::web::WebAccess;
 use crate::core::wire::Endpoint;
-use crate::core::wire::transcript::{Exchange, ToolReturn};
 use crate::error::{Error, Result, VendorError};
 
 /// The provider name in completions, errors and the store.
-pub(crate) const PROVIDER: &str = "gemini";
+pub(crate) const PROVIDER: Vendor = Vendor::Gemini;
 
 /// The public API base (the `v1beta` surface carries both tools).
 pub const DEFAULT_BASE_URL: &str = "https://generativelanguage.googleapis.com/v1beta";
@@ -233,7 +234,7 @@ pub fn decode(response: &WireResponse) -> Result<Completion> {
 
 /// An HTTP error body: `{"error": {code, message, status}}` (a one-element
 /// array of it on the non-SSE stream method), else the body's first bytes.
-fn http_error(provider: &str, response: &WireResponse) -> VendorError {
+fn http_error(provider: Vendor, response: &WireResponse) -> VendorError {
     let Ok(v) = serde_json::from_slice::<Value>(&response.body) else {
         return opaque_error(provider, response);
     };
@@ -250,7 +251,7 @@ fn http_error(provider: &str, response: &WireResponse) -> VendorError {
 /// else from the `google.rpc.RetryInfo` detail Google sends with a 429.
 fn error_object(response: &WireResponse, err: &Value, status: u16) -> VendorError {
     VendorError {
-        provider: PROVIDER.to_string(),
+        provider: PROVIDER,
         status,
         error_type: str_field(err, "status"),
         code: None,
@@ -296,7 +297,7 @@ pub(crate) fn decode_value(head: &WireResponse, v: &Value) -> Result<Completion>
     };
     c.usage = v.get("usageMetadata").filter(|u| u.is_object()).map(usage);
     Ok(Completion {
-        provider: PROVIDER.to_string(),
+        provider: PROVIDER,
         model: str_field(v, "modelVersion"),
         request_id: header_request_id(head).or_else(|| str_field(v, "responseId")),
         response_id: str_field(v, "responseId"),
@@ -363,7 +364,7 @@ fn malformed_call(head: &WireResponse, candidate: &Value) -> VendorError {
         .map(|m| format!(" Google said: {m}"))
         .unwrap_or_default();
     VendorError {
-        provider: PROVIDER.to_string(),
+        provider: PROVIDER,
         status: head.status,
         error_type: Some("MALFORMED_FUNCTION_CALL".to_string()),
         code: None,

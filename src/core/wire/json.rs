@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 
 use crate::core::completion::{Claim, Completion, char_offset};
 use crate::core::turn::{HeaderValue, WireRequest, WireResponse};
+use crate::core::vendor::Vendor;
 use crate::core::wire::Endpoint;
 use crate::error::{Error, Result, VendorError};
 
@@ -51,9 +52,9 @@ pub(crate) fn snippet(body: &[u8]) -> String {
 }
 
 /// Parse a body as JSON, or a decode error naming the vendor.
-pub(crate) fn parse_json(provider: &str, response: &WireResponse) -> Result<Value> {
+pub(crate) fn parse_json(provider: Vendor, response: &WireResponse) -> Result<Value> {
     serde_json::from_slice(&response.body).map_err(|e| Error::Decode {
-        provider: provider.to_string(),
+        provider,
         message: format!("HTTP {} body is not JSON: {e}", response.status),
         snippet: snippet(&response.body),
     })
@@ -61,9 +62,9 @@ pub(crate) fn parse_json(provider: &str, response: &WireResponse) -> Result<Valu
 
 /// A decode error for a 2xx body without the part a decoder reads (`what`: "the
 /// response has no choices").
-pub(crate) fn missing(provider: &str, response: &WireResponse, what: &str) -> Error {
+pub(crate) fn missing(provider: Vendor, response: &WireResponse, what: &str) -> Error {
     Error::Decode {
-        provider: provider.to_string(),
+        provider,
         message: what.to_string(),
         snippet: snippet(&response.body),
     }
@@ -120,9 +121,9 @@ pub(crate) fn header_request_id(response: &WireResponse) -> Option<String> {
 }
 
 /// A vendor error for a body that is not the vendor's error shape.
-pub(crate) fn opaque_error(provider: &str, response: &WireResponse) -> VendorError {
+pub(crate) fn opaque_error(provider: Vendor, response: &WireResponse) -> VendorError {
     VendorError {
-        provider: provider.to_string(),
+        provider,
         status: response.status,
         error_type: None,
         code: None,
@@ -171,9 +172,9 @@ pub(crate) fn request(
 /// (`http_error`); a 2xx body is parsed and read by the wire's own `read` (which
 /// the stream assemblers call too, with the body they rebuilt).
 pub(crate) fn decode_with(
-    provider: &str,
+    provider: Vendor,
     response: &WireResponse,
-    http_error: fn(&str, &WireResponse) -> VendorError,
+    http_error: fn(Vendor, &WireResponse) -> VendorError,
     read: fn(&WireResponse, &Value) -> Result<Completion>,
 ) -> Result<Completion> {
     if !(200..300).contains(&response.status) {
@@ -187,13 +188,13 @@ pub(crate) fn decode_with(
 /// server tools, stop reason, usage), with the provider, the model the body names,
 /// and the request id from the headers, else the body's `id`.
 pub(crate) fn finish(
-    provider: &str,
+    provider: Vendor,
     response: &WireResponse,
     v: &Value,
     c: Completion,
 ) -> Completion {
     Completion {
-        provider: provider.to_string(),
+        provider,
         model: str_field(v, "model"),
         request_id: header_request_id(response).or_else(|| str_field(v, "id")),
         response_id: str_field(v, "id"),

@@ -9,7 +9,8 @@
 //! supported with OpenAI (silently ignored)"; neither list is supported with
 //! Perplexity. A boundary dropped in silence is refused before sending.
 
-use super::capability::{Feature, Wire};
+use crate::core::refusal::{Asked, Feature, Refusal};
+use crate::core::vendor::Wire;
 use crate::core::web::WebAccess;
 
 /// One limit: on `wire`, for models whose id starts with `prefix`, `feature`
@@ -74,7 +75,7 @@ pub fn model_limit(wire: Wire, model: &str, web: &WebAccess) -> Option<&'static 
 }
 
 /// The refusal for a declaration `wire` cannot carry with `model`, or `None`.
-pub fn model_refusal(wire: Wire, model: &str, web: &WebAccess) -> Option<String> {
+pub fn model_refusal(wire: Wire, model: &str, web: &WebAccess) -> Option<Refusal> {
     let limit = model_limit(wire, model, web)?;
     let (allowed, blocked) = web.vendor_filter();
     let vendor = wire.vendor();
@@ -84,11 +85,16 @@ pub fn model_refusal(wire: Wire, model: &str, web: &WebAccess) -> Option<String>
         .instead
         .replace("{allowed}", &allowed.join(", "))
         .replace("{blocked}", &blocked.join(", "));
-    Some(format!(
+    let text = format!(
         "provider \"{vendor}\" with {setting} cannot {what} for model \"{model}\" — {}; \
          {instead}. No request was sent.",
         limit.why
-    ))
+    );
+    let asked = Asked::FeatureOnModel {
+        feature: limit.feature,
+        model: model.to_string(),
+    };
+    Some(Refusal::new(wire, asked, limit.why, instead, text))
 }
 
 #[cfg(test)]
@@ -109,7 +115,9 @@ mod tests {
         assert!(model_limit(wire, "openai/gpt-5.2", &fetch_only).is_none());
         let allow = WebAccess::search().allow("docs.rs");
         assert_eq!(
-            model_refusal(wire, "perplexity/sonar", &allow).as_deref(),
+            model_refusal(wire, "perplexity/sonar", &allow)
+                .as_ref()
+                .map(|r| r.text()),
             Some(
                 "provider \"openrouter\" with api = \"server-tools\" cannot restrict search to \
                  individual domains for model \"perplexity/sonar\" — OpenRouter documents \

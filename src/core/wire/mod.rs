@@ -1,14 +1,15 @@
 //! The wires: pure translation between one `Turn` and each vendor API's exact
 //! request, and between its response bytes and one `Completion`. This file holds
-//! `Vendor`, `Endpoint` and the dispatch (`encode`, `decode`, `check`,
-//! `cautions`); `capability` the `Wire` enum and its table; one file per wire
-//! below it (`anthropic`, `openai_chat`, `openai_responses`, `openrouter_plugin`,
-//! `openrouter_tools`), with `chat` (the Chat-shaped body and decoder the
-//! OpenAI-compatible wires share) and `json` (the readers and the ends every wire
-//! shares) under them; `stream/` assembles each wire's server-sent events.
+//! `Endpoint` and the dispatch (`encode`, `decode`, `check`, `cautions`); the
+//! words it dispatches on (`Vendor`, `Wire`) are `core::vendor`'s and what each
+//! wire carries is `core::capability`'s table. One file per wire below it
+//! (`anthropic`, `openai_chat`, `openai_responses`, `openrouter_plugin`,
+//! `openrouter_tools`, `gemini`), with `chat` (the Chat-shaped body and decoder
+//! the OpenAI-compatible wires share) and `json` (the readers and the ends every
+//! wire shares) under them; `stream/` assembles each wire's server-sent events.
 //! `limits` (what a wire cannot carry with some models) and `portability` (every
-//! wire's verdict on a declaration) read the table; `transcript` is the
-//! conversation a wire sends back (Anthropic's in `anthropic_messages`).
+//! wire's verdict on a declaration) read the table; the conversation a wire sends
+//! back is `core::transcript` (Anthropic's rendering in `anthropic_messages`).
 //!
 //! No I/O here. The preview and the transport call the same `encode`, so the bytes
 //! an operator previews are the bytes that are sent. Every refusal happens in
@@ -20,7 +21,6 @@
 
 pub mod anthropic;
 mod anthropic_messages;
-pub mod capability;
 mod chat;
 mod endpoint;
 pub mod gemini;
@@ -33,35 +33,44 @@ pub mod openrouter_plugin;
 pub mod openrouter_tools;
 pub mod portability;
 pub mod stream;
-pub mod transcript;
-mod vendor;
 
+use crate::core::capability::check_wire;
 use crate::core::completion::Completion;
+use crate::core::refusal::{Asked, Refusal};
 use crate::core::turn::{Turn, WireRequest, WireResponse};
+use crate::core::vendor::{Vendor, Wire};
 use crate::core::web::WebAccess;
-use crate::error::{Error, Result};
-pub use capability::{CAPABILITIES, Cap, Capabilities, Feature, Wire, check_wire};
+use crate::error::Result;
 pub use endpoint::Endpoint;
 pub use portability::{Verdict, portability};
-pub use vendor::Vendor;
 
 /// Encode one turn as the vendor's exact request, or refuse what it cannot carry.
 pub fn encode(endpoint: &Endpoint, turn: &Turn) -> Result<WireRequest> {
     if endpoint.wire.vendor() != endpoint.vendor {
-        return Err(Error::config(format!(
+        let why = format!("it belongs to provider \"{}\"", endpoint.wire.vendor());
+        let text = format!(
             "the endpoint for provider \"{}\" names the wire {}, which belongs to provider \"{}\". \
              No request was sent.",
             endpoint.vendor,
             endpoint.wire.label(),
             endpoint.wire.vendor()
-        )));
+        );
+        let mut refusal = Refusal::new(
+            endpoint.wire,
+            Asked::AnotherVendorsWire,
+            why,
+            "name one of its own wires",
+            text,
+        );
+        refusal.vendor = endpoint.vendor;
+        return Err(refusal.into());
     }
     check_wire(endpoint.wire, turn.web.as_ref())?;
-    if let Some(text) = turn
+    if let Some(refusal) = turn
         .web_enabled()
         .and_then(|web| limits::model_refusal(endpoint.wire, &turn.model, web))
     {
-        return Err(Error::config(text));
+        return Err(refusal.into());
     }
     match endpoint.wire {
         Wire::Anthropic2025 | Wire::Anthropic2026 => anthropic::encode(endpoint, turn),
@@ -123,4 +132,30 @@ pub fn cautions_wire(wire: Wire, web: Option<&WebAccess>) -> Vec<String> {
         Wire::OpenRouterServerTools => openrouter_tools::cautions(web),
         Wire::Gemini => gemini::cautions(web),
     }
+}
+
+/// Where a vendor's 400 says the offending block is: Anthropic's
+/// `messages.3.content.1`, Chat's `messages[3]`, Responses' `input[5]`.
+pub fn block_path(message: &str) -> Option<String> {
+    let number = |s: &str| -> Option<(usize, usize)> {
+        let digits = s.chars().take_while(char::is_ascii_digit).count();
+        s[..digits].parse().ok().map(|n| (n, digits))
+    };
+    if let Some(at) = message.find("messages.") {
+        let rest = &message[at + "messages.".len()..];
+        let (m, used) = number(rest)?;
+        let block = rest[used..]
+            .strip_prefix(".content.")
+            .and_then(number)
+            .map(|(b, _)| format!(", block {b}"))
+            .unwrap_or_default();
+        return Some(format!("message {m}{block}"));
+    }
+    for (key, what) in [("messages[", "message"), ("input[", "input item")] {
+        if let Some(at) = message.find(key) {
+            let (n, _) = number(&message[at + key.len()..])?;
+            return Some(format!("{what} {n}"));
+        }
+    }
+    None
 }

@@ -12,11 +12,12 @@ use super::chat::{bearer_headers, chat_body, chat_completion, chat_http_error};
 use super::json::{decode_with, request};
 use crate::core::completion::{Completion, ServerToolCall};
 use crate::core::turn::{Turn, WireRequest, WireResponse};
+use crate::core::vendor::Vendor;
 use crate::core::web::WebAccess;
 use crate::core::wire::Endpoint;
 use crate::error::{Error, Result};
 
-const PROVIDER: &str = "openai";
+const PROVIDER: Vendor = Vendor::OpenAi;
 
 /// Encode one turn (the declaration has already passed `check`).
 pub fn encode(endpoint: &Endpoint, turn: &Turn) -> Result<WireRequest> {

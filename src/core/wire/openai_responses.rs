@@ -27,14 +27,14 @@ use super::json::{
 use crate::core::completion::{
     Citation, Completion, ServerToolCall, StopReason, ToolCall, Usage, json_blocks,
 };
+use crate::core::transcript::{Conversation, Exchange, ResponsesState};
 use crate::core::turn::{Turn, WireRequest, WireResponse};
+use crate::core::vendor::{Vendor, Wire};
 use crate::core::web::WebAccess;
 use crate::core::wire::Endpoint;
-use crate::core::wire::capability::Wire;
-use crate::core::wire::transcript::{Conversation, Exchange, ResponsesState};
 use crate::error::{Error, Result};
 
-const PROVIDER: &str = "openai";
+const PROVIDER: Vendor = Vendor::OpenAi;
 
 /// Encode one turn (the declaration has already passed `check_wire`).
 pub fn encode(endpoint: &Endpoint, turn: &Turn) -> Result<WireRequest> {

@@ -14,11 +14,12 @@ use super::chat::{bearer_headers, chat_body, chat_completion, chat_error_object,
 use super::json::{code_string, decode_with, request, u64_field};
 use crate::core::completion::{Completion, ServerToolCall};
 use crate::core::turn::{Turn, WireRequest, WireResponse};
+use crate::core::vendor::Vendor;
 use crate::core::web::WebAccess;
 use crate::core::wire::Endpoint;
 use crate::error::{Error, Result};
 
-const PROVIDER: &str = "openrouter";
+const PROVIDER: Vendor = Vendor::OpenRouter;
 
 /// The most `server_tool_calls` rows one response's counter can produce. The full
 /// count stays in `Usage::server_tool_requests`.

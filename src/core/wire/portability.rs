@@ -2,8 +2,9 @@
 //! every-wire list shows it — the capability table's refusal, else a limit the
 //! wire has with the model it would be sent (`limits`), and what the cap becomes.
 
-use super::capability::{Cap, Wire};
-use super::{Vendor, check_wire, limits};
+use super::limits;
+use crate::core::capability::{Cap, check_wire};
+use crate::core::vendor::{Vendor, Wire};
 use crate::core::web::WebAccess;
 
 /// One wire's verdict on a declaration, for the portability view.
@@ -30,7 +31,11 @@ pub fn portability(web: Option<&WebAccess>, model: impl Fn(Vendor) -> String) ->
             let refusal = check_wire(wire, web)
                 .err()
                 .map(|e| e.to_string())
-                .or_else(|| enabled.and_then(|w| limits::model_refusal(wire, &model, w)));
+                .or_else(|| {
+                    enabled
+                        .and_then(|w| limits::model_refusal(wire, &model, w))
+                        .map(|r| r.to_string())
+                });
             let short = enabled.and_then(|w| {
                 let row = wire.capabilities();
                 match row.first_refused(w) {

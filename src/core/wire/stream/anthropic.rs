@@ -15,11 +15,12 @@ use serde_json::{Map, Value, json};
 use super::{Delta, WireAssembler, bad_event, incomplete};
 use crate::core::completion::{Completion, ServerToolCall, ToolCall};
 use crate::core::turn::WireResponse;
+use crate::core::vendor::Vendor;
 use crate::core::wire::anthropic::{citation, decode_message, error_from, result_error};
 use crate::core::wire::json::str_field;
 use crate::error::{Error, Result};
 
-const PROVIDER: &str = "anthropic";
+const PROVIDER: Vendor = Vendor::Anthropic;
 
 /// One content block being built.
 struct Block {
@@ -165,7 +166,7 @@ impl Messages {
         };
         if !block.json.trim().is_empty() {
             let input: Value = serde_json::from_str(&block.json).map_err(|e| Error::Decode {
-                provider: PROVIDER.to_string(),
+                provider: PROVIDER,
                 message: format!("block {index}'s streamed input is not JSON: {e}"),
                 snippet: super::super::json::snippet(block.json.as_bytes()),
             })?;
@@ -203,7 +204,7 @@ impl Messages {
 
     fn out_of_order(&self, what: &str) -> Error {
         Error::Decode {
-            provider: PROVIDER.to_string(),
+            provider: PROVIDER,
             message: format!("the stream sent {what}"),
             snippet: format!("after {} events", self.events),
         }

@@ -16,9 +16,10 @@ use serde_json::{Map, Value, json};
 use super::{Delta, WireAssembler, bad_event, incomplete};
 use crate::core::completion::{Completion, ToolCall};
 use crate::core::turn::WireResponse;
+use crate::core::vendor::Vendor;
 use crate::core::wire::chat::url_citation;
 use crate::core::wire::json::str_field;
-use crate::core::wire::{Vendor, openai_chat, openrouter_plugin};
+use crate::core::wire::{openai_chat, openrouter_plugin};
 use crate::error::Result;
 
 /// One tool call being built.
@@ -67,8 +68,8 @@ impl Chat {
         }
     }
 
-    fn provider(&self) -> &'static str {
-        self.vendor.as_str()
+    fn provider(&self) -> Vendor {
+        self.vendor
     }
 
     fn tool_calls(&self) -> Vec<Value> {

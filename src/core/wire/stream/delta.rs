@@ -3,6 +3,7 @@
 //! share. Below every per-wire assembler and the framing in `mod.rs`.
 
 use crate::core::completion::{Citation, Completion, ServerToolCall, ToolCall};
+use crate::core::vendor::Vendor;
 use crate::error::{Error, Result};
 
 /// Something a stream made known before it ended, in the order it arrived.
@@ -46,9 +47,9 @@ pub trait WireAssembler: Send {
 }
 
 /// The error for a body that ended before its wire's final event.
-pub(crate) fn incomplete(provider: &str, what: &str, events: u64) -> Error {
+pub(crate) fn incomplete(provider: Vendor, what: &str, events: u64) -> Error {
     Error::Transport {
-        provider: provider.to_string(),
+        provider,
         message: format!(
             "the stream ended before {what} ({events} events received); nothing of it was recorded"
         ),
@@ -57,9 +58,9 @@ pub(crate) fn incomplete(provider: &str, what: &str, events: u64) -> Error {
 }
 
 /// The error for an event whose data is not the JSON its wire sends.
-pub(crate) fn bad_event(provider: &str, data: &str, e: &serde_json::Error) -> Error {
+pub(crate) fn bad_event(provider: Vendor, data: &str, e: &serde_json::Error) -> Error {
     Error::Decode {
-        provider: provider.to_string(),
+        provider,
         message: format!("a stream event is not JSON: {e}"),
         snippet: crate::core::wire::json::snippet(data.as_bytes()),
     }

@@ -31,8 +31,8 @@ use sse_stream::{Sse, SseByteStream};
 
 use crate::core::completion::Completion;
 use crate::core::turn::WireResponse;
-use crate::core::wire::Vendor;
-use crate::core::wire::Wire;
+use crate::core::vendor::Vendor;
+use crate::core::vendor::Wire;
 use crate::error::{Error, Result};
 pub use delta::{Delta, WireAssembler};
 pub(crate) use delta::{bad_event, incomplete};
@@ -80,7 +80,7 @@ impl Stream for Feed {
 /// SSE framing plus one wire: `feed` byte chunks as they arrive, then `finish`.
 pub struct Assembler {
     /// The vendor's name, for the errors of a malformed stream.
-    provider: String,
+    provider: Vendor,
     sse: SseByteStream<Feed>,
     tx: Option<mpsc::Sender<Cursor<Vec<u8>>>>,
     wire: Box<dyn WireAssembler>,
@@ -103,7 +103,7 @@ impl Assembler {
     pub fn new(vendor: Vendor, wire: Box<dyn WireAssembler>) -> Self {
         let (tx, rx) = mpsc::channel();
         Assembler {
-            provider: vendor.to_string(),
+            provider: vendor,
             sse: SseByteStream::new(Feed(rx)),
             tx: Some(tx),
             wire,
@@ -149,7 +149,7 @@ impl Assembler {
                 Poll::Pending | Poll::Ready(None) => return Ok(()),
                 Poll::Ready(Some(Err(e))) => {
                     return Err(Error::Decode {
-                        provider: self.provider.clone(),
+                        provider: self.provider,
                         message: format!("the event stream is malformed: {e}"),
                         snippet: format!("after {} events", self.events),
                     });

@@ -8,15 +8,15 @@
 use serde_json::{Map, Value, json};
 
 use super::frame::{frame, pieces};
-use crate::core::wire::Vendor;
-use crate::core::wire::Wire;
+use crate::core::vendor::Vendor;
+use crate::core::vendor::Wire;
 use crate::error::{Error, Result};
 
 /// Render a non-streamed body as the SSE frames `wire` would send, each ending
 /// in a blank line, ready to be written one after another.
 pub fn render(wire: Wire, body: &[u8]) -> Result<Vec<String>> {
     let v: Value = serde_json::from_slice(body).map_err(|e| Error::Decode {
-        provider: wire.vendor().to_string(),
+        provider: wire.vendor(),
         message: format!("cannot render a body that is not JSON as a stream: {e}"),
         snippet: crate::core::wire::json::snippet(body),
     })?;

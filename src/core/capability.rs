@@ -1,0 +1,348 @@
+//! What each wire can carry, as data: one row a wire (`Wire` itself is in
+//! `core::vendor`), and the refusals derived from it.
+//!
+//! A vendor may offer more than one wire (OpenAI's Chat Completions and Responses;
+//! OpenRouter's web plugin and its server tools; Anthropic's 2025 and 2026 tool
+//! versions). `CAPABILITIES` is one row per wire; `encode`'s refusals and the
+//! console's portability view are both derived from it, so they cannot disagree.
+//! The spec's wires keep the spec's exact refusal texts; the others take the spec's
+//! form (vendor and wire named, what cannot be carried, "No request was sent.").
+//! A new wire is one encoder file plus one row here.
+
+use crate::core::refusal::{Asked, Feature, Refusal};
+use crate::core::vendor::{Vendor, Wire};
+use crate::core::web::WebAccess;
+use crate::error::{Error, Result};
+
+/// What a declaration's cap becomes on a wire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cap {
+    /// `max_uses` on each tool entry: search and fetch each get the cap.
+    PerTool,
+    /// One cap on every built-in tool call of a response (`max_tool_calls`).
+    AllToolCalls,
+    /// A cap on results returned, not requests made (`max_results`).
+    Results,
+    /// No field: the value is not sent.
+    NotSent,
+    /// No field, and no way to keep to a cap: a declared cap is refused.
+    Refused,
+}
+
+impl Cap {
+    /// What the cap means there, for the portability view and the README.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Cap::PerTool => "max_uses on each tool entry (search and fetch each get the cap)",
+            Cap::AllToolCalls => "max_tool_calls: one cap on all built-in tool calls of a response",
+            Cap::Results => "max_results: caps results returned, not searches made",
+            Cap::NotSent => "no cap field: not sent",
+            Cap::Refused => "no cap field: a declared cap is refused",
+        }
+    }
+}
+
+/// One row of the capability table: `None` where the wire carries the feature, the
+/// reason where it cannot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Capabilities {
+    /// The wire this row describes.
+    pub wire: Wire,
+    /// Search: `None` when carried, else why not.
+    pub search: Option<&'static str>,
+    /// Fetch.
+    pub fetch: Option<&'static str>,
+    /// An allow-list.
+    pub allow_list: Option<&'static str>,
+    /// A block-list.
+    pub block_list: Option<&'static str>,
+    /// A location for search (`user_location`).
+    pub location: Option<&'static str>,
+    /// What `max_uses` becomes.
+    pub cap: Cap,
+}
+
+impl Capabilities {
+    /// The row of a wire that carries every feature, each tool capped on its own.
+    const fn everything(wire: Wire) -> Self {
+        Capabilities {
+            wire,
+            search: None,
+            fetch: None,
+            allow_list: None,
+            block_list: None,
+            location: None,
+            cap: Cap::PerTool,
+        }
+    }
+}
+
+/// The table, one row per wire, in `Wire::ALL` order.
+pub const CAPABILITIES: [Capabilities; 7] = [
+    Capabilities::everything(Wire::Anthropic2025),
+    Capabilities::everything(Wire::Anthropic2026),
+    Capabilities {
+        wire: Wire::OpenAiChat,
+        search: None,
+        fetch: Some("its Chat Completions API has no provider-executed fetch tool"),
+        allow_list: None,
+        block_list: Some("its web search filter is allow-list only"),
+        location: None,
+        cap: Cap::NotSent,
+    },
+    Capabilities {
+        wire: Wire::OpenAiResponses,
+        search: None,
+        fetch: Some("its Responses API has no provider-executed fetch tool"),
+        allow_list: None,
+        block_list: Some("its web_search filter is allow-list only"),
+        location: None,
+        cap: Cap::AllToolCalls,
+    },
+    Capabilities {
+        wire: Wire::OpenRouterPlugin,
+        search: None,
+        fetch: Some("its web plugin runs searches only"),
+        allow_list: Some("its web plugin takes no domain filter"),
+        block_list: Some("its web plugin takes no domain filter"),
+        location: None,
+        cap: Cap::Results,
+    },
+    Capabilities::everything(Wire::OpenRouterServerTools),
+    // The Gemini API's `google_search` and `url_context` tools are empty objects:
+    // no domain filter and no cap (ai.google.dev/gemini-api/docs/google-search,
+    // …/url-context, read 2026-12-04; Vertex AI's `excludeDomains` is another API).
+    Capabilities {
+        wire: Wire::Gemini,
+        search: None,
+        fetch: None,
+        allow_list: Some("its google_search tool takes no domain filter"),
+        block_list: Some(
+            "its google_search tool takes no domain filter (Vertex AI's excludeDomains is not \
+             the Gemini API)",
+        ),
+        location: Some("its google_search tool takes no location"),
+        cap: Cap::Refused,
+    },
+];
+
+impl Wire {
+    /// Its row of the capability table.
+    pub fn capabilities(self) -> Capabilities {
+        CAPABILITIES
+            .into_iter()
+            .find(|c| c.wire == self)
+            .unwrap_or(CAPABILITIES[0])
+    }
+}
+
+impl Capabilities {
+    /// Why this wire cannot carry a feature; `None` when it can.
+    pub fn reason(&self, feature: Feature) -> Option<&'static str> {
+        match feature {
+            Feature::Fetch => self.fetch,
+            Feature::AllowList => self.allow_list,
+            Feature::BlockList => self.block_list,
+            Feature::Cap => (self.cap == Cap::Refused)
+                .then_some("its google_search and url_context tools take no cap"),
+            Feature::Location => self.location,
+        }
+    }
+
+    /// The first feature of the declaration this wire cannot carry.
+    pub fn first_refused(&self, web: &WebAccess) -> Option<Feature> {
+        declared(web)
+            .into_iter()
+            .find(|f| self.reason(*f).is_some())
+    }
+}
+
+/// The refusable features a declaration uses, after `vendor_filter`.
+pub fn declared(web: &WebAccess) -> Vec<Feature> {
+    let (allowed, blocked) = web.vendor_filter();
+    let mut out = Vec::new();
+    if web.fetch {
+        out.push(Feature::Fetch);
+    }
+    if !allowed.is_empty() {
+        out.push(Feature::AllowList);
+    }
+    if !blocked.is_empty() {
+        out.push(Feature::BlockList);
+    }
+    if web.max_uses.is_some() {
+        out.push(Feature::Cap);
+    }
+    if web.search && web.location.is_some() {
+        out.push(Feature::Location);
+    }
+    out
+}
+
+/// Another wire of the same vendor that carries the whole declaration, if any.
+pub fn carrier(wire: Wire, web: &WebAccess) -> Option<Wire> {
+    Wire::ALL.into_iter().find(|w| {
+        *w != wire && w.vendor() == wire.vendor() && w.capabilities().first_refused(web).is_none()
+    })
+}
+
+/// The refusal for a declaration this wire cannot carry, or `None`.
+pub fn refusal(wire: Wire, web: &WebAccess) -> Option<Refusal> {
+    let feature = wire.capabilities().first_refused(web)?;
+    let (allowed, blocked) = web.vendor_filter();
+    let why = wire.capabilities().reason(feature).unwrap_or_default();
+    let instead = instead(wire, feature, &allowed, &blocked);
+    let text = if wire.vendor() == Vendor::Gemini {
+        gemini_text(feature, &instead, web.max_uses)
+    } else if wire.is_spec() {
+        spec_text(wire.vendor(), feature, &allowed, &blocked)
+    } else {
+        new_wire_text(wire, feature, &instead)
+    };
+    let (instead, text) = match carrier(wire, web) {
+        Some(other) => {
+            let head = text.trim_end_matches(" No request was sent.");
+            let use_other = format!("use `{}` in [providers.{}]", other.choice(), other.vendor());
+            let text = format!(
+                "{head} {} can carry this declaration: {use_other}. No request was sent.",
+                other.name()
+            );
+            (use_other, text)
+        }
+        None => (instead, text),
+    };
+    Some(Refusal::new(
+        wire,
+        Asked::Feature(feature),
+        why,
+        instead,
+        text,
+    ))
+}
+
+/// What to do instead of declaring `feature` on `wire`, in the refusal's words.
+pub fn instead(wire: Wire, feature: Feature, allowed: &[String], blocked: &[String]) -> String {
+    match feature {
+        Feature::Fetch => "turn fetch off, or use provider \"anthropic\" to fetch".to_string(),
+        Feature::AllowList => format!(
+            "remove the allowed domains ({}) or use provider \"anthropic\"",
+            allowed.join(", ")
+        ),
+        // Where the wire takes an allow-list, that is the way to narrow search.
+        Feature::BlockList if wire.capabilities().allow_list.is_none() => format!(
+            "state the hosts to allow instead of the ones to block ({}), or use provider \
+             \"anthropic\"",
+            blocked.join(", ")
+        ),
+        Feature::BlockList => format!(
+            "remove the blocked domains ({}) or use provider \"anthropic\"",
+            blocked.join(", ")
+        ),
+        Feature::Cap => "remove max_uses or use provider \"anthropic\"".to_string(),
+        Feature::Location => "remove [web] location or use provider \"anthropic\"".to_string(),
+    }
+}
+
+/// The spec's exact refusal texts, on the spec's wires.
+fn spec_text(vendor: Vendor, feature: Feature, allowed: &[String], blocked: &[String]) -> String {
+    match (vendor, feature) {
+        (Vendor::OpenAi, Feature::Fetch) => "provider \"openai\" cannot fetch pages — its Chat \
+             Completions API has no provider-executed fetch tool; turn fetch off, or use provider \
+             \"anthropic\" to fetch. No request was sent."
+            .to_string(),
+        (Vendor::OpenAi, _) => "provider \"openai\" cannot block individual domains — its web \
+             search filter is allow-list only; state the hosts to allow instead of the ones to \
+             block. No request was sent."
+            .to_string(),
+        (_, Feature::Fetch) => "provider \"openrouter\" cannot fetch pages — its web plugin runs \
+             searches only; turn fetch off, or use provider \"anthropic\" to fetch. No request \
+             was sent."
+            .to_string(),
+        (_, Feature::AllowList) => format!(
+            "provider \"openrouter\" cannot restrict search to individual domains — its web \
+             plugin takes no domain filter; remove the allowed domains ({}) or use provider \
+             \"anthropic\". No request was sent.",
+            allowed.join(", ")
+        ),
+        (_, Feature::BlockList) => format!(
+            "provider \"openrouter\" cannot block individual domains — its web plugin takes no \
+             domain filter; remove the blocked domains ({}) or use provider \"anthropic\". No \
+             request was sent.",
+            blocked.join(", ")
+        ),
+        // No spec wire refuses a cap or a location (the table says how each
+        // carries them).
+        (_, Feature::Cap | Feature::Location) => {
+            let wire = Wire::spec(vendor);
+            new_wire_text(wire, feature, &instead(wire, feature, allowed, blocked))
+        }
+    }
+}
+
+/// Gemini's refusals, in the spec's form: the vendor, what cannot be done, why
+/// (the capability table's reason), what to do instead, nothing sent.
+fn gemini_text(feature: Feature, instead: &str, cap: Option<u32>) -> String {
+    let why = Wire::Gemini
+        .capabilities()
+        .reason(feature)
+        .unwrap_or_default();
+    let what = match (feature, cap) {
+        (Feature::Cap, Some(n)) => format!("{} (max_uses = {n})", feature.refused_as()),
+        _ => feature.refused_as().to_string(),
+    };
+    format!("provider \"gemini\" cannot {what} — {why}; {instead}. No request was sent.")
+}
+
+/// The spec's form on a wire the spec does not name.
+fn new_wire_text(wire: Wire, feature: Feature, instead: &str) -> String {
+    let vendor = wire.vendor();
+    let why = wire.capabilities().reason(feature).unwrap_or_default();
+    let setting = wire.choice();
+    format!(
+        "provider \"{vendor}\" with {setting} cannot {} — {why}; {instead}. No request was sent.",
+        feature.refused_as()
+    )
+}
+
+/// Whether this wire can carry the declaration; the refusal if not, derived from
+/// the capability table. `encode` calls it first; a `Fallback` calls it for every
+/// member before any request.
+pub fn check_wire(wire: Wire, web: Option<&WebAccess>) -> Result<()> {
+    let Some(web) = web.filter(|w| w.enabled()) else {
+        return Ok(());
+    };
+    web.check_not_emptied()?;
+    match refusal(wire, web) {
+        Some(refusal) => Err(Error::from(refusal)),
+        None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_has_one_row_per_wire_in_order() {
+        let rows: Vec<Wire> = CAPABILITIES.iter().map(|c| c.wire).collect();
+        assert_eq!(rows, Wire::ALL.to_vec());
+    }
+
+    #[test]
+    fn parse_names_the_key_and_the_accepted_values() {
+        assert_eq!(
+            Wire::parse(Vendor::OpenAi, "responses"),
+            Ok(Wire::OpenAiResponses)
+        );
+        assert_eq!(
+            Wire::parse(Vendor::OpenAi, "respones").unwrap_err(),
+            "[providers.openai] api = \"respones\" is not a wire this crate speaks; accepted \
+             values: \"chat\", \"responses\" (default \"chat\")"
+        );
+        assert_eq!(
+            Wire::parse(Vendor::Anthropic, "2024").unwrap_err(),
+            "[providers.anthropic] web_tools = \"2024\" is not a wire this crate speaks; \
+             accepted values: \"2025\", \"2026\" (default \"2025\")"
+        );
+    }
+}
