@@ -20,6 +20,7 @@ pub mod outcome;
 pub mod policy;
 pub mod price;
 pub mod query;
+pub mod record;
 pub mod refusal;
 pub mod suggestions;
 pub mod text;

@@ -11,6 +11,7 @@ use super::{Store, db_err};
 use crate::core::claims::{ClaimFigures, ClaimSentence, by_sentence};
 use crate::core::completion::Claim;
 use crate::core::id::RunId;
+use crate::core::record::final_answer;
 use crate::error::Result;
 
 /// One stored claim.
@@ -124,11 +125,8 @@ impl Store {
     /// sentences.
     pub fn run_claims(&self, run_id: RunId) -> Result<RunClaims> {
         let checks = self.checks(run_id)?;
-        let last = self
-            .steps(run_id)?
-            .into_iter()
-            .rev()
-            .find(|s| !s.text.trim().is_empty());
+        let steps = self.steps(run_id)?;
+        let last = final_answer(&steps, |s| &s.text);
         let claims = match &last {
             Some(step) => {
                 let claims: Vec<Claim> = self

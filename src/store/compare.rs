@@ -5,9 +5,10 @@
 use std::collections::BTreeSet;
 
 use super::Store;
-use crate::core::compare::{Column, Comparison, NotRun, domains, normal_url};
+use crate::core::compare::{Column, Comparison, NotRun, domains};
 use crate::core::id::{GroupId, RunId};
 use crate::core::price::PriceTable;
+use crate::core::record::{final_answer, identity};
 use crate::error::Result;
 
 /// How many lines of each final answer a comparison shows.
@@ -56,17 +57,12 @@ impl Store {
             outcome_detail: run.outcome_detail,
             ..Column::default()
         };
-        let mut urls = BTreeSet::new();
-        let citations = self.citations_with_children(id)?;
-        col.citations = citations.len() as u64;
-        urls.extend(citations.iter().map(|c| normal_url(&c.url)));
+        let cited = self.cited_urls(id)?;
+        col.citations = cited.len() as u64;
+        let urls: BTreeSet<String> = cited.iter().map(|u| identity(u)).collect();
         col.domains = domains(&urls).len() as u64;
         col.urls = urls;
-        col.answer = self
-            .steps(id)?
-            .iter()
-            .rev()
-            .find(|s| !s.text.trim().is_empty())
+        col.answer = final_answer(&self.steps(id)?, |s| &s.text)
             .map(|s| {
                 s.text
                     .lines()

@@ -15,6 +15,7 @@ use crate::core::eval::QuestionStatus;
 use crate::core::eval::{EvalReport, Question, QuestionRecord, RunRecord};
 use crate::core::id::{EvalId, GroupId, RunId};
 use crate::core::price::PriceTable;
+use crate::core::record::final_answer;
 use crate::core::vendor::Vendor;
 use crate::error::Result;
 
@@ -294,31 +295,15 @@ impl Store {
     /// URLs it cited (a followed redirect as the page it led to), its final answer.
     fn eval_run(&self, id: RunId, prices: &PriceTable) -> Result<RunRecord> {
         let run = self.run(id)?.unwrap_or_default();
-        let answer = self
-            .steps(id)?
-            .into_iter()
-            .rev()
-            .find(|s| !s.text.trim().is_empty())
-            .map(|s| s.text)
+        let answer = final_answer(&self.steps(id)?, |s| &s.text)
+            .map(|s| s.text.clone())
             .unwrap_or_default();
         Ok(RunRecord {
             run_id: id,
             vendor: run.provider,
             outcome: run.outcome,
             answer,
-            cited: {
-                // A redirect link `check-sources` followed counts as the page it
-                // led to (Gemini cites Google's redirects).
-                let resolved: std::collections::HashMap<String, String> = self
-                    .checks(id)?
-                    .into_iter()
-                    .filter_map(|c| c.resolved_url.map(|r| (c.url, r)))
-                    .collect();
-                self.citations_with_children(id)?
-                    .into_iter()
-                    .map(|c| resolved.get(&c.url).cloned().unwrap_or(c.url))
-                    .collect()
-            },
+            cited: self.cited_urls(id)?,
             figures: self.figures(id, prices)?,
         })
     }

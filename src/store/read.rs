@@ -1,6 +1,8 @@
 //! Reading the store back: runs newest first with their aggregates, a run's steps,
 //! accounting rows, citations and server-tool calls, and citations across runs.
 
+use std::collections::HashMap;
+
 use rusqlite::{OptionalExtension, Row, params};
 
 use super::runner::{self, Runner};
@@ -8,6 +10,7 @@ use super::{Store, db_err};
 use crate::core::completion::Usage;
 use crate::core::id::{RunId, SessionId};
 use crate::core::outcome::Outcome;
+use crate::core::record::cited_urls;
 use crate::error::Result;
 use crate::store::types::{
     CitationQuery, CitationRow, ProviderCallRow, RunRow, ServerToolCallRow, StepRow,
@@ -151,6 +154,27 @@ impl Store {
         self.query_runs("WHERE r.parent_run_id = ?1 ORDER BY r.run_id", [run_id.0])
     }
 
+    /// The URLs run `run_id` cited (its spawned children's included), in order,
+    /// each as `core::record::cited_urls` defines them: a link `check-sources`
+    /// followed (a Google redirect, under the policy) counts as the page it led to.
+    pub fn cited_urls(&self, run_id: RunId) -> Result<Vec<String>> {
+        let mut followed = HashMap::new();
+        let mut runs = vec![run_id];
+        runs.extend(self.children(run_id)?.into_iter().map(|c| c.run_id));
+        for id in runs {
+            followed.extend(
+                self.checks(id)?
+                    .into_iter()
+                    .filter_map(|c| c.resolved_url.map(|r| (c.url, r))),
+            );
+        }
+        let citations = self.citations_with_children(run_id)?;
+        Ok(cited_urls(
+            citations.iter().map(|c| c.url.as_str()),
+            &followed,
+        ))
+    }
+
     /// A run's sources and its spawned children's (a child's sources belong to
     /// its parent's run too): the run's first, then each child's, oldest first.
     pub fn citations_with_children(&self, run_id: RunId) -> Result<Vec<CitationRow>> {
@@ -290,8 +314,8 @@ impl Store {
             .map_err(db_err("reading server-tool calls"))
     }
 
-    /// Citations across runs, newest runs first, by domain (the URL's host or a
-    /// subdomain of it) and/or text (case-insensitive, in url, title or quote).
+    /// Citations across runs, newest runs first, by domain (`core::record`'s:
+    /// the URL's domain or a subdomain of it, `www.` folded on both sides) and/or text (case-insensitive, in url, title or quote).
     pub fn search_citations(&self, query: &CitationQuery) -> Result<Vec<CitationRow>> {
         let conn = self.lock()?;
         let text = query.text.as_ref().map(|t| {
@@ -303,7 +327,8 @@ impl Store {
         let domain = query
             .domain
             .as_ref()
-            .map(|d| d.trim().trim_start_matches("*.").to_ascii_lowercase());
+            .map(|d| d.trim().trim_start_matches("*.").to_ascii_lowercase())
+            .map(|d| d.strip_prefix("www.").map_or(d.clone(), str::to_string));
         let like_domain = domain.as_ref().map(|d| format!("%{d}%"));
         let mut stmt = conn
             .prepare(
@@ -323,10 +348,7 @@ impl Store {
             let row = row.map_err(db_err("searching citations"))?;
             // The SQL prefilter is a substring; the host match is exact or a subdomain.
             if let Some(d) = &domain {
-                let host = url::Url::parse(&row.url)
-                    .ok()
-                    .and_then(|u| u.host_str().map(str::to_ascii_lowercase));
-                if !host.is_some_and(|h| h == *d || h.ends_with(&format!(".{d}"))) {
+                if !crate::core::record::on_domain(&row.url, d) {
                     continue;
                 }
             }

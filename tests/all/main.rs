@@ -49,6 +49,7 @@ mod mcp;
 mod policy;
 mod prices;
 mod readme;
+mod record_views;
 mod reliability_cli;
 mod reliability_store;
 mod resume_integrity;

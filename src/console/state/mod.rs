@@ -490,10 +490,24 @@ impl State {
             .collect();
         // In display order, so the cursor moves down the screen, not around it.
         match self.sources.grouping {
-            Grouping::ByDomain => shown.sort_by_key(|c| host_of(&c.url)),
+            Grouping::ByDomain => shown.sort_by_key(|c| self.domain_of(c)),
             Grouping::ByStep => shown.sort_by_key(|c| (c.run_id, c.step)),
         }
         shown
+    }
+
+    /// The domain a citation is listed under: its page's, as `core::record`
+    /// defines it — where `check-sources` followed the link (a Google redirect),
+    /// the page it led to; `(no host)` when it has none.
+    pub fn domain_of(&self, c: &CitationRow) -> String {
+        let followed = self
+            .sources
+            .checks
+            .iter()
+            .find(|k| k.run_id == c.run_id && k.step == c.step && k.url == c.url)
+            .and_then(|k| k.resolved_url.as_deref());
+        crate::core::record::domain(followed.unwrap_or(&c.url))
+            .unwrap_or_else(|| "(no host)".into())
     }
 
     pub(super) fn selected_run(&self) -> Option<RunId> {
@@ -502,12 +516,4 @@ impl State {
             .get(self.sources.selected)
             .map(|r| r.run_id)
     }
-}
-
-/// The host of a URL, for grouping; `(no host)` when it has none.
-pub fn host_of(url: &str) -> String {
-    url::Url::parse(url)
-        .ok()
-        .and_then(|u| u.host_str().map(str::to_string))
-        .unwrap_or_else(|| "(no host)".into())
 }

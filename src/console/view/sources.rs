@@ -8,7 +8,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::Line;
 use ratatui::widgets::{Clear, Paragraph, Row, Table, TableState, Wrap};
 
-use crate::console::state::{Grouping, State, host_of};
+use crate::console::state::{Grouping, State};
 use crate::console::view::{block, centered};
 use crate::core::outcome::Outcome;
 use crate::core::price::usd;
@@ -167,7 +167,7 @@ fn draw_citations(frame: &mut Frame<'_>, list: Rect, state: &State, visible: &[&
                 format!("child run {} · step {}", c.run_id, c.step)
             }
             Grouping::ByStep => format!("step {}", c.step),
-            Grouping::ByDomain => host_of(&c.url),
+            Grouping::ByDomain => state.domain_of(c),
         };
         if last_group.as_ref() != Some(&g) {
             lines.push(Line::styled(

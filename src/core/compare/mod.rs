@@ -1,7 +1,8 @@
 //! A comparison of the runs of one group, side by side: per run what it did and
 //! cost, and between each pair how much their sources overlap (Jaccard: shared
-//! over all, of cited domains and of cited URLs). Pure: built from rows the store
-//! read; `compare` prints it, the console's Compare screen draws it.
+//! over all, of cited domains and of cited URLs, each URL by its identity and
+//! domain as `core::record` defines them). Pure: built from rows the store read;
+//! `compare` prints it, the console's Compare screen draws it.
 
 pub mod table;
 
@@ -12,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use crate::core::figures::RunFigures;
 use crate::core::id::{GroupId, RunId};
 use crate::core::outcome::Outcome;
+use crate::core::record;
 use crate::core::vendor::Vendor;
 
 /// One run of a group, as compared.
@@ -119,32 +121,9 @@ pub fn jaccard(a: &BTreeSet<String>, b: &BTreeSet<String>) -> Option<f64> {
     (union > 0).then(|| a.intersection(b).count() as f64 / union as f64)
 }
 
-/// A cited URL as compared: its fragment dropped, scheme and host lowercased
-/// (by the URL parser); as recorded when it does not parse.
-pub fn normal_url(url: &str) -> String {
-    match url::Url::parse(url.trim()) {
-        Ok(mut u) => {
-            u.set_fragment(None);
-            u.to_string()
-        }
-        Err(_) => url.trim().to_string(),
-    }
-}
-
-/// A URL's domain: its host, lowercased, without a leading `www.`.
-pub fn domain(url: &str) -> Option<String> {
-    let u = url::Url::parse(url.trim()).ok()?;
-    let host = u.host_str()?.to_ascii_lowercase();
-    Some(
-        host.strip_prefix("www.")
-            .map(str::to_string)
-            .unwrap_or(host),
-    )
-}
-
 /// The distinct domains of `urls`.
 pub fn domains(urls: &BTreeSet<String>) -> BTreeSet<String> {
-    urls.iter().filter_map(|u| domain(u)).collect()
+    urls.iter().filter_map(|u| record::domain(u)).collect()
 }
 
 #[cfg(test)]
@@ -152,7 +131,7 @@ mod tests {
     use super::*;
 
     fn set(items: &[&str]) -> BTreeSet<String> {
-        items.iter().map(|s| normal_url(s)).collect()
+        items.iter().map(|s| record::identity(s)).collect()
     }
 
     #[test]
@@ -166,13 +145,7 @@ mod tests {
     }
 
     #[test]
-    fn urls_and_domains_are_compared_as_people_read_them() {
-        assert_eq!(normal_url("HTTPS://Docs.RS/x#frag"), "https://docs.rs/x");
-        assert_eq!(
-            domain("https://WWW.Example.com/a").as_deref(),
-            Some("example.com")
-        );
-        assert_eq!(domain("not a url"), None);
+    fn domains_are_counted_as_the_record_defines_them() {
         let a = set(&["https://www.a.com/1", "https://a.com/2"]);
         assert_eq!(domains(&a).len(), 1);
     }

@@ -10,9 +10,10 @@
 //! - **correct**: some gold answer, normalised, appears in the normalised final
 //!   answer as whole words (`1` is not found in `10`); `None` without gold answers.
 //! - **URL recall**: the share of the gold URLs the run cited, each URL compared
-//!   by `url_key` (`core::compare::normal_url`, then `utm_*` parameters and a
-//!   path's trailing `/` dropped); **domain recall** beside it: the share of gold
-//!   URLs whose domain (`www.` dropped) the run cited any page of.
+//!   by its identity (`core::record::identity`: fragment, tracking parameters
+//!   and a path's trailing `/` dropped); **domain recall** beside it: the share
+//!   of gold URLs whose domain (`core::record::domain`, `www.` folded) the run
+//!   cited any page of.
 //! - **wall time** percentiles are nearest-rank (`percentile`).
 
 mod question;
@@ -23,7 +24,7 @@ pub mod table;
 
 pub use question::{Question, questions};
 pub use report::{EvalReport, QuestionRecord, RunRecord, Scored, VendorRow, report, score_run};
-pub use score::{correct, normalise, percentile, url_key, url_recall};
+pub use score::{correct, normalise, percentile, url_recall};
 pub use status::QuestionStatus;
 
 #[cfg(test)]
@@ -68,11 +69,12 @@ mod tests {
 
     #[test]
     fn gold_urls_are_found_by_normalised_url_and_by_domain() {
+        use crate::core::record::identity;
         assert_eq!(
-            url_key("HTTPS://Crates.io/crates/io-harness/?utm_source=openai#x"),
+            identity("HTTPS://Crates.io/crates/io-harness/?utm_source=openai#x"),
             "https://crates.io/crates/io-harness"
         );
-        assert_eq!(url_key("https://a.com/?q=1&utm_x=2"), "https://a.com/?q=1");
+        assert_eq!(identity("https://a.com/?q=1&utm_x=2"), "https://a.com/?q=1");
         let g = gold(&[
             "https://crates.io/crates/io-harness",
             "https://docs.rs/io-harness",

@@ -1,11 +1,11 @@
-//! The deterministic scores of one answer: `normalise`, `correct`, `url_key`,
+//! The deterministic scores of one answer: `normalise`, `correct`,
 //! `url_recall`, and the nearest-rank `percentile` of wall times (see the
 //! module's notes in `core::eval`).
 
 use std::collections::BTreeSet;
 use std::sync::LazyLock;
 
-use crate::core::compare::{domain, normal_url};
+use crate::core::record::{domain, identity};
 
 static TOKEN: LazyLock<Option<regex::Regex>> = LazyLock::new(|| {
     regex::Regex::new(r"\d+(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)+|[\p{L}\p{N}]+").ok()
@@ -59,38 +59,14 @@ pub fn correct(answer: &str, gold: &[String]) -> Option<bool> {
     Some(golds.iter().any(|g| said.contains(&format!(" {g} "))))
 }
 
-/// A URL as gold URLs are compared: `normal_url`, then its `utm_*` parameters
-/// and a path's trailing `/` dropped.
-pub fn url_key(url: &str) -> String {
-    let normal = normal_url(url);
-    let Ok(mut u) = url::Url::parse(&normal) else {
-        return normal;
-    };
-    let kept: Vec<(String, String)> = u
-        .query_pairs()
-        .filter(|(k, _)| !k.starts_with("utm_"))
-        .map(|(k, v)| (k.into_owned(), v.into_owned()))
-        .collect();
-    if kept.is_empty() {
-        u.set_query(None);
-    } else if u.query().is_some_and(|q| q.contains("utm_")) {
-        u.query_pairs_mut().clear().extend_pairs(kept);
-    }
-    let path = u.path().to_string();
-    if path.len() > 1 && path.ends_with('/') {
-        u.set_path(path.trim_end_matches('/'));
-    }
-    u.to_string()
-}
-
-/// The share of `gold` URLs among `cited` (by `url_key`), and the share whose
+/// The share of `gold` URLs among `cited` (by `core::record::identity`), and the share whose
 /// domain is among the cited domains; `None` when there are no gold URLs.
 pub fn url_recall(gold: &[String], cited: &[String]) -> (Option<f64>, Option<f64>) {
-    let gold: BTreeSet<String> = gold.iter().map(|u| url_key(u)).collect();
+    let gold: BTreeSet<String> = gold.iter().map(|u| identity(u)).collect();
     if gold.is_empty() {
         return (None, None);
     }
-    let cited: BTreeSet<String> = cited.iter().map(|u| url_key(u)).collect();
+    let cited: BTreeSet<String> = cited.iter().map(|u| identity(u)).collect();
     let cited_domains: BTreeSet<String> = cited.iter().filter_map(|u| domain(u)).collect();
     let n = gold.len() as f64;
     let urls = gold.intersection(&cited).count() as f64 / n;
