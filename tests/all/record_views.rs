@@ -69,7 +69,7 @@ fn step(store: &Store, run: RunId, n: u32, text: &str, cites: &[Citation]) {
 /// The run: three citations of two pages on two domains, the redirect followed.
 fn recorded() -> (tempfile::TempDir, Store, RunId, io_harness::GroupId) {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(&dir.path().join("s.db")).unwrap();
+    let store = Store::open(dir.path().join("s.db")).unwrap();
     let group = store
         .create_group(&NewGroup {
             goal: "g".into(),
