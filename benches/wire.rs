@@ -5,10 +5,11 @@
 //! the ratio, not the absolute time.
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use io_harness::core::endpoint::Endpoint;
 use io_harness::core::tools::local_tool_specs;
 use io_harness::core::vendor::Vendor;
+use io_harness::core::wire;
 use io_harness::core::wire::stream::assembler_for;
-use io_harness::core::wire::{self, Endpoint};
 use io_harness::{Turn, WebAccess, Wire, WireResponse};
 use std::hint::black_box;
 

@@ -58,6 +58,7 @@ pub use crate::core::completion::{
     Citation, Claim, Completion, ServerToolCall, StopReason, ToolCall, Usage,
 };
 pub use crate::core::contract::{Budget, TaskContract, Verification};
+pub use crate::core::endpoint::Endpoint;
 /// The crate's error type (`core::error`), where every module names it.
 pub use crate::core::error;
 pub use crate::core::event::{Cost, Event, EventKind};
@@ -69,7 +70,6 @@ pub use crate::core::price::{Price, PriceOverride, PriceRow, PriceTable};
 pub use crate::core::turn::{HeaderValue, ToolSpec, Turn, WireRequest, WireResponse};
 pub use crate::core::vendor::{Vendor, Wire};
 pub use crate::core::web::WebAccess;
-pub use crate::core::wire::Endpoint;
 pub use crate::error::{Error, Result, VendorError};
 pub use crate::launch::{Call, Group, Launch, Plan, Preview};
 pub use crate::mcp::McpDef;

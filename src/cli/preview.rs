@@ -5,7 +5,7 @@
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
-use io_harness::launch::{Launch, Preview};
+use io_harness::launch::{Launch, Preview, started_with};
 use io_harness::run::next_step;
 use io_harness::{Config, Error, HeaderValue, Result, RunId, Store};
 
@@ -62,9 +62,17 @@ pub async fn preview(
         Some(run_id) => {
             let store = Store::open(launch.store_path(store_path))?;
             let next = next_step(&store, run_id)?;
-            // As `run --resume` will: the configured (or named) vendor and model.
+            // As `run --resume` will: the run's own vendor, wire and model.
+            if let Some(m) = model.as_deref() {
+                return Err(Error::refused(format!(
+                    "--model {m} with --resume: run {run_id} goes on with the model it started                      with; leave --model out. Nothing was sent."
+                )));
+            }
+            let flag = provider.is_some().then_some(vendor);
+            let (setup, moved) = plan.resumed(run_id, started_with(&store, run_id)?, flag)?;
             let contract = next.contract.clone();
-            let preview = plan.preview_next(next, run_id, vendor, model.as_deref());
+            let mut preview = plan.preview_next(next, run_id, &setup);
+            preview.cautions.extend(moved);
             (preview, contract)
         }
         None => {

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use io_harness::Result;
-use io_harness::launch::{Call, Launch};
+use io_harness::launch::{Call, Launch, started_with};
 use io_harness::run::Observer;
 
 use super::printer::{Printer, spent, steps};
@@ -33,7 +33,19 @@ pub async fn go(mut launch: Launch, store_path: Option<PathBuf>, args: RunArgs) 
             .map_or(0, |c| c.step),
         None => 0,
     };
-    let provider = launch.provider(vendor, None, &launch.key_resuming(done))?;
+    let key = launch.key_resuming(done);
+    let provider = match args.resume {
+        // A resumed run goes on on the vendor, wire and model it started with.
+        Some(id) => {
+            let flag = args.provider.is_some().then_some(vendor);
+            let (setup, moved) = launch.plan().resumed(id, started_with(&store, id)?, flag)?;
+            for line in &moved {
+                super::out::note(line);
+            }
+            setup.provider(None, &key)?
+        }
+        None => launch.provider(vendor, None, &key)?,
+    };
     let cancel = task::cancel_on_ctrl_c();
     launch.start_mcp().await?;
     if let Some(cap) = task::max_usd(args.max_usd)? {

@@ -13,11 +13,11 @@ use super::file::{
 };
 use super::policy::{PolicyTable, WebTable};
 use crate::core::contract::{Budget, TaskContract, Verification};
+use crate::core::endpoint::Endpoint;
 use crate::core::policy::{Policy, Rule};
 use crate::core::price::{PriceOverride, PriceTable};
 use crate::core::vendor::{Vendor, Wire};
 use crate::core::web::WebAccess;
-use crate::core::wire::Endpoint;
 use crate::mcp::McpDef;
 use crate::run::AgentDef;
 use crate::telemetry::settings::Stated;

@@ -14,11 +14,13 @@
 mod eval;
 mod plan;
 mod ready;
+mod resumed;
 mod start;
 mod vendor;
 
 pub use eval::{EvalCall, EvalProgress, Quiet};
 pub use plan::{Plan, Preview, STUB_PLACEHOLDER};
 pub use ready::workspace_ready;
+pub use resumed::started_with;
 pub use start::{Call, Group, Launch};
 pub use vendor::{Key, Limits, VendorSetup};

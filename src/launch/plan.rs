@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 
 use crate::config::Config;
 use crate::core::contract::TaskContract;
+use crate::core::endpoint::Endpoint;
 use crate::core::id::RunId;
 use crate::core::policy::Policy;
 use crate::core::price::PriceTable;
@@ -21,7 +22,7 @@ use crate::core::transcript::{CacheTtl, Conversation, same_family};
 use crate::core::turn::{ToolSpec, Turn, WireRequest};
 use crate::core::vendor::Vendor;
 use crate::core::web::WebAccess;
-use crate::core::wire::{self, Endpoint};
+use crate::core::wire;
 use crate::error::{Error, Result};
 use crate::launch::vendor::VendorSetup;
 use crate::mcp::McpDef;
@@ -119,6 +120,25 @@ impl Plan {
         }
     }
 
+    /// This plan with every vendor's requests sent to the built-in stub, at
+    /// `base_url(vendor)` (it listens now): a new plan, complete as built.
+    pub fn served_by(&self, base_url: impl Fn(Vendor) -> String) -> Plan {
+        let mut plan = self.clone();
+        for (v, setup) in plan.vendors.iter_mut() {
+            setup.endpoint.base_url = base_url(*v);
+        }
+        plan.stub_started = true;
+        plan
+    }
+
+    /// This plan with the started MCP servers' tools offered: a new plan.
+    pub fn offering(&self, mcp_tools: Vec<ToolSpec>) -> Plan {
+        Plan {
+            mcp_tools: Some(mcp_tools),
+            ..self.clone()
+        }
+    }
+
     /// The contract io.toml describes with `flags` applied (the command line's
     /// goal, workspace, verification), then, in the demo, its defaults where
     /// neither gives them.
@@ -213,18 +233,20 @@ impl Plan {
     /// The first request of `contract` to `vendor` (asking `model`, else the
     /// vendor's), or its refusal, with its cautions.
     pub fn preview(&self, contract: &TaskContract, vendor: Vendor, model: Option<&str>) -> Preview {
-        self.build(contract, vendor, model, Vec::new(), Vec::new(), Vec::new())
+        let setup = match model {
+            Some(m) => VendorSetup {
+                model: m.to_string(),
+                ..self.setup(vendor).clone()
+            },
+            None => self.setup(vendor).clone(),
+        };
+        self.build(contract, &setup, Vec::new(), Vec::new(), Vec::new())
     }
 
-    /// The request the next step of a stored run would send to `vendor`, in its
-    /// conversation mode, with a note naming the step and the command that sends it.
-    pub fn preview_next(
-        &self,
-        next: NextStep,
-        run_id: RunId,
-        vendor: Vendor,
-        model: Option<&str>,
-    ) -> Preview {
+    /// The request the next step of a stored run would send with `setup` (the
+    /// one `resumed` gives it), in its conversation mode, with a note naming the
+    /// step and the command that sends it.
+    pub fn preview_next(&self, next: NextStep, run_id: RunId, setup: &VendorSetup) -> Preview {
         let demo = if self.demo { " --demo" } else { "" };
         let note = |conversation: Conversation| {
             format!(
@@ -237,8 +259,7 @@ impl Plan {
         let notes = vec![note(next.contract.conversation)];
         self.build(
             &next.contract,
-            vendor,
-            model,
+            setup,
             next.observations,
             next.history,
             notes,
@@ -248,16 +269,15 @@ impl Plan {
     fn build(
         &self,
         contract: &TaskContract,
-        vendor: Vendor,
-        model: Option<&str>,
+        setup: &VendorSetup,
         observations: Vec<String>,
         history: Vec<crate::core::transcript::Exchange>,
         mut notes: Vec<String>,
     ) -> Preview {
-        let setup = self.setup(vendor);
+        let vendor = setup.endpoint.vendor;
         let turn = Turn::for_step(
             contract,
-            model.unwrap_or(&setup.model).to_string(),
+            setup.model.clone(),
             setup.max_tokens,
             self.tools(),
             observations,

@@ -147,11 +147,7 @@ impl Launch {
     /// script), each run rewinding its script under a key of its own.
     #[cfg(feature = "stub")]
     pub fn serve_with(&mut self, stub: StubHandle) {
-        let plan = Arc::make_mut(&mut self.plan);
-        for (v, setup) in plan.vendors.iter_mut() {
-            setup.endpoint.base_url = stub.base_url(*v);
-        }
-        plan.stub_started = true;
+        self.plan = Arc::new(self.plan.served_by(|v| stub.base_url(v)));
         self.rewinder = Some(stub.rewinder());
         if let Ok(mut slot) = self.stub.lock() {
             *slot = Some(stub);
@@ -171,7 +167,7 @@ impl Launch {
             return Ok(());
         }
         let servers = McpServers::start(&self.plan.mcp, crate::mcp::DEFAULT_TIMEOUT).await?;
-        Arc::make_mut(&mut self.plan).mcp_tools = Some(servers.specs());
+        self.plan = Arc::new(self.plan.offering(servers.specs()));
         self.mcp = Some(Arc::new(servers));
         Ok(())
     }

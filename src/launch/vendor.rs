@@ -6,8 +6,8 @@
 use std::time::Duration;
 
 use crate::config::Config;
+use crate::core::endpoint::Endpoint;
 use crate::core::vendor::Vendor;
-use crate::core::wire::Endpoint;
 use crate::error::Result;
 use crate::provider::HttpProvider;
 

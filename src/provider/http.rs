@@ -13,11 +13,13 @@ use super::body::{self, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_REQUEST_TIMEOUT};
 use super::retry::{Next, RetryPolicy};
 use super::scrub::{Secrets, TextScrubber};
 use super::{AttemptSink, Provider, Reply};
+use crate::core::endpoint::Endpoint;
 use crate::core::event::EventKind;
+use crate::core::plan::{PlanLimits, RunPlan};
 use crate::core::turn::{HeaderValue, Turn, WireRequest, WireResponse};
 use crate::core::vendor::{Vendor, Wire};
 use crate::core::web::WebAccess;
-use crate::core::wire::{self, Endpoint};
+use crate::core::wire;
 use crate::error::{Error, Result};
 
 /// An API key. Its `Debug` and `Display` never show it.
@@ -57,6 +59,8 @@ pub struct HttpProvider {
     /// what ends an attempt, never a shorter transport default.
     connect_timeout: Duration,
     read_timeout: Duration,
+    /// It talks to the built-in stub vendor (its key is the stub's).
+    stub: bool,
 }
 
 /// What one attempt got: a whole body to decode, or a stream already assembled.
@@ -98,6 +102,7 @@ impl HttpProvider {
             idle_timeout: super::stream::DEFAULT_IDLE_TIMEOUT,
             connect_timeout: CONNECT_TIMEOUT,
             read_timeout: READ_TIMEOUT,
+            stub: false,
         }
     }
 
@@ -136,6 +141,7 @@ impl HttpProvider {
     /// from what comes back, where ids such as `toolu_demo_1` would be garbled.
     pub fn with_stub_key(mut self, key: impl Into<String>) -> Self {
         self.key = Some(ApiKey::new(key));
+        self.stub = true;
         self
     }
 
@@ -341,6 +347,22 @@ impl Provider for HttpProvider {
 
     fn wire(&self) -> Wire {
         self.endpoint.wire
+    }
+
+    fn plan(&self) -> Option<RunPlan> {
+        let ms = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
+        Some(RunPlan {
+            endpoint: self.endpoint.clone(),
+            model: self.model.clone(),
+            max_tokens: self.max_tokens,
+            limits: PlanLimits {
+                max_response_bytes: self.max_response_bytes,
+                request_timeout_ms: ms(self.request_timeout),
+                idle_timeout_ms: ms(self.idle_timeout),
+            },
+            demo: self.stub,
+            tools: Vec::new(),
+        })
     }
 
     fn model(&self) -> &str {

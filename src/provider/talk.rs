@@ -6,6 +6,7 @@ use async_trait::async_trait;
 
 use crate::core::completion::Completion;
 use crate::core::event::EventKind;
+use crate::core::plan::RunPlan;
 use crate::core::turn::Turn;
 use crate::core::vendor::{Vendor, Wire};
 use crate::core::web::WebAccess;
@@ -70,6 +71,12 @@ pub trait Provider: Send + Sync {
     fn model(&self) -> &str;
     /// The output token cap per request.
     fn max_tokens(&self) -> u32;
+    /// What this provider would record as a run's plan (`core::plan`): its
+    /// endpoint, model, output cap and limits; `None` where it has no such
+    /// thing to say (a provider made in a test).
+    fn plan(&self) -> Option<RunPlan> {
+        None
+    }
     /// Refuse, before any request, a declaration this provider cannot carry.
     fn check(&self, _web: Option<&WebAccess>) -> Result<()> {
         Ok(())

@@ -10,7 +10,6 @@ use crate::core::event::EventKind;
 use crate::core::outcome::{BudgetKind, RunOutcome};
 use crate::core::policy::Act;
 use crate::core::text::shorten;
-use crate::core::tools::offered_tools;
 use crate::core::transcript::ToolReturn;
 use crate::provider::Provider;
 use crate::run::engine::Loop;
@@ -86,7 +85,7 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
         deadline: std::time::Instant,
     ) -> (ToolResult, ChildSpend) {
         let none = ChildSpend::default();
-        if !self.allowed(&call.name) {
+        if !self.options.allows(&call.name) {
             let refusal = format!("{} is not among this agent's tools", call.name);
             return (ToolResult::err(refusal), none);
         }
@@ -141,26 +140,8 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
         (execute(env, call).await, none)
     }
 
-    /// The tools offered: the built-ins, `spawn_agent` while a roster exists and
-    /// nesting is allowed, and the MCP servers' tools, within the agent's subset.
+    /// The tools offered (`offered`).
     pub(super) fn offered_tools(&self) -> Vec<crate::core::turn::ToolSpec> {
-        let o = self.options;
-        let names: Vec<String> = if o.depth < o.max_depth {
-            o.agents.iter().map(|a| a.name.clone()).collect()
-        } else {
-            Vec::new()
-        };
-        let extra = o.mcp.as_ref().map(|m| m.specs()).unwrap_or_default();
-        offered_tools(&names, &extra)
-            .into_iter()
-            .filter(|t| self.allowed(&t.name))
-            .collect()
-    }
-
-    fn allowed(&self, tool: &str) -> bool {
-        self.options
-            .tools
-            .as_ref()
-            .is_none_or(|t| t.iter().any(|n| n == tool))
+        self.options.offered_tools()
     }
 }

@@ -17,6 +17,7 @@ use crate::core::contract::TaskContract;
 use crate::core::event::EventKind;
 use crate::core::id::RunId;
 use crate::core::outcome::{BudgetKind, RunOutcome};
+use crate::core::plan::RunPlan;
 use crate::core::policy::Policy;
 use crate::core::price::{PriceTable, usd};
 use crate::core::transcript::{Conversation, Exchange};
@@ -178,6 +179,15 @@ fn start<P: Provider + ?Sized>(
             parent_run_id: options.parent_run_id,
             session_id: options.session_id,
             group_id: options.group_id,
+            plan: provider.plan().map(|p| RunPlan {
+                model: model_of(options, provider),
+                tools: options
+                    .offered_tools()
+                    .into_iter()
+                    .map(|t| t.name)
+                    .collect(),
+                ..p
+            }),
         },
         &fresh,
     )?;

@@ -11,6 +11,8 @@ use crate::core::completion::Usage;
 use crate::core::id::{GroupId, RunId, SessionId};
 use crate::core::outcome::RunOutcome;
 use crate::core::price::PriceTable;
+use crate::core::tools::offered_tools;
+use crate::core::turn::ToolSpec;
 use crate::mcp::McpServers;
 use crate::run::observe::{NoObserver, Observer};
 
@@ -151,5 +153,30 @@ impl Default for RunOptions {
             group_budget: None,
             gate: None,
         }
+    }
+}
+
+impl RunOptions {
+    /// The tools a run is offered: the built-ins, `spawn_agent` while a roster
+    /// exists and nesting is allowed, and the MCP servers' tools, within the
+    /// agent's subset. The loop offers these, and a run's plan records them.
+    pub(crate) fn offered_tools(&self) -> Vec<ToolSpec> {
+        let names: Vec<String> = if self.depth < self.max_depth {
+            self.agents.iter().map(|a| a.name.clone()).collect()
+        } else {
+            Vec::new()
+        };
+        let extra = self.mcp.as_ref().map(|m| m.specs()).unwrap_or_default();
+        offered_tools(&names, &extra)
+            .into_iter()
+            .filter(|t| self.allows(&t.name))
+            .collect()
+    }
+
+    /// Whether `tool` is within the agent's subset (every tool without one).
+    pub(crate) fn allows(&self, tool: &str) -> bool {
+        self.tools
+            .as_ref()
+            .is_none_or(|t| t.iter().any(|n| n == tool))
     }
 }

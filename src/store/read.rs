@@ -10,8 +10,9 @@ use super::{Store, db_err};
 use crate::core::completion::Usage;
 use crate::core::id::{RunId, SessionId};
 use crate::core::outcome::Outcome;
+use crate::core::plan::RunPlan;
 use crate::core::record::cited_urls;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::store::types::{
     CitationQuery, CitationRow, ProviderCallRow, RunRow, ServerToolCallRow, StepRow,
 };
@@ -147,6 +148,27 @@ impl Store {
             .query_runs("WHERE r.run_id = ?1", [run_id.0])?
             .into_iter()
             .next())
+    }
+
+    /// What the launch resolved for run `run_id` when it started (`core::plan`);
+    /// `None` for a run recorded before plans were kept (or not at all). A
+    /// plan that does not parse is an error naming the run.
+    pub fn run_plan(&self, run_id: RunId) -> Result<Option<RunPlan>> {
+        let conn = self.lock()?;
+        let json: Option<Option<String>> = conn
+            .query_row(
+                "SELECT plan_json FROM runs WHERE run_id = ?1",
+                [run_id.0],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(db_err("reading a run's plan"))?;
+        json.flatten()
+            .map(|j| {
+                serde_json::from_str(&j)
+                    .map_err(|e| Error::store(format!("run {run_id}'s plan does not parse"), e))
+            })
+            .transpose()
     }
 
     /// Runs a run spawned, oldest first.

@@ -8,6 +8,7 @@ use crate::core::contract::TaskContract;
 use crate::core::figures::RunFigures;
 use crate::core::id::{GroupId, RunId, SessionId};
 use crate::core::outcome::Outcome;
+use crate::core::plan::RunPlan;
 use crate::core::vendor::Vendor;
 
 /// The version of the checkpoint JSON; a checkpoint of another format is not resumed.
@@ -33,6 +34,8 @@ pub struct NewRun {
     pub session_id: Option<SessionId>,
     /// The comparison (run group) this run is one column of.
     pub group_id: Option<GroupId>,
+    /// What the launch resolved for it (`core::plan`), kept without secrets.
+    pub plan: Option<RunPlan>,
 }
 
 /// One row of `runs`.

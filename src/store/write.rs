@@ -229,13 +229,20 @@ impl Store {
 
 fn insert_run(conn: &rusqlite::Connection, run: &NewRun) -> Result<RunId> {
     let me = runner::current();
+    let plan_json = match &run.plan {
+        Some(p) => Some(
+            serde_json::to_string(&p.clone().kept())
+                .map_err(|e| Error::store("encoding a run's plan", e))?,
+        ),
+        None => None,
+    };
     conn.execute(
         "INSERT INTO runs (started_at, goal, provider, model, web_json, parent_run_id, session_id, mcp_declared_json,
-           runner_pid, runner_host, runner_token, group_id)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+           runner_pid, runner_host, runner_token, group_id, plan_json)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
         params![now(), run.goal, run.provider, run.model, run.web_json,
                 run.parent_run_id.map(|r| r.0), run.session_id, run.mcp_declared_json,
-                me.pid, me.host, me.token, run.group_id],
+                me.pid, me.host, me.token, run.group_id, plan_json],
     )
     .map_err(db_err("recording a new run"))?;
     Ok(RunId(conn.last_insert_rowid()))

@@ -12,7 +12,7 @@ use opentelemetry_otlp::{WithExportConfig, WithHttpConfig, WithTonicConfig};
 use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::trace::SdkTracerProvider;
 
-use crate::core::wire::Endpoint;
+use crate::core::endpoint::Endpoint;
 use crate::error::{Error, Result};
 use crate::provider::scrub::{Secrets, display_url};
 use crate::run::Observer;

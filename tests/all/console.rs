@@ -811,7 +811,7 @@ fn n_on_sources_asks_for_the_next_request_and_esc_closes_it() {
     assert!(
         matches!(
             effects.as_slice(),
-            [Effect::PreviewNext { run_id, .. }] if *run_id == io_harness::RunId(1)
+            [Effect::PreviewNext(run_id)] if *run_id == io_harness::RunId(1)
         ),
         "{effects:?}"
     );

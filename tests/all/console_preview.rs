@@ -15,8 +15,8 @@ use io_harness::Vendor;
 use io_harness::console::testing::State;
 use io_harness::console::testing::initial_state;
 use io_harness::console::testing::update;
+use io_harness::core::endpoint::Endpoint;
 use io_harness::core::vendor::Wire;
-use io_harness::core::wire::Endpoint;
 
 /// Six local tools: the five built-ins and spawn_agent (a roster is configured).
 fn config() -> String {

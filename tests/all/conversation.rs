@@ -608,14 +608,8 @@ async fn the_consoles_next_request_is_the_body_the_resume_sends() {
     let setup = plan.vendors.get_mut(&vendor).unwrap();
     setup.endpoint = h.provider.endpoint().clone();
     setup.max_tokens = 256;
-    let lines = io_harness::console::testing::next_request(
-        &h.store,
-        &plan,
-        io_harness::RunId(1),
-        vendor,
-        "m",
-    )
-    .unwrap();
+    let lines =
+        io_harness::console::testing::next_request(&h.store, &plan, io_harness::RunId(1)).unwrap();
     assert!(
         lines[0].starts_with("step 2 · transcript conversation · POST http://127.0.0.1:"),
         "{}",
@@ -633,15 +627,9 @@ async fn the_consoles_next_request_is_the_body_the_resume_sends() {
     let sent: Value = serde_json::from_slice(&h.stub.requests()[2].body).unwrap();
     assert_eq!(shown, sent);
     // A finished run has no next step, and says so.
-    let err = io_harness::console::testing::next_request(
-        &h.store,
-        &plan,
-        io_harness::RunId(1),
-        vendor,
-        "m",
-    )
-    .unwrap_err()
-    .to_string();
+    let err = io_harness::console::testing::next_request(&h.store, &plan, io_harness::RunId(1))
+        .unwrap_err()
+        .to_string();
     assert_eq!(
         err,
         "run 1 already finished (passed); it has no next step to preview"

@@ -8,10 +8,11 @@
 #![allow(clippy::unwrap_used)]
 
 use io_harness::core::completion::StopReason;
+use io_harness::core::endpoint::Endpoint;
 use io_harness::core::transcript::{Conversation, Exchange, ToolReturn};
 use io_harness::core::turn::{Turn, WireResponse};
 use io_harness::core::vendor::{Vendor, Wire};
-use io_harness::core::wire::{self, Endpoint};
+use io_harness::core::wire;
 use serde_json::Value;
 
 fn fixture(name: &str) -> Value {

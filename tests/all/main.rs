@@ -53,6 +53,7 @@ mod record_views;
 mod reliability_cli;
 mod reliability_store;
 mod resume_integrity;
+mod resume_plan;
 mod run_loop;
 mod sizes;
 mod small_boundaries;

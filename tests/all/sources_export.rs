@@ -112,6 +112,7 @@ fn hostile() -> (tempfile::TempDir, String) {
             parent_run_id: None,
             session_id: None,
             group_id: None,
+            plan: None,
         })
         .unwrap();
     let cite = |url: &str, title: &str, quote: &str| io_harness::core::completion::Citation {

@@ -6,8 +6,9 @@
 
 #![allow(clippy::unwrap_used)]
 
+use io_harness::core::endpoint::Endpoint;
 use io_harness::core::vendor::{Vendor, Wire};
-use io_harness::core::wire::{self, Endpoint};
+use io_harness::core::wire;
 use io_harness::{Config, Turn, WebAccess};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};

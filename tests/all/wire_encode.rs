@@ -4,9 +4,10 @@
 
 #![allow(clippy::unwrap_used)]
 
+use io_harness::core::endpoint::Endpoint;
 use io_harness::core::tools::local_tool_specs;
 use io_harness::core::vendor::Vendor;
-use io_harness::core::wire::{self, Endpoint};
+use io_harness::core::wire;
 use io_harness::{Turn, WebAccess};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};

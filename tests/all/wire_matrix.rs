@@ -5,9 +5,10 @@
 #![allow(clippy::unwrap_used)]
 
 use io_harness::core::capability::{CAPABILITIES, Cap};
+use io_harness::core::endpoint::Endpoint;
 use io_harness::core::vendor::Wire;
 use io_harness::core::web::Location;
-use io_harness::core::wire::{self, Endpoint, portability};
+use io_harness::core::wire::{self, portability};
 use io_harness::{Config, ToolSpec, Turn, Vendor, WebAccess};
 use pretty_assertions::assert_eq;
 use serde_json::json;

@@ -16,8 +16,9 @@
 
 #![allow(clippy::unwrap_used)]
 
+use io_harness::core::endpoint::Endpoint;
 use io_harness::core::vendor::Wire;
-use io_harness::core::wire::{self, Endpoint};
+use io_harness::core::wire;
 use io_harness::{ToolSpec, Turn, Vendor, WebAccess};
 use serde_json::{Value, json};
 

@@ -131,11 +131,7 @@ impl Executor {
             Effect::SearchAll(text) => self.search_all(text),
             Effect::CheckSources(run_id) => self.check_sources(run_id),
             Effect::ExportSources(run_id) => self.export_sources(run_id),
-            Effect::PreviewNext {
-                run_id,
-                vendor,
-                model,
-            } => self.preview_next(run_id, vendor, model),
+            Effect::PreviewNext(run_id) => self.preview_next(run_id),
             Effect::OpenRun(id) => {
                 let prices = self.launch.plan().prices.clone();
                 self.read(move |s| past_run(s, id, &prices))

@@ -7,7 +7,6 @@ use crate::console::state::Msg;
 use crate::console::state::past::PastRun;
 use crate::core::id::RunId;
 use crate::core::price::PriceTable;
-use crate::core::vendor::Vendor;
 use crate::launch::Plan;
 use crate::store::Store;
 
@@ -34,20 +33,15 @@ pub fn past_run(store: &Store, id: RunId, prices: &PriceTable) -> crate::Result<
     })))
 }
 
-/// The request a stored run's next step would send to `vendor` asking `model`,
-/// as lines: the step, conversation, method and URL, then the body
-/// pretty-printed (secrets are never in a body). Built by the plan, as
-/// `preview --resume` builds it.
-pub fn next_request(
-    store: &Store,
-    plan: &Plan,
-    run_id: RunId,
-    vendor: Vendor,
-    model: &str,
-) -> crate::Result<Vec<String>> {
+/// The request a stored run's next step would send (on the run's own vendor,
+/// wire and model: `Plan::resumed`), as lines: the step, conversation, method
+/// and URL, then the body pretty-printed (secrets are never in a body). Built by
+/// the plan, as `preview --resume` builds it.
+pub fn next_request(store: &Store, plan: &Plan, run_id: RunId) -> crate::Result<Vec<String>> {
     let next = crate::run::next_step(store, run_id)?;
     let step = next.step;
-    let preview = plan.preview_next(next, run_id, vendor, Some(model));
+    let (setup, _) = plan.resumed(run_id, crate::launch::started_with(store, run_id)?, None)?;
+    let preview = plan.preview_next(next, run_id, &setup);
     let request = preview.request?;
     let pretty = match serde_json::from_slice::<serde_json::Value>(&request.body) {
         Ok(body) => serde_json::to_string_pretty(&body)

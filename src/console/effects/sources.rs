@@ -9,7 +9,6 @@ use crate::console::effects::executor::Executor;
 use crate::console::effects::reads::{next_request, run_sources};
 use crate::console::state::Msg;
 use crate::core::id::RunId;
-use crate::core::vendor::Vendor;
 use crate::core::verdict::Verdict;
 use crate::store::CitationQuery;
 
@@ -108,11 +107,11 @@ impl Executor {
         })
     }
 
-    /// The request a stored run's next step would send to `vendor` and `model`.
-    pub(super) fn preview_next(&self, run_id: RunId, vendor: Vendor, model: String) {
+    /// The request a stored run's next step would send.
+    pub(super) fn preview_next(&self, run_id: RunId) {
         let plan = self.launch.plan().clone();
         self.read(move |s| {
-            let lines = next_request(s, &plan, run_id, vendor, &model);
+            let lines = next_request(s, &plan, run_id);
             Ok(Msg::Next {
                 run_id,
                 lines: lines.map_err(|e| e.to_string()),

@@ -340,16 +340,9 @@ pub enum Effect {
     SearchAll(String),
     /// Fetch a run's sources under the policy and record the verdicts.
     CheckSources(RunId),
-    /// Build the request a stored run's next step would send, to this vendor and
-    /// model (as `run --resume` would).
-    PreviewNext {
-        /// The run.
-        run_id: RunId,
-        /// The vendor the form names.
-        vendor: Vendor,
-        /// The model the form names.
-        model: String,
-    },
+    /// Build the request a stored run's next step would send (as `run --resume`
+    /// sends it: on the run's own vendor, wire and model).
+    PreviewNext(RunId),
     /// Write `[web]` to io.toml.
     SaveWeb(WebAccess),
     /// Copy to the clipboard (OSC 52).

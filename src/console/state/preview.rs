@@ -153,11 +153,12 @@ fn common(before: &[String], after: &[String]) -> Vec<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::endpoint::Endpoint;
     use crate::core::tools::local_tool_specs;
     use crate::core::turn::Turn;
     use crate::core::vendor::Vendor;
     use crate::core::web::WebAccess;
-    use crate::core::wire::{Endpoint, encode};
+    use crate::core::wire::encode;
 
     fn turn(web: Option<WebAccess>) -> Turn {
         Turn {

@@ -97,11 +97,7 @@ pub(super) fn on_sources(state: &mut State, action: Action) -> Vec<Effect> {
         }
         Action::NextRequest => {
             if let Some(run_id) = state.selected_run() {
-                return vec![Effect::PreviewNext {
-                    run_id,
-                    vendor: state.form.vendor,
-                    model: state.form.model(),
-                }];
+                return vec![Effect::PreviewNext(run_id)];
             }
         }
         Action::Copy | Action::OpenUrl => {

@@ -24,10 +24,10 @@ use super::json::{
 use crate::core::completion::{
     Citation, Claim, Completion, ServerToolCall, StopReason, ToolCall, Usage, json_blocks,
 };
+use crate::core::endpoint::Endpoint;
 use crate::core::turn::{HeaderValue, Turn, WireRequest, WireResponse};
 use crate::core::vendor::{Vendor, Wire};
 use crate::core::web::WebAccess;
-use crate::core::wire::Endpoint;
 use crate::error::{Error, Result, VendorError};
 
 const PROVIDER: Vendor = Vendor::Anthropic;

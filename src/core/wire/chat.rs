@@ -11,11 +11,11 @@ use super::json::{
     retry_after, snippet, str_field, u64_field,
 };
 use crate::core::completion::{Citation, Completion, StopReason, ToolCall, Usage, json_blocks};
+use crate::core::endpoint::Endpoint;
 use crate::core::transcript::{CacheTtl, Caching};
 use crate::core::turn::{HeaderValue, Turn, WireResponse};
 use crate::core::vendor::Vendor;
 use crate::core::vendor::Wire;
-use crate::core::wire::Endpoint;
 use crate::error::{Result, VendorError};
 
 /// The `Authorization: Bearer $VAR` and JSON content type both chat vendors take.

@@ -34,11 +34,11 @@ use super::json::{
 use crate::core::completion::{
     Citation, Completion, ServerToolCall, StopReason, ToolCall, Usage, json_blocks,
 };
+use crate::core::endpoint::Endpoint;
 use crate::core::transcript::{Exchange, ToolReturn};
 use crate::core::turn::{HeaderValue, Turn, WireRequest, WireResponse};
 use crate::core::vendor::Vendor;
 use crate::core::web::WebAccess;
-use crate::core::wire::Endpoint;
 use crate::error::{Error, Result, VendorError};
 
 /// The provider name in completions, errors and the store.

@@ -9,9 +9,9 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use crate::core::completion::{Claim, Completion, char_offset};
+use crate::core::endpoint::Endpoint;
 use crate::core::turn::{HeaderValue, WireRequest, WireResponse};
 use crate::core::vendor::Vendor;
-use crate::core::wire::Endpoint;
 use crate::error::{Error, Result, VendorError};
 
 /// The claim of a `url_citation` annotation in a text that begins at byte

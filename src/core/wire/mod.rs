@@ -1,8 +1,8 @@
 //! The wires: pure translation between one `Turn` and each vendor API's exact
 //! request, and between its response bytes and one `Completion`. This file holds
-//! `Endpoint` and the dispatch (`encode`, `decode`, `check`, `cautions`); the
-//! words it dispatches on (`Vendor`, `Wire`) are `core::vendor`'s and what each
-//! wire carries is `core::capability`'s table. One file per wire below it
+//! the dispatch (`encode`, `decode`, `check`, `cautions`); where a request goes
+//! is `core::endpoint`'s, the words it dispatches on (`Vendor`, `Wire`) are
+//! `core::vendor`'s and what each wire carries is `core::capability`'s table. One file per wire below it
 //! (`anthropic`, `openai_chat`, `openai_responses`, `openrouter_plugin`,
 //! `openrouter_tools`, `gemini`), with `chat` (the Chat-shaped body and decoder
 //! the OpenAI-compatible wires share) and `json` (the readers and the ends every
@@ -22,7 +22,7 @@
 pub mod anthropic;
 mod anthropic_messages;
 mod chat;
-mod endpoint;
+
 pub mod gemini;
 mod gemini_claims;
 mod json;
@@ -41,7 +41,8 @@ use crate::core::turn::{Turn, WireRequest, WireResponse};
 use crate::core::vendor::{Vendor, Wire};
 use crate::core::web::WebAccess;
 use crate::error::Result;
-pub use endpoint::Endpoint;
+
+use crate::core::endpoint::Endpoint;
 pub use portability::{Verdict, portability};
 
 /// Encode one turn as the vendor's exact request, or refuse what it cannot carry.

@@ -11,10 +11,10 @@ use serde_json::{Map, Value, json};
 use super::chat::{bearer_headers, chat_body, chat_completion, chat_http_error};
 use super::json::{decode_with, request};
 use crate::core::completion::{Completion, ServerToolCall};
+use crate::core::endpoint::Endpoint;
 use crate::core::turn::{Turn, WireRequest, WireResponse};
 use crate::core::vendor::Vendor;
 use crate::core::web::WebAccess;
-use crate::core::wire::Endpoint;
 use crate::error::{Error, Result};
 
 const PROVIDER: Vendor = Vendor::OpenAi;

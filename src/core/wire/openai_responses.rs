@@ -27,11 +27,11 @@ use super::json::{
 use crate::core::completion::{
     Citation, Completion, ServerToolCall, StopReason, ToolCall, Usage, json_blocks,
 };
+use crate::core::endpoint::Endpoint;
 use crate::core::transcript::{Conversation, Exchange, ResponsesState};
 use crate::core::turn::{Turn, WireRequest, WireResponse};
 use crate::core::vendor::{Vendor, Wire};
 use crate::core::web::WebAccess;
-use crate::core::wire::Endpoint;
 use crate::error::{Error, Result};
 
 const PROVIDER: Vendor = Vendor::OpenAi;

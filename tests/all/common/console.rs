@@ -13,7 +13,7 @@ use io_harness::console::testing as view;
 use io_harness::console::testing::initial_state;
 use io_harness::console::testing::update;
 use io_harness::console::testing::{Msg, State};
-use io_harness::core::wire::Endpoint;
+use io_harness::core::endpoint::Endpoint;
 use io_harness::launch::{Launch, Plan};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;

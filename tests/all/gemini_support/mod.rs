@@ -3,8 +3,8 @@
 
 #![allow(dead_code, clippy::unwrap_used)]
 
+use io_harness::core::endpoint::Endpoint;
 use io_harness::core::vendor::{Vendor, Wire};
-use io_harness::core::wire::Endpoint;
 use io_harness::core::wire::gemini::{decode, encode};
 use io_harness::{Citation, Completion, ServerToolCall, Turn, WebAccess, WireResponse};
 use serde_json::Value;
