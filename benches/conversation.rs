@@ -2,7 +2,7 @@
 //! each mode's run timed on the stub, flattened without cache the baseline, and
 //! — what the mode is chosen on — each mode's input-side cost at the built-in
 //! prices under the stub's emulation of the published cache accounting, printed
-//! once as the README's table.
+//! once as docs/run.md's table.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use io_harness::core::transcript::{CacheTtl, Conversation};

@@ -267,7 +267,7 @@ pub async fn check_sources(
     }
     let _ = writeln!(
         text,
-        "a verdict says what this machine fetched now, not what the vendor read then (README, \"Checking a source\")"
+        "a verdict says what this machine fetched now, not what the vendor read then (docs/sources.md, \"Checking a source\")"
     );
     out::line(text.trim_end())
 }

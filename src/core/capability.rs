@@ -30,7 +30,7 @@ pub enum Cap {
 }
 
 impl Cap {
-    /// What the cap means there, for the portability view and the README.
+    /// What the cap means there, for the portability view and docs/vendors.md.
     pub fn meaning(self) -> &'static str {
         match self {
             Cap::PerTool => "max_uses on each tool entry (search and fetch each get the cap)",

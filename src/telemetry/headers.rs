@@ -1,6 +1,6 @@
 //! `[telemetry]` headers sent as this program resolved them. The exporter crate
 //! reads `OTEL_EXPORTER_OTLP_HEADERS` itself and lets the variable win over the
-//! headers it is given; here io.toml wins (the README's rule), so the resolved
+//! headers it is given; here io.toml wins (docs/telemetry.md's rule), so the resolved
 //! headers are put on every export last: by a wrapper around the HTTP client, and
 //! by an interceptor over gRPC.
 

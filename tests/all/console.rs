@@ -579,15 +579,15 @@ async fn ctrl_s_writes_web_and_keeps_the_rest_of_io_toml() {
 }
 
 #[test]
-fn the_readme_key_table_is_the_keymap() {
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+fn the_docs_key_table_is_the_keymap() {
+    let page =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/console.md")).unwrap();
     let keymap = io_harness::console::testing::Keymap::default();
     for b in &keymap.bindings {
         let row = format!("| `{}` | {} |", b.key, b.desc);
         assert!(
-            readme.contains(&row),
-            "README lacks the row for {}: {row}",
+            page.contains(&row),
+            "docs/console.md lacks the row for {}: {row}",
             b.name
         );
     }
@@ -662,9 +662,9 @@ fn snapshot_declare_shows_the_roster_and_mcp_boundaries() {
 }
 
 #[test]
-fn the_readme_captures_are_the_snapshots() {
+fn the_docs_captures_are_the_snapshots() {
     let root = env!("CARGO_MANIFEST_DIR");
-    let readme = std::fs::read_to_string(format!("{root}/README.md")).unwrap();
+    let page = std::fs::read_to_string(format!("{root}/docs/console.md")).unwrap();
     for name in [
         "declare_80x24",
         "side_by_side_120x30",
@@ -689,8 +689,8 @@ fn the_readme_captures_are_the_snapshots() {
             .collect();
         let capture = format!("```text\n{}\n```\n", lines.join("\n").trim_end());
         assert!(
-            readme.contains(&capture),
-            "README's capture of {name} is stale: copy the screen from tests/all/snapshots/all__console__{name}.snap into the README's console section"
+            page.contains(&capture),
+            "docs/console.md's capture of {name} is stale: copy the screen from tests/all/snapshots/all__console__{name}.snap into docs/console.md"
         );
     }
 }

@@ -183,7 +183,7 @@ fn one_run_reads_the_same_figures_in_every_view() {
             "{vendor}: the step lines against the figures"
         );
         if vendor == "anthropic" {
-            // The README's "step 2 writes the prefix, step 3 reads it".
+            // docs/run.md's "step 2 writing the prefix and step 3 reading it".
             anthropic_wrote_then_read = steps.iter().any(|&(s, w, _)| s == 2 && w > 0)
                 && steps.iter().any(|&(s, _, r)| s == 3 && r > 0);
         }

@@ -1,16 +1,19 @@
-//! The README cannot drift from the binary. Every ```console block in README.md is
-//! run by trycmd against the real `io-harness`, in order, in a fresh folder of its
-//! own (no io.toml, no store, the user's io.toml and the `OTEL_*` and key
-//! variables of this environment left out), and what it prints must be what the
-//! block shows; `[..]` (within a line) and `...` (whole lines) stand only for what
-//! varies from run to run — times, dates, ports, the temporary folder (`[DATA]` is
-//! the data directory the store goes in). The command list under "## The command
-//! line" names exactly the subcommands `io-harness --help` lists, each with flags
-//! its own `--help` has.
+//! The README and the pages under docs/ cannot drift from the binary. Every
+//! ```console block in README.md and in each docs/*.md is run by trycmd against the
+//! real `io-harness`: a file's blocks in order, in a fresh folder of the file's own
+//! (no io.toml, no store, the user's io.toml and the `OTEL_*` and key variables of
+//! this environment left out), so a page that needs a run makes it in a block of
+//! its own first. What a block prints must be what it shows; `[..]` (within a
+//! line) and `...` (whole lines) stand only for what varies from run to run —
+//! times, dates, ports, the temporary folder (`[DATA]` is the data directory the
+//! store goes in). The README's command list under "## The command line" names
+//! exactly the subcommands `io-harness --help` lists, each with flags its own
+//! `--help` has. Every page links back to the README in its opening line, and the
+//! README links every page.
 //!
 //! After a deliberate change to what the binary prints,
 //! `TRYCMD=overwrite cargo test --test all readme` rewrites the blocks in README.md
-//! (review the diff: put the wildcards back where a figure varies).
+//! and docs/*.md (review the diff: put the wildcards back where a figure varies).
 #![cfg(all(
     feature = "console",
     feature = "stub",
@@ -27,6 +30,19 @@ const BIN: &str = env!("CARGO_BIN_EXE_io-harness");
 fn readme() -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
     std::fs::read_to_string(&path).expect("README.md")
+}
+
+/// The pages under docs/, by path relative to the repository, in name order.
+fn pages() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut pages: Vec<PathBuf> = std::fs::read_dir(root.join("docs"))
+        .expect("a docs folder")
+        .map(|e| e.expect("a docs entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .map(|p| p.strip_prefix(root).expect("under the root").to_path_buf())
+        .collect();
+    pages.sort();
+    pages
 }
 
 /// `io-harness ARGS --help`, as printed.
@@ -141,8 +157,9 @@ fn every_flag_the_command_list_gives_is_one_its_subcommand_takes() {
     }
 }
 
-#[test]
-fn the_readmes_console_blocks_are_what_the_binary_prints() {
+/// Runs the ```console blocks of one Markdown file (relative to the repository)
+/// in order, in a fresh folder of its own.
+fn run_console_blocks(file: &Path) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let dir = tempfile::Builder::new()
         .prefix("readme")
@@ -150,10 +167,11 @@ fn the_readmes_console_blocks_are_what_the_binary_prints() {
         .expect("a temporary folder");
     let dir = dir.path().canonicalize().expect("the folder's real path");
     // trycmd runs a Markdown file's commands in `NAME.in/` beside it: a copy of the
-    // README beside an empty folder is a fresh clone's first minutes.
-    let case = dir.join("README.md");
-    std::fs::copy(root.join("README.md"), &case).expect("README.md copied");
-    let cwd = dir.join("README.in");
+    // file beside an empty folder is a fresh clone's first minutes.
+    let name = file.file_name().expect("a file name");
+    let case = dir.join(name);
+    std::fs::copy(root.join(file), &case).expect("the Markdown file copied");
+    let cwd = dir.join(Path::new(name).with_extension("in"));
     let home = dir.join("home");
     let data = dir.join("data");
     for d in [&cwd, &home, &data] {
@@ -194,7 +212,98 @@ fn the_readmes_console_blocks_are_what_the_binary_prints() {
     cases.run();
     // TRYCMD=overwrite rewrote the copy: bring it home.
     if std::env::var_os("TRYCMD").is_some_and(|m| m == "overwrite") {
-        std::fs::copy(&case, root.join("README.md")).expect("README.md written back");
+        std::fs::copy(&case, root.join(file)).expect("the Markdown file written back");
+    }
+}
+
+#[test]
+fn the_readmes_console_blocks_are_what_the_binary_prints() {
+    run_console_blocks(Path::new("README.md"));
+}
+
+#[test]
+fn every_docs_pages_console_blocks_are_what_the_binary_prints() {
+    let pages = pages();
+    assert!(pages.len() > 5, "docs/ holds the pages: {pages:?}");
+    for page in pages {
+        run_console_blocks(&page);
+    }
+}
+
+#[test]
+fn every_page_links_back_to_the_readme_and_the_readme_links_every_page() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = readme();
+    for page in pages() {
+        let text = std::fs::read_to_string(root.join(&page)).expect("the page");
+        let mut lines = text.lines().filter(|l| !l.trim().is_empty());
+        let title = lines.next().unwrap_or_default();
+        let summary = lines.next().unwrap_or_default();
+        assert!(
+            title.starts_with("# ") && summary.contains("](../README.md)"),
+            "{} opens with its title and then one line saying what it covers, with a link back to ../README.md; it opens:\n{title}\n{summary}",
+            page.display()
+        );
+        let link = format!("]({})", page.display());
+        assert!(
+            readme.contains(&link),
+            "the README does not link {} (no `{link}`)",
+            page.display()
+        );
+    }
+}
+
+/// Every crate Cargo.toml depends on (normal, target-specific and dev), by name.
+fn dependencies() -> Vec<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).expect("Cargo.toml");
+    let mut in_deps = false;
+    let mut names = Vec::new();
+    for line in manifest.lines() {
+        if line.starts_with('[') {
+            in_deps = line.trim_end().ends_with("dependencies]");
+        } else if in_deps && let Some((name, _)) = line.split_once(" = ") {
+            let name = name.trim();
+            if !name.is_empty() && !name.starts_with('#') && !names.iter().any(|n| n == name) {
+                names.push(name.to_string());
+            }
+        }
+    }
+    names
+}
+
+/// The words of a text as crate names are written (letters, digits, `-`, `_`).
+fn words(text: &str) -> std::collections::HashSet<&str> {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+#[test]
+fn the_readme_and_the_dependencies_page_say_why_each_crate_is_here() {
+    let crates = dependencies();
+    assert!(crates.len() > 20, "Cargo.toml's dependencies: {crates:?}");
+    let readme = readme();
+    let section = readme
+        .split("\n## Dependencies\n")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .expect("a `## Dependencies` section in the README");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let page = std::fs::read_to_string(root.join("docs/dependencies.md")).expect("the page");
+    for (name, text) in [
+        ("the README's Dependencies", section),
+        ("docs/dependencies.md", &page),
+    ] {
+        let named = words(text);
+        let missing: Vec<&String> = crates
+            .iter()
+            .filter(|c| !named.contains(c.as_str()))
+            .collect();
+        assert!(
+            missing.is_empty(),
+            "{name} does not say why {missing:?} is here"
+        );
     }
 }
 

@@ -683,7 +683,7 @@ fn config_shows_the_protocol_in_effect_and_where_it_came_from() {
 }
 
 /// io.toml's header wins over the same header in `OTEL_EXPORTER_OTLP_HEADERS`, as
-/// the README says, over HTTP and over gRPC (the exporter crate reads the
+/// docs/telemetry.md says, over HTTP and over gRPC (the exporter crate reads the
 /// variable itself and would let it win).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_io_toml_header_wins_over_the_same_header_in_the_variable() {

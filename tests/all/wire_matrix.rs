@@ -149,7 +149,7 @@ fn the_refusal_matrix_follows_the_capability_table() {
         })
         .collect();
     assert_eq!(got, want);
-    // And the table itself, as the README states it.
+    // And the table itself, as docs/vendors.md states it.
     let table: Vec<(Wire, bool, bool, bool)> = CAPABILITIES
         .iter()
         .map(|c| {
