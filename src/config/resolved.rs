@@ -113,17 +113,18 @@ impl Config {
     /// Where and how to reach a vendor.
     pub fn endpoint(&self, vendor: Vendor) -> Endpoint {
         let s = self.settings(vendor);
+        // `parse` has already refused an unknown wire name.
+        let wire = s.wire(vendor).unwrap_or(Wire::spec(vendor));
         Endpoint {
             vendor,
-            // `parse` has already refused an unknown wire name.
-            wire: s.wire(vendor).unwrap_or(Wire::spec(vendor)),
+            wire,
             base_url: s
                 .base_url
                 .unwrap_or_else(|| vendor.default_base_url().to_string()),
             api_key_env: s
                 .api_key_env
                 .unwrap_or_else(|| vendor.default_api_key_env().to_string()),
-            stream: s.stream.unwrap_or(true),
+            stream: s.stream.unwrap_or(true) && wire.capabilities().streams,
             responses_state: s.responses_state.unwrap_or_default(),
         }
     }

@@ -60,6 +60,13 @@ pub struct Capabilities {
     pub location: Option<&'static str>,
     /// What `max_uses` becomes.
     pub cap: Cap,
+    /// Where the vendor reports each request's cost itself (OpenRouter's
+    /// `usage.cost`): that figure is the cost of record, and a dollar budget
+    /// needs no price table for it. `None`: the price table prices it.
+    pub own_cost: Option<&'static str>,
+    /// Its answers can be streamed (an assembler exists for its events); an
+    /// endpoint asks for a stream only where this is true.
+    pub streams: bool,
 }
 
 impl Capabilities {
@@ -73,6 +80,8 @@ impl Capabilities {
             block_list: None,
             location: None,
             cap: Cap::PerTool,
+            own_cost: None,
+            streams: true,
         }
     }
 }
@@ -89,6 +98,8 @@ pub const CAPABILITIES: [Capabilities; 7] = [
         block_list: Some("its web search filter is allow-list only"),
         location: None,
         cap: Cap::NotSent,
+        own_cost: None,
+        streams: true,
     },
     Capabilities {
         wire: Wire::OpenAiResponses,
@@ -98,6 +109,8 @@ pub const CAPABILITIES: [Capabilities; 7] = [
         block_list: Some("its web_search filter is allow-list only"),
         location: None,
         cap: Cap::AllToolCalls,
+        own_cost: None,
+        streams: true,
     },
     Capabilities {
         wire: Wire::OpenRouterPlugin,
@@ -107,8 +120,13 @@ pub const CAPABILITIES: [Capabilities; 7] = [
         block_list: Some("its web plugin takes no domain filter"),
         location: None,
         cap: Cap::Results,
+        own_cost: Some("usage.cost"),
+        streams: true,
     },
-    Capabilities::everything(Wire::OpenRouterServerTools),
+    Capabilities {
+        own_cost: Some("usage.cost"),
+        ..Capabilities::everything(Wire::OpenRouterServerTools)
+    },
     // The Gemini API's `google_search` and `url_context` tools are empty objects:
     // no domain filter and no cap (ai.google.dev/gemini-api/docs/google-search,
     // …/url-context, read 2026-12-04; Vertex AI's `excludeDomains` is another API).
@@ -123,6 +141,8 @@ pub const CAPABILITIES: [Capabilities; 7] = [
         ),
         location: Some("its google_search tool takes no location"),
         cap: Cap::Refused,
+        own_cost: None,
+        streams: true,
     },
 ];
 

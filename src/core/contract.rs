@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use crate::core::transcript::{CacheTtl, Conversation};
-use crate::core::vendor::Vendor;
+use crate::core::vendor::Wire;
 use crate::core::web::WebAccess;
 
 /// How the run's success is decided once the model stops.
@@ -47,14 +47,17 @@ pub struct Budget {
 }
 
 impl Budget {
-    /// What an operator should know about a dollar budget on `vendor`'s wire: on
-    /// OpenRouter it runs on the vendor's own reported cost, known only once each
-    /// request has been answered.
-    pub fn note_for(&self, vendor: Vendor) -> Option<String> {
-        (vendor == Vendor::OpenRouter && self.usd_micro.is_some()).then(|| {
-            "note: [budget] usd runs on OpenRouter's own usage.cost, known only after each \
-             request; the run stops after the request that crosses it"
-                .to_string()
+    /// What an operator should know about a dollar budget on `wire`: where the
+    /// vendor reports its own cost (the capability table's `own_cost`), the
+    /// budget runs on that figure, known only once each request is answered.
+    pub fn note_for(&self, wire: Wire) -> Option<String> {
+        let field = wire.capabilities().own_cost?;
+        self.usd_micro.is_some().then(|| {
+            format!(
+                "note: [budget] usd runs on {}'s own {field}, known only after each request; \
+                 the run stops after the request that crosses it",
+                wire.vendor().display_name()
+            )
         })
     }
 }

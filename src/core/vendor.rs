@@ -41,6 +41,16 @@ impl Vendor {
         Vendor::Gemini,
     ];
 
+    /// The company's name as a reader writes it (`OpenRouter`).
+    pub fn display_name(self) -> &'static str {
+        match self {
+            Vendor::Anthropic => "Anthropic",
+            Vendor::OpenAi => "OpenAI",
+            Vendor::OpenRouter => "OpenRouter",
+            Vendor::Gemini => "Google",
+        }
+    }
+
     /// The name used in `io.toml`, on the command line and in the store.
     pub fn as_str(self) -> &'static str {
         match self {

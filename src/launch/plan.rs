@@ -291,7 +291,7 @@ impl Plan {
         notes.extend(foreign_steps(&turn, &endpoint));
         let mut cautions = wire::cautions_wire(endpoint.wire, contract.web.as_ref());
         cautions.extend(notes);
-        cautions.extend(contract.budget.note_for(vendor));
+        cautions.extend(contract.budget.note_for(endpoint.wire));
         if self.demo && !self.stub_started {
             cautions.push(
                 "note: `run --demo` starts the stub vendor on a free loopback port, chosen when \

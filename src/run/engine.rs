@@ -21,7 +21,6 @@ use crate::core::plan::RunPlan;
 use crate::core::policy::Policy;
 use crate::core::price::{PriceTable, usd};
 use crate::core::transcript::{Conversation, Exchange};
-use crate::core::vendor::Vendor;
 use crate::error::{Error, Result};
 use crate::provider::Provider;
 use crate::run::observe::Emitter;
@@ -152,8 +151,9 @@ fn start<P: Provider + ?Sized>(
 ) -> Result<(RunId, Checkpoint, Vec<Exchange>)> {
     // A declaration the provider cannot carry is refused before anything exists.
     provider.check(contract.web.as_ref())?;
-    // OpenRouter reports each request's cost itself: its budget needs no price.
-    if provider.vendor() != Vendor::OpenRouter {
+    // A vendor that reports each request's cost itself needs no price for a
+    // budget (the capability table's `own_cost`).
+    if provider.wire().capabilities().own_cost.is_none() {
         check_dollar_budget(contract, &model_of(options, provider), &options.prices)?;
     }
     let fresh = Checkpoint {

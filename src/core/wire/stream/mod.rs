@@ -7,7 +7,8 @@
 //! the events say, reports `Delta`s as they become known, and at the end rebuilds
 //! the non-streamed body and runs that wire's own decoder over it, so the two
 //! paths cannot drift apart. A new wire adds one `WireAssembler` and one arm in
-//! `assembler_for` (and `streams`); until then its encoder asks for no stream.
+//! `assembler_for`, and says `streams: true` in its capability row (a test
+//! holds the two together); until then its endpoint asks for no stream.
 //!
 //! A stream is complete only on its wire's final event (`message_stop`; a
 //! `finish_reason` and then `[DONE]`); `finish` on anything less is a retryable
@@ -57,7 +58,7 @@ pub fn assembler_for(wire: Wire, head: WireResponse) -> Option<Assembler> {
 /// Every wire this crate speaks does today; a new wire starts at `false` until it
 /// has its `WireAssembler`.
 pub fn streams(wire: Wire) -> bool {
-    assembler_for(wire, WireResponse::default()).is_some()
+    wire.capabilities().streams
 }
 
 /// The byte chunks handed to the SSE parser: the sender is the assembler's, the
@@ -161,6 +162,24 @@ impl Assembler {
                     self.wire.event(event.as_deref(), &data, out)?;
                 }
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod table_tests {
+    use super::*;
+
+    /// The capability table says which wires stream; an assembler says which
+    /// can. They agree, row by row.
+    #[test]
+    fn the_table_streams_exactly_the_wires_with_an_assembler() {
+        for wire in Wire::ALL {
+            assert_eq!(
+                wire.capabilities().streams,
+                assembler_for(wire, WireResponse::default()).is_some(),
+                "{wire}"
+            );
         }
     }
 }
