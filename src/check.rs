@@ -27,7 +27,7 @@ use crate::core::id::RunId;
 use crate::core::policy::Policy;
 use crate::core::verdict::Verdict;
 use crate::error::{Error, Result};
-use crate::store::checks::CheckRow;
+use crate::store::verdicts::VerdictRow;
 use crate::store::{CitationRow, Store};
 use fetch::{Fetched, Page, fetch};
 pub use limits::Limits;
@@ -47,7 +47,7 @@ pub async fn check_run(
     run_id: RunId,
     policy: &Policy,
     limits: Limits,
-) -> Result<Vec<CheckRow>> {
+) -> Result<Vec<VerdictRow>> {
     if store.run(run_id)?.is_none() {
         return Err(Error::refused(format!(
             "there is no run {run_id} in this store; `io-harness runs` lists them"
@@ -62,15 +62,15 @@ pub async fn check_run(
     }
     // Each URL's verdicts are made as soon as its page arrives, and the page is
     // dropped then: what is kept grows with the citations, not with the pages.
-    let done: Vec<Vec<(usize, CheckRow)>> = futures_util::stream::iter(by_url)
+    let done: Vec<Vec<(usize, VerdictRow)>> = futures_util::stream::iter(by_url)
         .map(|(url, cites)| check_url(url, cites, &citations, &wordings, policy, limits))
         .buffer_unordered(limits.parallel.max(1))
         .collect()
         .await;
-    let mut done: Vec<(usize, CheckRow)> = done.into_iter().flatten().collect();
+    let mut done: Vec<(usize, VerdictRow)> = done.into_iter().flatten().collect();
     done.sort_by_key(|(i, _)| *i);
-    let mut rows: Vec<CheckRow> = done.into_iter().map(|(_, r)| r).collect();
-    let at = store.record_checks(run_id, &rows)?;
+    let mut rows: Vec<VerdictRow> = done.into_iter().map(|(_, r)| r).collect();
+    let at = store.record_verdicts(run_id, &rows)?;
     for r in &mut rows {
         r.checked_at.clone_from(&at);
     }
@@ -107,7 +107,7 @@ async fn check_url(
     wordings: &Wordings,
     policy: &Policy,
     limits: Limits,
-) -> Vec<(usize, CheckRow)> {
+) -> Vec<(usize, VerdictRow)> {
     // One limit for the whole check of the URL: fetching and reading it.
     let deadline = tokio::time::Instant::now() + limits.timeout;
     let Fetched { page, hops } = fetch(&url, policy, limits, deadline).await;
@@ -160,7 +160,7 @@ fn verdict(
     claimed: Option<&Vec<String>>,
     read: &Read,
     hops: &[String],
-) -> CheckRow {
+) -> VerdictRow {
     // Where the vendor quoted nothing: how much of the claim's wording the page has.
     let overlap = match read {
         Read::Text(text) if quote(c).is_none() => claimed
@@ -217,7 +217,7 @@ fn verdict(
         .last()
         .filter(|last| followed && **last != c.url)
         .cloned();
-    CheckRow {
+    VerdictRow {
         run_id: c.run_id,
         step: c.step,
         url: c.url.clone(),

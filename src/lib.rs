@@ -42,6 +42,7 @@ pub mod console;
 pub mod core;
 
 pub mod launch;
+pub mod machine;
 pub mod mcp;
 pub mod provider;
 pub mod run;

@@ -3,18 +3,22 @@
 //! Exit codes: 0 success (for `run`: the verification passed), 1 a run that ended
 //! without passing, 2 a configuration error or refusal before any request.
 
+mod check_sources;
+mod citations;
 mod claims;
 mod compare;
+mod config;
 mod eval;
 mod exit;
 mod export;
-mod group;
 mod out;
 mod preview;
+mod prices;
 mod printer;
-mod records;
 mod run;
-mod settings;
+mod run_providers;
+mod runs;
+mod search;
 mod task;
 
 use std::path::PathBuf;
@@ -194,7 +198,7 @@ pub async fn main(cli: Cli) -> ExitCode {
         Some(Command::Run(args)) => {
             let grouped = !args.providers.is_empty() || args.replay.is_some();
             let ran = match task::launch(cli.config.as_deref(), args.demo) {
-                Ok(launch) if grouped => group::go(launch, cli.store, args).await,
+                Ok(launch) if grouped => run_providers::go(launch, cli.store, args).await,
                 Ok(launch) => run::go(launch, cli.store, args).await,
                 Err(e) => Err(e),
             };
@@ -202,7 +206,7 @@ pub async fn main(cli: Cli) -> ExitCode {
         }
         Some(Command::Eval(args)) => eval::go(cli.config, cli.store, args).await,
         Some(Command::Evals { json, limit }) => eval::list(cli.config, cli.store, json, limit),
-        Some(Command::Runs { json, limit }) => records::runs(cli.config, cli.store, json, limit),
+        Some(Command::Runs { json, limit }) => runs::runs(cli.config, cli.store, json, limit),
         Some(Command::Compare {
             group_id,
             json,
@@ -211,12 +215,12 @@ pub async fn main(cli: Cli) -> ExitCode {
         Some(Command::Claims { run_id, json }) => {
             claims::claims(cli.config, cli.store, run_id, json)
         }
-        Some(Command::Prices { json }) => records::prices(cli.config, json),
+        Some(Command::Prices { json }) => prices::prices(cli.config, json),
         Some(Command::Citations {
             run_id,
             json,
             format,
-        }) => records::citations(cli.config, cli.store, run_id, json, format.as_deref()),
+        }) => citations::citations(cli.config, cli.store, run_id, json, format.as_deref()),
         Some(Command::Search {
             query,
             json,
@@ -230,12 +234,12 @@ pub async fn main(cli: Cli) -> ExitCode {
                 run,
                 rank,
             };
-            records::search(cli.config, cli.store, &q, json)
+            search::search(cli.config, cli.store, &q, json)
         }
         Some(Command::CheckSources { run_id, json }) => {
-            records::check_sources(cli.config, cli.store, run_id, json).await
+            check_sources::check_sources(cli.config, cli.store, run_id, json).await
         }
-        Some(Command::Config { json, demo }) => settings::show(cli.config, json, demo || cli.demo),
+        Some(Command::Config { json, demo }) => config::show(cli.config, json, demo || cli.demo),
         Some(Command::Export(args)) => export::export(cli.config, cli.store, args).await,
         Some(Command::StubVendor {
             listen,

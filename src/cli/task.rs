@@ -9,7 +9,8 @@ use std::path::PathBuf;
 use io_harness::core::id::RunId;
 use io_harness::launch::{Launch, Plan};
 use io_harness::{
-    ApproveAll, Approver, Config, Error, NobodyToAsk, Result, TaskContract, Vendor, Verification,
+    ApproveAll, Approver, Config, Error, NobodyToAsk, Result, Store, TaskContract, Vendor,
+    Verification,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -147,4 +148,14 @@ pub fn providers(
         }
     }
     Ok(out)
+}
+
+/// io.toml (`--config`, else discovered) and the store (`--store`, else io.toml's),
+/// opened for a command that reads records; a store that cannot be opened is
+/// refused naming it.
+pub fn open(config: Option<PathBuf>, store: Option<PathBuf>) -> Result<(Config, Store)> {
+    let loaded = Config::discover(config.as_deref())?;
+    let path = store.unwrap_or_else(|| loaded.config.store_path(loaded.path.as_deref()));
+    let store = Store::open(&path).map_err(|e| io_harness::Error::store_unusable(&path, &e))?;
+    Ok((loaded.config, store))
 }

@@ -238,7 +238,7 @@ pub(crate) fn describe(e: &toml::de::Error, text: &str, origin: &str) -> Error {
             ),
             _ => found.replace('`', ""),
         };
-        let expected = super::check::range_for(&path)
+        let expected = super::ranges::range_for(&path)
             .map_or_else(|| expected_words(expected), |r| r.expected());
         format!("{}: found {found}; expected {expected}", subject(&path))
     } else if message == "wanted string or table" {

@@ -7,12 +7,12 @@
 //! expected (`error`), so a misspelled `blocked_domain` is not a boundary that
 //! quietly did not apply. `[web]` is carried whenever present, `search = false` included.
 
-mod check;
 mod error;
 mod file;
 mod locate;
 mod parse;
 mod policy;
+mod ranges;
 mod resolved;
 mod scope;
 mod show;

@@ -8,7 +8,7 @@ use std::path::Path;
 use super::file::File;
 use super::resolved::{Config, Loaded, usd_micro};
 use super::scope::user_config_path;
-use super::{check, error, locate};
+use super::{error, locate, ranges};
 use crate::core::price::PriceTable;
 use crate::error::{Error, Result};
 
@@ -28,7 +28,7 @@ impl Config {
     pub(crate) fn parse_lenient(text: &str, origin: &str, layer: &str) -> Result<Config> {
         let file: File = toml::from_str(text).map_err(|e| error::describe(&e, text, origin))?;
         let mut config = Config::from(file);
-        let mut problems = check::check(&config);
+        let mut problems = ranges::check(&config);
         if let Some(task) = &config.task {
             if task.verify_file.is_some() != task.verify_contains.is_some() {
                 let (set, unset) = if task.verify_file.is_some() {

@@ -1,6 +1,6 @@
 //! Writing the declaration back to `io.toml` as its `[web]` table, with toml_edit
 //! so every comment, every other table and their order stay as the operator left
-//! them. The file is replaced atomically (`store::file::write_new`: a new file in the
+//! them. The file is replaced atomically (`machine::file::write_new`: a new file in the
 //! same directory renamed into place; a symbolic link there is refused, not followed).
 
 use std::path::Path;
@@ -21,7 +21,7 @@ pub fn write_web(path: &Path, web: &WebAccess) -> Result<()> {
     let updated = with_web(&text, web)
         .map_err(|e| Error::config(format!("{}: cannot be edited: {e}", path.display())))?;
     // A new file beside it renamed into place (never written through a link).
-    crate::store::file::write_new(path, updated.as_bytes()).map_err(|e| Error::io(path, e))
+    crate::machine::file::write_new(path, updated.as_bytes()).map_err(|e| Error::io(path, e))
 }
 
 /// The text with its `[web]` table set to `web`; everything else untouched.

@@ -327,7 +327,7 @@ fn new_wire_text(wire: Wire, feature: Feature, instead: &str) -> String {
 /// Whether this wire can carry the declaration; the refusal if not, derived from
 /// the capability table. `encode` calls it first; a `Fallback` calls it for every
 /// member before any request.
-pub fn check_wire(wire: Wire, web: Option<&WebAccess>) -> Result<()> {
+pub fn carries(wire: Wire, web: Option<&WebAccess>) -> Result<()> {
     let Some(web) = web.filter(|w| w.enabled()) else {
         return Ok(());
     };

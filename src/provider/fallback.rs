@@ -49,12 +49,12 @@ impl Provider for Fallback {
         self.members.first().map_or(0, |m| m.max_tokens())
     }
 
-    fn check(&self, web: Option<&WebAccess>) -> Result<()> {
-        self.members.iter().try_for_each(|m| m.check(web))
+    fn carries(&self, web: Option<&WebAccess>) -> Result<()> {
+        self.members.iter().try_for_each(|m| m.carries(web))
     }
 
     async fn complete(&self, turn: &Turn, sink: &dyn AttemptSink) -> Result<Reply> {
-        self.check(turn.web.as_ref())?;
+        self.carries(turn.web.as_ref())?;
         let mut last = None;
         for member in &self.members {
             let mut own = turn.clone();

@@ -373,8 +373,8 @@ impl Provider for HttpProvider {
         self.max_tokens
     }
 
-    fn check(&self, web: Option<&WebAccess>) -> Result<()> {
-        crate::core::capability::check_wire(self.endpoint.wire, web)
+    fn carries(&self, web: Option<&WebAccess>) -> Result<()> {
+        crate::core::capability::carries(self.endpoint.wire, web)
     }
 
     async fn complete(&self, turn: &Turn, sink: &dyn AttemptSink) -> Result<Reply> {

@@ -78,7 +78,7 @@ pub trait Provider: Send + Sync {
         None
     }
     /// Refuse, before any request, a declaration this provider cannot carry.
-    fn check(&self, _web: Option<&WebAccess>) -> Result<()> {
+    fn carries(&self, _web: Option<&WebAccess>) -> Result<()> {
         Ok(())
     }
     /// Answer one turn.

@@ -122,7 +122,7 @@ fn reopen<P: Provider + ?Sized>(
     let checkpoint = store
         .load_checkpoint(run_id)?
         .ok_or_else(|| Error::refused(format!("run {run_id} has no checkpoint to resume from")))?;
-    provider.check(checkpoint.contract.web.as_ref())?;
+    provider.carries(checkpoint.contract.web.as_ref())?;
     // Stored steps that disagree with the checkpoint, or a transcript that
     // cannot be read back, are refused before anything is sent.
     crate::run::resume::check_stored(
@@ -150,7 +150,7 @@ fn start<P: Provider + ?Sized>(
     options: &RunOptions,
 ) -> Result<(RunId, Checkpoint, Vec<Exchange>)> {
     // A declaration the provider cannot carry is refused before anything exists.
-    provider.check(contract.web.as_ref())?;
+    provider.carries(contract.web.as_ref())?;
     // A vendor that reports each request's cost itself needs no price for a
     // budget (the capability table's `own_cost`).
     if provider.wire().capabilities().own_cost.is_none() {

@@ -181,7 +181,7 @@ where
                 continue;
             }
         };
-        if let Err(e) = provider.check(contract.web.as_ref()) {
+        if let Err(e) = provider.carries(contract.web.as_ref()) {
             let said = e.to_string();
             store.record_refusal(group_id, entrant.vendor, &said)?;
             columns.push((i, entrant.vendor, None, Column::Refused(said)));

@@ -124,7 +124,7 @@ impl Store {
     /// verdicts, and the run's claim figures. A run without an answer has no
     /// sentences.
     pub fn run_claims(&self, run_id: RunId) -> Result<RunClaims> {
-        let checks = self.checks(run_id)?;
+        let checks = self.verdicts(run_id)?;
         let steps = self.steps(run_id)?;
         let last = final_answer(&steps, |s| &s.text);
         let claims = match &last {

@@ -233,6 +233,17 @@ pub(crate) fn now() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
 
+/// A stored count: negative only when an older release wrapped a huge one, which
+/// reads as saturated.
+pub(crate) fn count(v: i64) -> u64 {
+    u64::try_from(v).unwrap_or(i64::MAX as u64)
+}
+
+/// A count as SQLite holds it: saturated at `i64::MAX`, never wrapped negative.
+pub(crate) fn stored(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

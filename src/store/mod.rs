@@ -1,37 +1,41 @@
-//! The SQLite store: one file, WAL, a busy timeout, ordered additive migrations
-//! tracked by `PRAGMA user_version`. Sync API; callers on async threads wrap calls
-//! in `spawn_blocking` or accept a short write.
+//! The store: one SQLite file (WAL, a busy timeout, ordered additive migrations
+//! tracked by `PRAGMA user_version`) behind a sync API; callers on async threads
+//! wrap calls in `spawn_blocking` or accept a short write. One file a table
+//! family, each owning its reads and writes: `runs` (the runs table and
+//! sessions), `lease` (which process holds a run), `steps` (steps, checkpoints,
+//! transcripts), `calls` (provider and server-tool calls, priced into a run's
+//! ledger), `citations`, `verdicts` (check-sources), `claims` (cited spans),
+//! `groups`, `evals`, `search` (the full-text index); `figures`, `compare` and
+//! `export` read across them; `db` opens and migrates; `words` spells the core
+//! vocabulary in columns; `types` holds the rows.
 //!
 //! Accounting and citation rows are logged and swallowed on failure: failing a run
 //! the provider answered because a bookkeeping row could not be written would trade
 //! a real answer for an entry. No secret ever reaches this module.
 
-pub mod checks;
-mod claim;
+mod calls;
+mod citations;
 mod claims;
 mod compare;
 mod db;
-mod eval;
+mod evals;
 pub mod export;
 mod figures;
-pub mod file;
-mod group;
-mod ledger;
-mod read;
-mod runner;
+mod groups;
+mod lease;
+mod runs;
 pub mod search;
-mod step;
-mod trace;
+mod steps;
 pub mod types;
+pub mod verdicts;
 mod words;
-mod write;
 
+pub use calls::{Ledger, LedgerLine, fees_sum as ledger_fees, sum as ledger_sum};
 pub use claims::{ClaimRow, RunClaims};
 pub use db::{SCHEMA_VERSION, Store};
 pub(crate) use db::{db_err, now};
-pub use eval::{EvalRow, NewEval};
+pub use evals::{EvalRow, NewEval};
 pub use figures::wall_ms;
-pub use group::{GroupRow, NewGroup};
-pub use ledger::{Ledger, LedgerLine, fees_sum as ledger_fees, sum as ledger_sum};
-pub use step::StepRecord;
+pub use groups::{GroupRow, NewGroup};
+pub use steps::StepRecord;
 pub use types::*;

@@ -9,7 +9,7 @@ use io_harness::core::claims::{ClaimFigures, claim_wording, overlap, sentences};
 use io_harness::core::price::PriceTable;
 use io_harness::core::vendor::{Vendor, Wire};
 use io_harness::core::wire;
-use io_harness::store::checks::CheckRow;
+use io_harness::store::verdicts::VerdictRow;
 use io_harness::store::{CHECKPOINT_FORMAT, Checkpoint, NewRun, ProviderCall, StepRecord, Store};
 use io_harness::{Citation, Claim, Completion, RunId, TaskContract, Verification, WireResponse};
 use pretty_assertions::assert_eq;
@@ -213,8 +213,8 @@ fn cite(url: &str) -> Citation {
     }
 }
 
-fn check(run: RunId, url: &str, verdict: &str) -> CheckRow {
-    CheckRow {
+fn check(run: RunId, url: &str, verdict: &str) -> VerdictRow {
+    VerdictRow {
         run_id: run,
         step: 2,
         url: url.into(),
@@ -274,7 +274,7 @@ fn the_three_figures_of_a_constructed_run_and_figures_reads_the_same() {
     assert_eq!(f.claims(), unchecked);
 
     store
-        .record_checks(run, &[check(run, a, "found"), check(run, b, "not_found")])
+        .record_verdicts(run, &[check(run, a, "found"), check(run, b, "not_found")])
         .unwrap();
     let c = store.run_claims(run).unwrap();
     assert_eq!(
@@ -295,7 +295,7 @@ fn the_three_figures_of_a_constructed_run_and_figures_reads_the_same() {
     );
 
     store
-        .record_checks(run, &[check(run, a, "unreachable")])
+        .record_verdicts(run, &[check(run, a, "unreachable")])
         .unwrap();
     // An unreachable page says nothing about its source: `a` is unchecked
     // again, so only `b` (read, quote not found) counts, and no sentence has

@@ -173,7 +173,7 @@ async fn each_vendor_runs_in_its_own_copy_and_a_refusal_is_recorded_while_the_ot
         .with_web(WebAccess::search().allow("docs.rs"));
     let vendors = [Vendor::Anthropic, Vendor::OpenAi, Vendor::OpenRouter];
     let want_refusal = provider(&stub, Vendor::OpenRouter)
-        .check(contract.web.as_ref())
+        .carries(contract.web.as_ref())
         .unwrap_err()
         .to_string();
     assert!(

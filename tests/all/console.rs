@@ -865,7 +865,7 @@ fn a_checked_citation_shows_its_verdict_in_sources() {
     let mut s = state();
     update(&mut s, key(KeyCode::F(4)));
     update(&mut s, Msg::Runs(vec![run_row(1, "root")]));
-    let check = |url: &str, verdict: &str| io_harness::store::checks::CheckRow {
+    let check = |url: &str, verdict: &str| io_harness::store::verdicts::VerdictRow {
         run_id: io_harness::RunId(1),
         step: 1,
         url: url.into(),

@@ -342,7 +342,7 @@ fn check_fills_verified_share_and_unsupported_from_the_stored_verdicts() {
 fn a_resolved_redirect_counts_for_url_recall() {
     use io_harness::core::eval::{Question, report};
     use io_harness::core::price::PriceTable;
-    use io_harness::store::checks::CheckRow;
+    use io_harness::store::verdicts::VerdictRow;
     use io_harness::store::{NewEval, NewGroup, NewRun};
     use io_harness::{Citation, Store};
 
@@ -403,9 +403,9 @@ fn a_resolved_redirect_counts_for_url_recall() {
         "the redirect link is not the page"
     );
     store
-        .record_checks(
+        .record_verdicts(
             run,
-            &[CheckRow {
+            &[VerdictRow {
                 run_id: run,
                 step: 1,
                 url: redirect.into(),

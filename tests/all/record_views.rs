@@ -14,7 +14,7 @@ use io_harness::core::eval::url_recall;
 use io_harness::core::price::PriceTable;
 use io_harness::core::record::{domain, identity};
 use io_harness::core::verdict::Verdict;
-use io_harness::store::checks::CheckRow;
+use io_harness::store::verdicts::VerdictRow;
 use io_harness::store::{
     CHECKPOINT_FORMAT, Checkpoint, CitationQuery, NewGroup, NewRun, ProviderCall, StepRecord, Store,
 };
@@ -96,9 +96,9 @@ fn recorded() -> (tempfile::TempDir, Store, RunId, io_harness::GroupId) {
     // A later step that says nothing does not replace the final answer.
     step(&store, run, 2, "  ", &[]);
     store
-        .record_checks(
+        .record_verdicts(
             run,
-            &[CheckRow {
+            &[VerdictRow {
                 run_id: run,
                 step: 1,
                 url: REDIRECT.into(),
@@ -147,7 +147,7 @@ fn every_view_reads_one_definition_of_a_runs_record() {
     // The Sources pane: grouped by the same domains, the redirect under its page's.
     let mut s = state();
     s.sources.citations = store.citations(run).unwrap();
-    s.sources.checks = store.checks(run).unwrap();
+    s.sources.checks = store.verdicts(run).unwrap();
     s.sources.grouping = Grouping::ByDomain;
     let shown: BTreeSet<String> = s
         .visible_citations()

@@ -170,11 +170,11 @@ async fn each_citation_gets_one_verdict_and_it_is_recorded() {
     // Recorded with the time checked, the rows returned carrying it too; a
     // second check replaces them.
     assert!(rows.iter().all(|c| c.checked_at.len() == 24), "{rows:?}");
-    let stored = store.checks(run).unwrap();
+    let stored = store.verdicts(run).unwrap();
     assert_eq!(stored.len(), 12);
     assert!(stored.iter().all(|c| c.checked_at == rows[0].checked_at));
     check_run(&store, run, &policy, limits()).await.unwrap();
-    assert_eq!(store.checks(run).unwrap().len(), 12);
+    assert_eq!(store.verdicts(run).unwrap().len(), 12);
     // Nothing else in the store moved: the run, its citations.
     assert_eq!(store.run(run).unwrap(), before);
     assert_eq!(store.citations(run).unwrap().len(), 12);

@@ -14,7 +14,7 @@ use io_harness::core::policy::{Act, Policy};
 use io_harness::core::vendor::Vendor;
 use io_harness::core::verdict::Verdict;
 use io_harness::store::NewRun;
-use io_harness::store::checks::CheckRow;
+use io_harness::store::verdicts::VerdictRow;
 use io_harness::{Citation, RunId, Store};
 
 fn cite(url: String, quote: Option<&str>) -> Citation {
@@ -49,7 +49,7 @@ fn limits() -> Limits {
     }
 }
 
-fn row<'a>(rows: &'a [CheckRow], url: &str) -> &'a CheckRow {
+fn row<'a>(rows: &'a [VerdictRow], url: &str) -> &'a VerdictRow {
     rows.iter().find(|r| r.url == url).unwrap()
 }
 
@@ -237,7 +237,7 @@ async fn allowed_redirects_are_followed_without_credentials_and_recorded() {
     // Where it led is kept beside the link as cited, in the store too.
     let page = format!("http://127.0.0.1:{c}/page");
     assert_eq!(r.resolved_url.as_deref(), Some(page.as_str()));
-    let stored = store.checks(run).unwrap();
+    let stored = store.verdicts(run).unwrap();
     let kept = stored.iter().find(|k| k.url == hop).unwrap();
     assert_eq!(kept.resolved_url.as_deref(), Some(page.as_str()));
     let r = row(&rows, &direct);

@@ -310,7 +310,7 @@ fn every_refusal_is_a_config_error_ending_no_request_was_sent() {
                 .starts_with(&format!("provider \"{vendor}\"")),
             "{err}"
         );
-        assert!(wire::check(vendor, Some(&web)).is_err());
+        assert!(wire::carries_spec(vendor, Some(&web)).is_err());
     }
 }
 

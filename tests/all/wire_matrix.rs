@@ -126,7 +126,7 @@ fn the_refusal_matrix_follows_the_capability_table() {
     let mut got = Vec::new();
     for row in CAPABILITIES {
         for (name, web) in &features {
-            let refused = io_harness::core::capability::check_wire(row.wire, Some(web)).is_err();
+            let refused = io_harness::core::capability::carries(row.wire, Some(web)).is_err();
             got.push((row.wire.label(), *name, refused));
         }
     }
@@ -177,7 +177,7 @@ fn the_refusal_matrix_follows_the_capability_table() {
 
 #[test]
 fn the_spec_refusal_example_is_byte_for_byte() {
-    let err = io_harness::core::capability::check_wire(
+    let err = io_harness::core::capability::carries(
         Wire::OpenAiChat,
         Some(&WebAccess::search().block("evil.test")),
     )
@@ -192,7 +192,7 @@ fn the_spec_refusal_example_is_byte_for_byte() {
 #[test]
 fn new_wire_refusals_take_the_spec_form() {
     let refusal = |wire, web: WebAccess| {
-        io_harness::core::capability::check_wire(wire, Some(&web))
+        io_harness::core::capability::carries(wire, Some(&web))
             .unwrap_err()
             .to_string()
     };

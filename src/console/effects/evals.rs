@@ -1,7 +1,7 @@
 //! The Compare screen's eval effects: the stored evals listed with what each
 //! cost, one read back and scored (`Store::eval_report`, as `eval` reads it),
 //! and one's Markdown (`core::eval::table::markdown`, what `eval --format
-//! markdown` prints) written beside io.toml by `store::file::write_new`, as
+//! markdown` prints) written beside io.toml by `machine::file::write_new`, as
 //! Sources' export is.
 
 use crate::console::effects::executor::Executor;
@@ -52,7 +52,7 @@ impl Executor {
             };
             let text = crate::core::eval::table::markdown(&report);
             Ok(
-                match crate::store::file::write_new(&path, text.as_bytes()) {
+                match crate::machine::file::write_new(&path, text.as_bytes()) {
                     Ok(()) => Msg::info(format!(
                         "wrote eval {id}'s matrix and {} to {}",
                         crate::console::view::count(report.questions.len(), "question row"),

@@ -17,7 +17,7 @@ pub fn run_sources(store: &Store, id: RunId) -> crate::Result<Msg> {
     Ok(Msg::RunSources {
         citations: store.citations_with_children(id)?,
         calls: store.server_tool_calls(id)?,
-        checks: store.checks(id)?,
+        checks: store.verdicts(id)?,
         suggestions: store.search_suggestions(id)?,
     })
 }

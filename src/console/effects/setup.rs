@@ -8,8 +8,8 @@ use std::sync::Arc;
 use crate::config::Loaded;
 use crate::console::state::State;
 use crate::console::state::form::Form;
+use crate::console::state::keys::Keymap;
 use crate::console::state::theme::Theme;
-use crate::console::update::keys::Keymap;
 use crate::error::Result;
 use crate::launch::{Launch, Plan};
 

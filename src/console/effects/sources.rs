@@ -92,7 +92,7 @@ impl Executor {
                 crate::store::export::Format::Markdown,
             )?;
             Ok(
-                match crate::store::file::write_new(&path, text.as_bytes()) {
+                match crate::machine::file::write_new(&path, text.as_bytes()) {
                     Ok(()) => Msg::info(format!(
                         "wrote {} of run {run_id} to {}",
                         crate::console::view::count(rows.len(), "source"),

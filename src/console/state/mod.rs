@@ -10,6 +10,8 @@ pub mod compare;
 pub mod evals;
 pub mod fold;
 pub mod form;
+mod key_text;
+pub mod keys;
 pub mod live;
 pub mod past;
 pub mod preview;
@@ -21,10 +23,10 @@ use crossterm::event::KeyEvent;
 use crate::approve::ApprovalRequest;
 use crate::console::state::compare::CompareView;
 use crate::console::state::form::{Form, VendorPreview};
+use crate::console::state::keys::{Keymap, Scope};
 use crate::console::state::past::PastRun;
 use crate::console::state::run::RunView;
 use crate::console::state::theme::Theme;
-use crate::console::update::keys::{Keymap, Scope};
 use crate::core::contract::TaskContract;
 use crate::core::event::Event;
 use crate::core::id::{EvalId, GroupId, RunId};
@@ -83,7 +85,7 @@ pub struct Sources {
     /// citations until Esc.
     pub hits: Option<std::result::Result<Vec<crate::store::search::Hit>, String>>,
     /// What `check-sources` found for the selected run's citations, if it ran.
-    pub checks: Vec<crate::store::checks::CheckRow>,
+    pub checks: Vec<crate::store::verdicts::VerdictRow>,
     /// Selected citation.
     pub cursor: usize,
     /// Showing the detail of the selected citation.
@@ -226,7 +228,7 @@ pub enum Msg {
         /// The server-tool calls (failed ones among them).
         calls: Vec<ServerToolCallRow>,
         /// The verdicts recorded for them.
-        checks: Vec<crate::store::checks::CheckRow>,
+        checks: Vec<crate::store::verdicts::VerdictRow>,
         /// The search suggestions its steps were given to show (Google's).
         suggestions: Vec<crate::core::suggestions::Suggestion>,
     },

@@ -7,9 +7,9 @@
 
 use crate::console::state::compare::{CompareColumn, CompareView, Listed};
 use crate::console::state::evals::{EvalPick, EvalView};
+use crate::console::state::keys::Action;
 use crate::console::state::run::RunView;
 use crate::console::state::{Effect, NoticeCause, Screen, State};
-use crate::console::update::keys::Action;
 use crate::core::eval::EvalReport;
 use crate::core::id::RunId;
 use crate::core::vendor::Vendor;

@@ -6,10 +6,10 @@ use crossterm::event::{KeyCode, KeyEvent};
 
 use crate::approve::Answer;
 use crate::console::state::form::{FIELDS, Field};
+use crate::console::state::keys::{Action, Scope};
 use crate::console::state::run::RunView;
 use crate::console::state::theme::{BUILT_IN, Theme};
 use crate::console::state::{Effect, Grouping, NoticeCause, Screen, State};
-use crate::console::update::keys::{Action, Scope};
 use crate::console::update::sources::{on_sources, typing};
 use crate::core::transcript::{CacheTtl, Conversation};
 use crate::core::vendor::Vendor;

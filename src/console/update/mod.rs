@@ -1,16 +1,14 @@
 //! `update(&mut State, Msg) -> Vec<Effect>`: the pure half of the console. A key
-//! or wheel step goes to `input` (through the bindings in `keys`; the Sources
+//! or wheel step goes to `input` (through the bindings the state's `keys` holds; the Sources
 //! screen's typing and actions are in `sources`); a run's event to the Run panes'
 //! fold; what the store answered to the screen it was asked for.
 //! Effects are returned, never performed here.
 
 mod compare;
 pub mod input;
-mod key_text;
-pub mod keys;
 mod sources;
 
-use keys::Action;
+use crate::console::state::keys::Action;
 
 use crate::console::state::{Effect, Grouping, Msg, Screen, State, Tone, Wheel};
 

@@ -4,8 +4,8 @@
 
 use crossterm::event::{KeyCode, KeyEvent};
 
+use crate::console::state::keys::Action;
 use crate::console::state::{Effect, Grouping, State};
-use crate::console::update::keys::Action;
 
 /// A key while a search or a filter is being typed on Sources: a character or a
 /// backspace edits it, Enter runs the search (a filter applies as it is typed),

@@ -10,8 +10,8 @@ use ratatui::text::Line;
 use ratatui::widgets::Paragraph;
 
 use crate::console::state::State;
+use crate::console::state::keys::Action;
 use crate::console::state::theme::Theme;
-use crate::console::update::keys::Action;
 use crate::console::view::block;
 use crate::core::claims::Source;
 use crate::core::verdict::Verdict;

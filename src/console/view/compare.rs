@@ -12,9 +12,9 @@ use ratatui::widgets::{Paragraph, Wrap};
 
 use crate::console::state::State;
 use crate::console::state::compare::CompareColumn;
+use crate::console::state::keys::Action;
 use crate::console::state::run::Tone;
 use crate::console::state::theme::Theme;
-use crate::console::update::keys::Action;
 use crate::console::view::block;
 use crate::core::compare::table::render;
 use crate::core::price::usd_or_dash;

@@ -9,8 +9,8 @@ use ratatui::widgets::{Paragraph, Wrap};
 
 use crate::console::state::State;
 use crate::console::state::form::{FIELDS, Field, VendorPreview};
+use crate::console::state::keys::Action;
 use crate::console::state::theme::Theme;
-use crate::console::update::keys::Action;
 use crate::console::view::block;
 use crate::core::vendor::Wire;
 

@@ -12,7 +12,7 @@ use ratatui::widgets::Paragraph;
 
 use crate::console::state::State;
 use crate::console::state::evals::EvalView;
-use crate::console::update::keys::Action;
+use crate::console::state::keys::Action;
 use crate::console::view::block;
 use crate::core::eval::table::{
     MATRIX_HEAD, QUESTION_HEAD, columns, matrix_row, question_row, title, unrun_lines,

@@ -10,7 +10,7 @@ use ratatui::widgets::{Paragraph, Wrap};
 
 use crate::console::state::State;
 use crate::console::state::evals::EvalListed;
-use crate::console::update::keys::Action;
+use crate::console::state::keys::Action;
 use crate::console::view::{block, count};
 use crate::core::price::usd_or_dash;
 

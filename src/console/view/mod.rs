@@ -18,8 +18,8 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span, Text};
 use ratatui::widgets::{Block, Cell, Clear, Paragraph, Row, Table, Wrap};
 
+use crate::console::state::keys::{Action, Scope};
 use crate::console::state::{Screen, State};
-use crate::console::update::keys::{Action, Scope};
 pub(crate) use chrome::{block, centered, count};
 
 /// The smallest area the screens are drawn in.

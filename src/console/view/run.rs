@@ -64,10 +64,10 @@ fn draw_not_started(frame: &mut Frame<'_>, area: Rect, state: &State) {
         "No run yet. {} runs the declaration; a past run opens from Sources ({}).",
         state
             .keys
-            .key_for(crate::console::update::keys::Action::StartRun),
+            .key_for(crate::console::state::keys::Action::StartRun),
         state
             .keys
-            .key_for(crate::console::update::keys::Action::ShowSources)
+            .key_for(crate::console::state::keys::Action::ShowSources)
     );
     frame.render_widget(
         Paragraph::new(hint)
@@ -223,7 +223,7 @@ pub(super) fn draw_approval(frame: &mut Frame<'_>, area: Rect, state: &State) {
                     " {} approve ",
                     state
                         .keys
-                        .key_for(crate::console::update::keys::Action::Approve)
+                        .key_for(crate::console::state::keys::Action::Approve)
                 ),
                 Style::default().fg(t.ok).add_modifier(Modifier::REVERSED),
             ),
@@ -233,7 +233,7 @@ pub(super) fn draw_approval(frame: &mut Frame<'_>, area: Rect, state: &State) {
                     " {} allow for this run ",
                     state
                         .keys
-                        .key_for(crate::console::update::keys::Action::ApproveForRun)
+                        .key_for(crate::console::state::keys::Action::ApproveForRun)
                 ),
                 Style::default().fg(t.ok),
             ),
@@ -243,7 +243,7 @@ pub(super) fn draw_approval(frame: &mut Frame<'_>, area: Rect, state: &State) {
                     " {} deny ",
                     state
                         .keys
-                        .key_for(crate::console::update::keys::Action::Deny)
+                        .key_for(crate::console::state::keys::Action::Deny)
                 ),
                 Style::default()
                     .fg(t.error)

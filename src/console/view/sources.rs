@@ -13,7 +13,7 @@ use crate::console::view::{block, centered};
 use crate::core::outcome::Outcome;
 use crate::core::price::usd;
 use crate::store::CitationRow;
-use crate::store::checks::CheckRow;
+use crate::store::verdicts::VerdictRow;
 
 pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
     let t = &state.theme.1;
@@ -28,10 +28,10 @@ pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
                 "No runs recorded in this store yet. {} on Declare ({}) starts one.",
                 state
                     .keys
-                    .key_for(crate::console::update::keys::Action::StartRun),
+                    .key_for(crate::console::state::keys::Action::StartRun),
                 state
                     .keys
-                    .key_for(crate::console::update::keys::Action::ShowDeclare)
+                    .key_for(crate::console::state::keys::Action::ShowDeclare)
             ))
             .style(Style::default().fg(t.muted))
             .wrap(Wrap { trim: true })
@@ -247,7 +247,7 @@ fn draw_citations(frame: &mut Frame<'_>, list: Rect, state: &State, visible: &[&
 /// What check-sources found, where it ran: the verdict after the URL of the run
 /// it checked (by run, step and URL: another run citing the same URL at the same
 /// step was not checked), and where a redirect led when it was followed.
-fn verdict_of(checks: &[CheckRow], c: &CitationRow) -> String {
+fn verdict_of(checks: &[VerdictRow], c: &CitationRow) -> String {
     checks
         .iter()
         .find(|k| k.run_id == c.run_id && k.step == c.step && k.url == c.url)

@@ -34,7 +34,7 @@ pub mod openrouter_tools;
 pub mod portability;
 pub mod stream;
 
-use crate::core::capability::check_wire;
+use crate::core::capability::carries;
 use crate::core::completion::Completion;
 use crate::core::refusal::{Asked, Refusal};
 use crate::core::turn::{Turn, WireRequest, WireResponse};
@@ -66,7 +66,7 @@ pub fn encode(endpoint: &Endpoint, turn: &Turn) -> Result<WireRequest> {
         refusal.vendor = endpoint.vendor;
         return Err(refusal.into());
     }
-    check_wire(endpoint.wire, turn.web.as_ref())?;
+    carries(endpoint.wire, turn.web.as_ref())?;
     if let Some(refusal) = turn
         .web_enabled()
         .and_then(|web| limits::model_refusal(endpoint.wire, &turn.model, web))
@@ -100,9 +100,9 @@ pub fn decode_wire(wire: Wire, response: &WireResponse) -> Result<Completion> {
     }
 }
 
-/// Whether the vendor's spec wire can carry the declaration (see `check_wire`).
-pub fn check(vendor: Vendor, web: Option<&WebAccess>) -> Result<()> {
-    check_wire(Wire::spec(vendor), web)
+/// Whether the vendor's spec wire can carry the declaration (see `carries`).
+pub fn carries_spec(vendor: Vendor, web: Option<&WebAccess>) -> Result<()> {
+    carries(Wire::spec(vendor), web)
 }
 
 /// One-line cautions where a vendor's documentation and this crate's behaviour

@@ -36,7 +36,7 @@ use crate::error::{Error, Result};
 
 const PROVIDER: Vendor = Vendor::OpenAi;
 
-/// Encode one turn (the declaration has already passed `check_wire`).
+/// Encode one turn (the declaration has already passed `carries`).
 pub fn encode(endpoint: &Endpoint, turn: &Turn) -> Result<WireRequest> {
     let mut body = Map::new();
     body.insert("model".into(), json!(turn.model));

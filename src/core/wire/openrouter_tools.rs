@@ -19,7 +19,7 @@ use crate::core::turn::{Turn, WireRequest};
 use crate::core::web::WebAccess;
 use crate::error::Result;
 
-/// Encode one turn (the declaration has already passed `check_wire`).
+/// Encode one turn (the declaration has already passed `carries`).
 pub fn encode(endpoint: &Endpoint, turn: &Turn) -> Result<WireRequest> {
     let mut body = chat_body(endpoint, turn, "max_completion_tokens")?;
     if let Some(web) = turn.web_enabled() {

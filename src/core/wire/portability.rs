@@ -3,7 +3,7 @@
 //! wire has with the model it would be sent (`limits`), and what the cap becomes.
 
 use super::limits;
-use crate::core::capability::{Cap, check_wire};
+use crate::core::capability::{Cap, carries};
 use crate::core::vendor::{Vendor, Wire};
 use crate::core::web::WebAccess;
 
@@ -28,14 +28,11 @@ pub fn portability(web: Option<&WebAccess>, model: impl Fn(Vendor) -> String) ->
         .map(|wire| {
             let model = model(wire.vendor());
             let enabled = web.filter(|w| w.enabled());
-            let refusal = check_wire(wire, web)
-                .err()
-                .map(|e| e.to_string())
-                .or_else(|| {
-                    enabled
-                        .and_then(|w| limits::model_refusal(wire, &model, w))
-                        .map(|r| r.to_string())
-                });
+            let refusal = carries(wire, web).err().map(|e| e.to_string()).or_else(|| {
+                enabled
+                    .and_then(|w| limits::model_refusal(wire, &model, w))
+                    .map(|r| r.to_string())
+            });
             let short = enabled.and_then(|w| {
                 let row = wire.capabilities();
                 match row.first_refused(w) {

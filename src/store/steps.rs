@@ -1,3 +1,5 @@
+//! The `steps` table with a run's checkpoints and transcript exchanges: a step
+//! read back, its answer and observations, the search suggestions it showed.
 //! A step recorded whole or not at all: its accounting row, server-tool rows,
 //! citations, claims, step row and checkpoint (and, for the last step, the run's outcome)
 //! in one transaction, so a process killed anywhere in a step leaves either the
@@ -9,15 +11,17 @@
 //! earlier request was really sent and may have been billed, but its answer was
 //! never recorded).
 
-use rusqlite::{TransactionBehavior, params};
+use rusqlite::{OptionalExtension, TransactionBehavior, params};
 
-use super::write::{count, outcome_detail};
+use super::db::stored;
+use super::runs::outcome_detail;
 use super::{Store, db_err, now};
 use crate::core::completion::{Citation, Claim, ServerToolCall};
 use crate::core::id::RunId;
 use crate::core::outcome::RunOutcome;
 use crate::core::transcript::Exchange;
 use crate::error::{Error, Result};
+use crate::store::types::{CHECKPOINT_FORMAT, StepRow};
 use crate::store::types::{Checkpoint, ProviderCall};
 
 /// Everything one step writes.
@@ -83,11 +87,11 @@ impl Store {
                cache_write_1h_tokens, endpoint, response_id, finish_reason)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,
                ?19, ?20, ?21)",
-            params![run, step, c.provider, c.model, count(u.input_tokens), count(u.output_tokens),
-                    count(u.server_tool_requests), c.usage.is_some(), c.stop_reason,
-                    count(c.latency_ms), c.request_id, now(), record.attempt,
-                    count(u.cache_write_tokens), count(u.cache_read_tokens), count(u.web_fetch_requests),
-                    u.reported_cost_micro_usd.map(count), count(u.cache_write_1h_tokens),
+            params![run, step, c.provider, c.model, stored(u.input_tokens), stored(u.output_tokens),
+                    stored(u.server_tool_requests), c.usage.is_some(), c.stop_reason,
+                    stored(c.latency_ms), c.request_id, now(), record.attempt,
+                    stored(u.cache_write_tokens), stored(u.cache_read_tokens), stored(u.web_fetch_requests),
+                    u.reported_cost_micro_usd.map(stored), stored(u.cache_write_1h_tokens),
                     c.endpoint, c.response_id, c.finish_reason],
         )
         .map_err(db_err("recording a provider call"))?;
@@ -209,5 +213,136 @@ impl Store {
         )
         .map(|n| u32::try_from(n).unwrap_or(u32::MAX))
         .map_err(db_err("marking a request as sent"))
+    }
+
+    /// A run's steps, in order.
+    pub fn steps(&self, run_id: RunId) -> Result<Vec<StepRow>> {
+        let conn = self.lock()?;
+        let mut stmt = conn
+            .prepare(
+                "SELECT step, text, observations_json FROM steps WHERE run_id = ?1 ORDER BY step",
+            )
+            .map_err(db_err("reading steps"))?;
+        let rows = stmt
+            .query_map([run_id.0], |r| {
+                let obs: String = r.get(2)?;
+                Ok(StepRow {
+                    run_id,
+                    step: r.get(0)?,
+                    text: r.get(1)?,
+                    observations: serde_json::from_str(&obs).unwrap_or_default(),
+                })
+            })
+            .map_err(db_err("reading steps"))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(db_err("reading steps"))
+    }
+
+    /// The search suggestions a run's steps were given to show (Google Search
+    /// suggestions, read out of the HTML Google sent), in step order, each once.
+    pub fn search_suggestions(
+        &self,
+        run_id: RunId,
+    ) -> Result<Vec<crate::core::suggestions::Suggestion>> {
+        let conn = self.lock()?;
+        let mut stmt = conn
+            .prepare(
+                "SELECT search_suggestions FROM steps
+                 WHERE run_id = ?1 AND search_suggestions IS NOT NULL ORDER BY step",
+            )
+            .map_err(db_err("reading search suggestions"))?;
+        let html = stmt
+            .query_map([run_id.0], |r| r.get::<_, String>(0))
+            .map_err(db_err("reading search suggestions"))?
+            .collect::<rusqlite::Result<Vec<_>>>()
+            .map_err(db_err("reading search suggestions"))?;
+        let mut out: Vec<crate::core::suggestions::Suggestion> = Vec::new();
+        for s in html
+            .iter()
+            .flat_map(|h| crate::core::suggestions::suggestions(h))
+        {
+            if !out.iter().any(|o| o.url == s.url) {
+                out.push(s);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Record (or replace) one step's answer text and the observations it produced.
+    pub fn record_step(
+        &self,
+        run_id: RunId,
+        step: u32,
+        text: &str,
+        observations: &[String],
+    ) -> Result<()> {
+        let obs = serde_json::to_string(observations)
+            .map_err(|e| Error::store("encoding the observations", e))?;
+        let mut conn = self.lock()?;
+        let tx = conn
+            .transaction()
+            .map_err(db_err("starting a step's write"))?;
+        let replaced = tx
+            .execute(
+                "UPDATE steps SET text = ?3, observations_json = ?4 WHERE run_id = ?1 AND step = ?2",
+                params![run_id.0, step, text, obs],
+            )
+            .map_err(db_err("recording a step"))?;
+        if replaced > 0 {
+            // The step's earlier text leaves the index with it.
+            tx.execute(
+                "DELETE FROM search_index WHERE run_id = ?1 AND step = ?2 AND kind = 'text'",
+                params![run_id.0, step],
+            )
+            .map_err(db_err("indexing a step"))?;
+        } else {
+            tx.execute(
+                "INSERT INTO steps (run_id, step, text, observations_json) VALUES (?1, ?2, ?3, ?4)",
+                params![run_id.0, step, text, obs],
+            )
+            .map_err(db_err("recording a step"))?;
+        }
+        super::search::index_text(&tx, run_id, step, text)?;
+        tx.commit().map_err(db_err("committing a step"))
+    }
+
+    /// Save the state a killed run resumes from.
+    pub fn save_checkpoint(&self, run_id: RunId, checkpoint: &Checkpoint) -> Result<()> {
+        let body = serde_json::to_string(checkpoint)
+            .map_err(|e| Error::store("encoding the checkpoint", e))?;
+        self.lock()?
+            .execute(
+                "INSERT INTO checkpoints (run_id, format, step, body_json, saved_at) VALUES (?1, ?2, ?3, ?4, ?5)
+                 ON CONFLICT (run_id) DO UPDATE SET format = excluded.format, step = excluded.step,
+                   body_json = excluded.body_json, saved_at = excluded.saved_at, sent = 0",
+                params![run_id.0, checkpoint.format, checkpoint.step, body, now()],
+            )
+            .map_err(db_err("saving a checkpoint"))?;
+        Ok(())
+    }
+
+    /// The checkpoint of a run, if it has one; an error for another format.
+    pub fn load_checkpoint(&self, run_id: RunId) -> Result<Option<Checkpoint>> {
+        let row: Option<(u32, String)> = self
+            .lock()?
+            .query_row(
+                "SELECT format, body_json FROM checkpoints WHERE run_id = ?1",
+                [run_id.0],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()
+            .map_err(db_err("reading a checkpoint"))?;
+        let Some((format, body)) = row else {
+            return Ok(None);
+        };
+        // Format 7 (before transcripts) is format 8 with no exchanges.
+        if format != CHECKPOINT_FORMAT && format != 7 {
+            return Err(Error::store_says(format!(
+                "run {run_id} has a checkpoint in format {format}; this release resumes formats 7 and {CHECKPOINT_FORMAT} only"
+            )));
+        }
+        serde_json::from_str(&body)
+            .map(Some)
+            .map_err(|e| Error::store(format!("run {run_id}: the checkpoint does not parse"), e))
     }
 }

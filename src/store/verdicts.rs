@@ -11,7 +11,7 @@ use crate::error::Result;
 
 /// One citation's verdict.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CheckRow {
+pub struct VerdictRow {
     /// The run that cited it (set when recorded; a verdict belongs to its run,
     /// never to another run's citation of the same URL at the same step).
     #[serde(default)]
@@ -42,7 +42,7 @@ pub struct CheckRow {
 impl Store {
     /// Record a run's verdicts, replacing earlier ones for the same citations;
     /// returns the time they were recorded with.
-    pub fn record_checks(&self, run_id: RunId, checks: &[CheckRow]) -> Result<String> {
+    pub fn record_verdicts(&self, run_id: RunId, checks: &[VerdictRow]) -> Result<String> {
         let mut conn = self.lock()?;
         let tx = conn
             .transaction()
@@ -74,7 +74,7 @@ impl Store {
     }
 
     /// A run's recorded verdicts, by step and URL, each naming the run.
-    pub fn checks(&self, run_id: RunId) -> Result<Vec<CheckRow>> {
+    pub fn verdicts(&self, run_id: RunId) -> Result<Vec<VerdictRow>> {
         let conn = self.lock()?;
         let mut stmt = conn
             .prepare(
@@ -85,7 +85,7 @@ impl Store {
             .map_err(db_err("reading checks"))?;
         let rows = stmt
             .query_map([run_id.0], |r| {
-                Ok(CheckRow {
+                Ok(VerdictRow {
                     run_id,
                     step: r.get(0)?,
                     url: r.get(1)?,

@@ -99,7 +99,7 @@ impl Store {
                 e.file,
                 e.vendors.iter().map(|v| v.as_str()).collect::<Vec<_>>().join(","),
                 e.jobs,
-                e.max_usd_micro.map(super::write::count),
+                e.max_usd_micro.map(super::db::stored),
                 e.demo
             ],
         )
@@ -163,7 +163,7 @@ impl Store {
         .map_err(db_err("resuming an eval"))?;
         tx.execute(
             "UPDATE evals SET max_usd_micro = ?2, finished_at = NULL WHERE eval_id = ?1",
-            params![eval_id, max_usd_micro.map(super::write::count)],
+            params![eval_id, max_usd_micro.map(super::db::stored)],
         )
         .map_err(db_err("resuming an eval"))?;
         tx.commit().map_err(db_err("resuming an eval"))
@@ -228,12 +228,12 @@ impl Store {
                         })
                         .collect::<rusqlite::Result<_>>()?,
                     jobs: r.get(4)?,
-                    max_usd_micro: r.get::<_, Option<i64>>(5)?.map(super::read::count),
+                    max_usd_micro: r.get::<_, Option<i64>>(5)?.map(super::db::count),
                     demo: r.get(6)?,
                     finished_at: r.get(7)?,
-                    questions: super::read::count(r.get(8)?),
-                    done: super::read::count(r.get(9)?),
-                    skipped: super::read::count(r.get(10)?),
+                    questions: super::db::count(r.get(8)?),
+                    done: super::db::count(r.get(9)?),
+                    skipped: super::db::count(r.get(10)?),
                 })
             },
         )

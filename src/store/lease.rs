@@ -9,11 +9,11 @@
 
 use rusqlite::{OptionalExtension, TransactionBehavior, params};
 
-use super::runner::{self, Runner};
 use super::{Store, db_err};
 use crate::core::id::RunId;
 use crate::core::outcome::Outcome;
 use crate::error::{Error, Result};
+use crate::machine::process::{self as runner, Runner};
 
 impl Store {
     /// Make this process the run's runner and clear its outcome, or refuse before

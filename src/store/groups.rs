@@ -51,7 +51,7 @@ impl Store {
                 now(),
                 group.goal,
                 group.workspace,
-                group.max_usd_micro.map(super::write::count)
+                group.max_usd_micro.map(super::db::stored)
             ],
         )
         .map_err(db_err("recording a new run group"))?;

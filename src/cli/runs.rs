@@ -1,0 +1,56 @@
+//! `io-harness runs`: past runs, newest first, with their figures, as a table
+//! for people or JSON for scripts.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use io_harness::Result;
+use io_harness::price::usd_or_dash;
+
+use super::out;
+use super::task::open;
+
+/// Past runs, newest first.
+pub fn runs(config: Option<PathBuf>, store: Option<PathBuf>, json: bool, limit: u32) -> Result<()> {
+    // As `search` refuses it: no list would say "no runs" of a store that has some.
+    if limit == 0 {
+        return Err(io_harness::Error::refused(
+            "--limit 0 would list no runs; give 1 or more (default 50)",
+        ));
+    }
+    let (config, store) = open(config, store)?;
+    let runs = store.priced_runs(Some(limit), &config.price_table())?;
+    if json {
+        return out::json(&serde_json::to_string_pretty(&runs).unwrap_or_default());
+    }
+    if runs.is_empty() {
+        return out::line("no runs recorded yet; `io-harness run --goal TEXT` starts one");
+    }
+    let mut text = format!(
+        "{:>5}  {:>5}  {:<20}  {:<10}  {:<16}  {:>7}  {:>9}  {:>10}  {:>10}  goal\n",
+        "run", "group", "started", "provider", "outcome", "sources", "tokens", "fees", "cost"
+    );
+    for r in runs {
+        // Every figure from the one summary `compare` and the console read.
+        let f = r.figures.clone().unwrap_or_default();
+        let _ = writeln!(
+            text,
+            "{:>5}  {:>5}  {:<20}  {:<10}  {:<16}  {:>7}  {:>9}  {:>10}  {:>10}  {}",
+            r.run_id,
+            r.group_id.map_or("—".to_string(), |g| g.to_string()),
+            r.started_at.chars().take(19).collect::<String>(),
+            r.provider,
+            r.outcome.map_or("running", |o| o.as_str()),
+            r.citation_count,
+            f.tokens(),
+            io_harness::core::price::fees_or_included(f.fees_micro_usd, f.vendor_reported()),
+            format!(
+                "{}{}",
+                usd_or_dash(f.cost_micro_usd),
+                if f.vendor_reported() { "v" } else { "" }
+            ),
+            r.goal.lines().next().unwrap_or("")
+        );
+    }
+    out::print(&text)
+}
