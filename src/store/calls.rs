@@ -210,16 +210,6 @@ impl Store {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_column_count_matches_the_columns() {
-        assert_eq!(CALL_COLUMNS.split(',').count(), CALL_COLUMN_COUNT);
-    }
-}
-
 pub(super) fn call_row(r: &Row<'_>) -> rusqlite::Result<ProviderCallRow> {
     let n = |i: usize| -> rusqlite::Result<u64> { Ok(count(r.get(i)?)) };
     let usage = if r.get::<_, bool>(7)? {
@@ -260,3 +250,13 @@ pub(super) const CALL_COLUMNS: &str = "run_id, step, provider, model, input_toke
 
 /// How many columns `CALL_COLUMNS` names (a query may select more after them).
 pub(super) const CALL_COLUMN_COUNT: usize = 20;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_column_count_matches_the_columns() {
+        assert_eq!(CALL_COLUMNS.split(',').count(), CALL_COLUMN_COUNT);
+    }
+}
