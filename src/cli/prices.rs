@@ -35,11 +35,7 @@ pub fn prices(config: Option<PathBuf>, json: bool) -> Result<()> {
         let _ = writeln!(
             text,
             "{:<10}  {:<18}  {:>6}  {:>6}  {:>7}  {:>6}  {:>7}  {:>6}  {:<10}  {source}",
-            if r.vendor.is_empty() {
-                "—"
-            } else {
-                &r.vendor
-            },
+            r.vendor.map_or("—", |v| v.as_str()),
             r.model,
             p.input_per_mtok,
             p.output_per_mtok,

@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::core::completion::Usage;
 use crate::core::event::Cost;
+use crate::core::vendor::Vendor;
 
 pub use super::money::{describe, fees_or_included, usd, usd_or_dash};
 
@@ -105,8 +106,8 @@ impl PriceOverride {
 /// One row of the table: a model's prices, where they were read and when.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PriceRow {
-    /// `anthropic`, `openai`, `openrouter`; empty for a model only io.toml prices.
-    pub vendor: String,
+    /// The vendor whose page gave the row; `None` for a model only io.toml prices.
+    pub vendor: Option<Vendor>,
     /// The model name as sent.
     pub model: String,
     /// The prices.
@@ -133,7 +134,7 @@ struct TableFile {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct FileRow {
-    vendor: String,
+    vendor: Vendor,
     model: String,
     input_per_mtok: f64,
     output_per_mtok: f64,
@@ -187,7 +188,7 @@ impl PriceTable {
                 .into_iter()
                 .map(|(model, price)| {
                     let row = PriceRow {
-                        vendor: String::new(),
+                        vendor: None,
                         model: model.clone(),
                         price,
                         read_on: None,
@@ -207,7 +208,7 @@ impl PriceTable {
         let mut rows = BTreeMap::new();
         for r in file.row {
             let row = PriceRow {
-                vendor: r.vendor,
+                vendor: Some(r.vendor),
                 model: r.model.clone(),
                 price: Price {
                     input_per_mtok: r.input_per_mtok,

@@ -244,7 +244,7 @@ fn own_copy(
     skip: &[PathBuf],
     copies: &Copies,
 ) -> Result<PathBuf> {
-    let copy = absolute(&unused(dir, vendor.as_str()));
+    let copy = absolute(&unused(dir, vendor));
     let copied = copy_workspace(workspace, &copy, skip).map_err(|e| {
         Error::io(
             workspace,
@@ -275,8 +275,8 @@ fn not_started(store: &Store, group_id: GroupId, vendor: Vendor, e: &Error) -> R
 
 /// The copy's folder: `<group>/<vendor>`, or `<vendor>-2`, … when a replay on
 /// the same vendor already has one.
-fn unused(dir: &Path, vendor: &str) -> PathBuf {
-    let first = dir.join(vendor);
+fn unused(dir: &Path, vendor: Vendor) -> PathBuf {
+    let first = dir.join(vendor.as_str());
     (2..)
         .map(|n| dir.join(format!("{vendor}-{n}")))
         .take(10_000)

@@ -144,8 +144,7 @@ pub fn send_run(
             .clone()
             .unwrap_or_else(|| "the run ended in error".into())
     });
-    let outcome = run.outcome.map_or("unfinished", Outcome::as_str);
-    spans::end_agent(&cx, outcome, error.as_deref(), finished);
+    spans::end_agent(&cx, run.outcome, error.as_deref(), finished);
     Ok(count)
 }
 

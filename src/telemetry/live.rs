@@ -225,7 +225,7 @@ impl TraceObserver {
             RunOutcome::Error { message } => Some(message.as_str()),
             _ => None,
         };
-        spans::end_agent(&run.cx, outcome.label(), error, now);
+        spans::end_agent(&run.cx, Some(outcome.word()), error, now);
     }
 }
 

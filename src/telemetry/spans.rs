@@ -20,6 +20,7 @@ use serde_json::json;
 use crate::core::completion::{Citation, ToolCall, Usage};
 use crate::core::event::Cost;
 use crate::core::id::RunId;
+use crate::core::outcome::Outcome;
 use crate::core::vendor::Vendor;
 
 /// The conventions followed.
@@ -172,9 +173,11 @@ pub fn start_agent(shape: &Shape, parent: &Context, a: &AgentStart) -> Context {
     parent.with_span(span)
 }
 
-/// End a run's span with its outcome (`passed`, `failed`, …) and, for a run
-/// that ended in error, `error.type` and the message.
-pub fn end_agent(cx: &Context, outcome: &str, error: Option<&str>, at: SystemTime) {
+/// End a run's span with its outcome (`passed`, `failed`, …; `unfinished` for a
+/// run that never recorded one) and, for a run that ended in error,
+/// `error.type` and the message.
+pub fn end_agent(cx: &Context, outcome: Option<Outcome>, error: Option<&str>, at: SystemTime) {
+    let outcome = outcome.map_or("unfinished", Outcome::as_str);
     let span = cx.span();
     span.set_attribute(kv("io_harness.outcome", text(outcome)));
     if let Some(message) = error {

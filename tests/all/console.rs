@@ -299,7 +299,7 @@ fn a_finished_run_reloads_sources_and_idle_ticks_do_not_redraw() {
         vec![Effect::LoadRuns]
     );
     assert!(s.dirty);
-    assert_eq!(s.run.outcome.as_deref(), Some("cancelled"));
+    assert_eq!(s.run.ending.as_deref(), Some("cancelled"));
 }
 
 #[test]
@@ -404,9 +404,9 @@ async fn a_demo_run_streams_into_the_panes_and_sources_read_it_back() {
     let text = screen(&shown, 80, 24).replace(&l.stub_addr.unwrap().to_string(), "127.0.0.1:PORT");
     insta::assert_snapshot!("declare_demo_80x24", text);
     l.send(ctrl('r'));
-    l.until(|s| s.run.outcome.is_some()).await;
+    l.until(|s| s.run.ending.is_some()).await;
     let r = &l.state.run;
-    assert_eq!(r.outcome.as_deref(), Some("passed"));
+    assert_eq!(r.ending.as_deref(), Some("passed"));
     assert_eq!(r.calls.len(), 3, "search, pause, answer");
     assert_eq!(
         r.server.iter().map(|x| x.error.clone()).collect::<Vec<_>>(),
@@ -518,7 +518,7 @@ async fn an_ask_raises_the_modal_and_the_answer_reaches_the_run() {
     insta::assert_snapshot!("approval_80x24", screen(&l.state, 80, 24));
     insta::assert_snapshot!("approval_50x16", screen(&l.state, 50, 16));
     l.send(key(KeyCode::Char('y')));
-    l.until(|s| s.run.outcome.is_some()).await;
+    l.until(|s| s.run.ending.is_some()).await;
     assert_eq!(
         std::fs::read_to_string(std::path::Path::new(&ws).join("notes.md")).unwrap(),
         "io-harness 0.22.0\n"
@@ -528,7 +528,7 @@ async fn an_ask_raises_the_modal_and_the_answer_reaches_the_run() {
     l.send(ctrl('r'));
     l.until(|s| s.run.approval.is_some()).await;
     l.send(key(KeyCode::Char('n')));
-    l.until(|s| s.run.outcome.is_some()).await;
+    l.until(|s| s.run.ending.is_some()).await;
     assert_eq!(
         std::fs::read_to_string(std::path::Path::new(&ws).join("notes.md")).unwrap(),
         "kept\n"
@@ -551,8 +551,8 @@ async fn esc_cancels_a_run_and_it_is_recorded_as_cancelled() {
     l.send(ctrl('r'));
     l.until(|s| s.run.in_flight).await;
     l.send(key(KeyCode::Esc));
-    l.until(|s| s.run.outcome.is_some()).await;
-    assert_eq!(l.state.run.outcome.as_deref(), Some("cancelled"));
+    l.until(|s| s.run.ending.is_some()).await;
+    assert_eq!(l.state.run.ending.as_deref(), Some("cancelled"));
     let store = Store::open(&l.store_path).unwrap();
     assert_eq!(
         store.runs(None).unwrap()[0].outcome.map(|o| o.as_str()),
@@ -628,14 +628,14 @@ async fn a_spawned_child_is_nested_under_its_parent_and_counted_in_the_total() {
     l.until(|s| s.run.approval.is_some()).await;
     assert_eq!(l.state.run.approval.as_ref().unwrap().tool, "spawn_agent");
     l.send(key(KeyCode::Char('y')));
-    l.until(|s| s.run.outcome.is_some()).await;
+    l.until(|s| s.run.ending.is_some()).await;
     let r = &l.state.run;
     assert_eq!(
         r.run_id,
         Some(io_harness::RunId(1)),
         "the panes stay on the root"
     );
-    assert_eq!(r.outcome.as_deref(), Some("passed"));
+    assert_eq!(r.ending.as_deref(), Some("passed"));
     assert_eq!(r.calls.len(), 3, "the child's request is in the table");
     assert_eq!(r.calls[1].stop, "child 2 end_turn");
     assert!(
@@ -842,7 +842,7 @@ fn n_on_sources_asks_for_the_next_request_and_esc_closes_it() {
 async fn e_on_sources_writes_the_runs_sources_and_says_where() {
     let mut l = LiveConsole::scripted(Script::demo()).await;
     l.send(ctrl('r'));
-    l.until(|s| s.run.outcome.is_some()).await;
+    l.until(|s| s.run.ending.is_some()).await;
     l.send(key(KeyCode::F(4)));
     l.until(|s| s.sources.loaded && !s.sources.runs.is_empty())
         .await;
@@ -897,7 +897,7 @@ fn a_checked_citation_shows_its_verdict_in_sources() {
 async fn k_on_sources_checks_the_runs_sources_under_the_policy() {
     let mut l = LiveConsole::scripted(Script::demo()).await;
     l.send(ctrl('r'));
-    l.until(|s| s.run.outcome.is_some()).await;
+    l.until(|s| s.run.ending.is_some()).await;
     l.send(key(KeyCode::F(4)));
     l.until(|s| s.sources.loaded && !s.sources.runs.is_empty())
         .await;
@@ -974,7 +974,7 @@ fn slash_searches_every_run_and_enter_opens_the_hit_at_its_step() {
 async fn an_export_that_cannot_be_written_says_where_and_why() {
     let mut l = LiveConsole::scripted(Script::demo()).await;
     l.send(ctrl('r'));
-    l.until(|s| s.run.outcome.is_some()).await;
+    l.until(|s| s.run.ending.is_some()).await;
     // io.toml's folder is a file: nothing can be written beside it.
     let blocker = l.dir.path().join("not-a-dir");
     std::fs::write(&blocker, "x").unwrap();
@@ -1001,7 +1001,7 @@ async fn an_export_that_cannot_be_written_says_where_and_why() {
 async fn an_export_never_follows_a_symlink_at_its_path() {
     let mut l = LiveConsole::scripted(Script::demo()).await;
     l.send(ctrl('r'));
-    l.until(|s| s.run.outcome.is_some()).await;
+    l.until(|s| s.run.ending.is_some()).await;
     l.send(key(KeyCode::F(4)));
     l.until(|s| s.sources.loaded && !s.sources.runs.is_empty())
         .await;

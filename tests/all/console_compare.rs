@@ -232,7 +232,7 @@ async fn the_demo_compares_every_vendor_for_real_and_opens_one() {
     c.send(key(KeyCode::Char('r')));
     c.until(|s| s.screen == Screen::Run).await;
     assert_eq!(c.state.run.run_id, Some(result.runs[0].run_id));
-    assert_eq!(c.state.run.outcome.as_deref(), Some("passed"));
+    assert_eq!(c.state.run.ending.as_deref(), Some("passed"));
 }
 
 #[tokio::test]

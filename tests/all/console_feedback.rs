@@ -499,12 +499,12 @@ async fn a_demo_run_after_a_cancel_sees_the_whole_script() {
     d.send(ctrl('r'));
     d.until(|s| s.run.calls.len() == 1 && s.run.in_flight).await;
     d.send(key(KeyCode::Esc));
-    d.until(|s| s.run.outcome.is_some()).await;
-    assert_eq!(d.state.run.outcome.as_deref(), Some("cancelled"));
+    d.until(|s| s.run.ending.is_some()).await;
+    assert_eq!(d.state.run.ending.as_deref(), Some("cancelled"));
     d.send(ctrl('r'));
-    d.until(|s| s.run.outcome.is_some()).await;
+    d.until(|s| s.run.ending.is_some()).await;
     let r = &d.state.run;
-    assert_eq!(r.outcome.as_deref(), Some("passed"));
+    assert_eq!(r.ending.as_deref(), Some("passed"));
     assert_eq!(
         r.calls.iter().map(|c| c.stop.as_str()).collect::<Vec<_>>(),
         ["tool_use", "pause_turn", "end_turn"],

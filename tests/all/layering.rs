@@ -1,5 +1,9 @@
-//! Keeps the arrows pointing one way: no cycle of imports between the crate's
-//! top-level modules, and none between its files, of any length.
+//! Keeps the arrows pointing one way. The layers below (`LAYERS`, the table the
+//! README's layout and the design's layering table state) rank every file of
+//! `src/`; a file imports only from its own layer and the layers below it, and
+//! there is no cycle of imports between files, between folders (a sub-folder
+//! counts: `core` and `core/wire` are two) or between top-level modules. Each
+//! check is also run on a small tree planted with its violation, and must fail.
 //!
 //! An arrow is a path one file names that resolves into another: a `use` of
 //! `crate::…`, `super::…`, `self::…`, a child module or (from the binary)
@@ -35,6 +39,8 @@ struct File {
 }
 
 struct Tree {
+    /// The `src` folder read.
+    root: PathBuf,
     files: BTreeMap<PathBuf, File>,
     /// (crate, module path) → file.
     modules: HashMap<(&'static str, Vec<String>), PathBuf>,
@@ -425,8 +431,13 @@ fn defines(body: &str, name: &str) -> bool {
 }
 
 fn tree() -> Tree {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    tree_at(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"))
+}
+
+/// The module tree under `src` (its `lib.rs` and `main.rs`).
+fn tree_at(src: &Path) -> Tree {
     let mut tree = Tree {
+        root: src.to_path_buf(),
         files: BTreeMap::new(),
         modules: HashMap::new(),
     };
@@ -506,7 +517,13 @@ fn file_graph(tree: &Tree) -> BTreeMap<PathBuf, BTreeSet<PathBuf>> {
 
 fn short(p: &Path) -> String {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    p.strip_prefix(&src).unwrap_or(p).display().to_string()
+    let p = p.strip_prefix(&src).unwrap_or(p);
+    // A planted tree's files are shown from its own `src` the same way.
+    let text = p.display().to_string();
+    match text.find("/src/") {
+        Some(at) => text[at + 5..].to_string(),
+        None => text,
+    }
 }
 
 /// A top-level module's name (`core`, `store`, the binary's `cli`); the crate
@@ -620,4 +637,258 @@ fn the_checker_sees_a_cycle() {
         strip("let s = \"crate::a\"; // crate::b\n'c'"),
         "let s = \"\"; \n' '"
     );
+}
+
+/// The layers, lowest first, each with the paths under `src/` it holds (a path
+/// ending in `/` is a folder; the longest match decides). A file imports only
+/// from its own layer and the layers before it. The crate roots (`lib.rs`,
+/// which re-exports, and `main.rs`, which starts the faces) are not ranked.
+const LAYERS: &[(&str, &[&str])] = &[
+    (
+        "vocabulary",
+        &[
+            "core/mod.rs",
+            "core/word.rs",
+            "core/id.rs",
+            "core/vendor.rs",
+            "core/outcome.rs",
+            "core/verdict.rs",
+            "core/eval/status.rs",
+            "core/refusal.rs",
+            "core/error.rs",
+            "core/host.rs",
+            "core/text.rs",
+            "core/inert.rs",
+            "core/record.rs",
+            "core/link.rs",
+            "core/query.rs",
+        ],
+    ),
+    (
+        "declaration",
+        &[
+            "core/policy.rs",
+            "core/web.rs",
+            "core/transcript.rs",
+            "core/endpoint.rs",
+            "core/plan.rs",
+            "core/capability.rs",
+            "core/contract.rs",
+            "core/turn.rs",
+            "core/tools.rs",
+            "core/completion.rs",
+        ],
+    ),
+    ("wire", &["core/wire/"]),
+    (
+        "a run's record in core",
+        &[
+            "core/event.rs",
+            "core/suggestions.rs",
+            "core/price.rs",
+            "core/money.rs",
+            "core/claims.rs",
+            "core/figures.rs",
+            "core/compare/",
+            "core/eval/",
+        ],
+    ),
+    ("the machine", &["machine/"]),
+    ("record", &["store/"]),
+    ("transport", &["provider/"]),
+    ("loop", &["approve.rs", "mcp/", "run/"]),
+    ("edges", &["telemetry/", "check.rs", "check/", "stub/"]),
+    ("configuration", &["config/"]),
+    ("launch", &["launch/"]),
+    ("faces", &["console/", "cli/"]),
+];
+
+/// A path's layer (its index in `LAYERS`); `None` for the crate roots and for
+/// a file no layer names.
+fn layer(rel: &str) -> Option<usize> {
+    LAYERS
+        .iter()
+        .enumerate()
+        .flat_map(|(i, (_, paths))| paths.iter().map(move |p| (i, *p)))
+        .filter(|(_, p)| {
+            if p.ends_with('/') {
+                rel.starts_with(p)
+            } else {
+                rel == *p
+            }
+        })
+        .max_by_key(|(_, p)| p.len())
+        .map(|(i, _)| i)
+}
+
+fn rel(tree: &Tree, p: &Path) -> String {
+    p.strip_prefix(&tree.root)
+        .unwrap_or(p)
+        .display()
+        .to_string()
+}
+
+fn is_root(rel: &str) -> bool {
+    rel == "lib.rs" || rel == "main.rs"
+}
+
+/// Every import against the layers, and every file no layer names.
+fn against_the_layers(tree: &Tree) -> Vec<String> {
+    let graph = file_graph(tree);
+    let mut out = Vec::new();
+    for (a, targets) in &graph {
+        let ra = rel(tree, a);
+        if is_root(&ra) {
+            continue;
+        }
+        let Some(la) = layer(&ra) else {
+            out.push(format!("{ra}: no layer names it (add it to LAYERS)"));
+            continue;
+        };
+        for b in targets {
+            let rb = rel(tree, b);
+            if let Some(lb) = layer(&rb).filter(|lb| *lb > la) {
+                out.push(format!(
+                    "{ra} ({}) imports {rb} ({}), a layer above it",
+                    LAYERS[la].0, LAYERS[lb].0
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// The cycles between folders: an arrow between files of two folders is an
+/// arrow between the folders (`core/wire` and `core` are two). A module's file
+/// beside its folder (`check.rs` beside `check/`) is of that folder, and a file
+/// at the top of `src/` is a module of its own.
+fn folder_cycles(tree: &Tree) -> Vec<String> {
+    let files = file_graph(tree);
+    let folder = |p: &Path| {
+        let r = rel(tree, p);
+        let stem = r.trim_end_matches(".rs").to_string();
+        match r.rfind('/') {
+            _ if tree.root.join(&stem).is_dir() => stem,
+            Some(at) => r[..at].to_string(),
+            None => stem,
+        }
+    };
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut why: BTreeMap<(String, String), String> = BTreeMap::new();
+    for (a, targets) in &files {
+        if is_root(&rel(tree, a)) {
+            continue;
+        }
+        let fa = folder(a);
+        graph.entry(fa.clone()).or_default();
+        for b in targets.iter().filter(|b| !is_root(&rel(tree, b))) {
+            let fb = folder(b);
+            if fa != fb {
+                graph.entry(fa.clone()).or_default().insert(fb.clone());
+                why.entry((fa.clone(), fb))
+                    .or_insert_with(|| format!("{} -> {}", rel(tree, a), rel(tree, b)));
+            }
+        }
+    }
+    cycles(&graph)
+        .into_iter()
+        .map(|scc| {
+            let members: BTreeSet<&String> = scc.iter().collect();
+            let mut lines = vec![scc.join(" / ")];
+            for a in &scc {
+                for b in graph[a].iter().filter(|b| members.contains(b)) {
+                    lines.push(format!(
+                        "  {a} -> {b} (e.g. {})",
+                        why[&(a.clone(), b.clone())]
+                    ));
+                }
+            }
+            lines.join("\n")
+        })
+        .collect()
+}
+
+#[test]
+fn every_import_follows_the_layers() {
+    let tree = tree();
+    let found = against_the_layers(&tree);
+    assert!(
+        found.is_empty(),
+        "{} import(s) against the layers:\n{}",
+        found.len(),
+        found.join("\n")
+    );
+}
+
+#[test]
+fn no_cycle_between_folders() {
+    let found = folder_cycles(&tree());
+    assert!(
+        found.is_empty(),
+        "{} cycle(s) between folders:\n{}",
+        found.len(),
+        found.join("\n\n")
+    );
+}
+
+/// A small tree planted with each violation: a core file importing the store
+/// above it, a file no layer names, and `core` and `core/wire` importing each
+/// other. Each check finds its own, and the clean files pass.
+#[test]
+fn each_check_fails_on_its_planted_violation() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("src");
+    let write = |path: &str, text: &str| {
+        let p = src.join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    write("lib.rs", "pub mod core;\npub mod store;\npub mod stray;\n");
+    write("main.rs", "fn main() {}\n");
+    write(
+        "core/mod.rs",
+        "pub mod turn;\npub mod vendor;\npub mod wire;\n",
+    );
+    write("core/vendor.rs", "pub struct Vendor;\n");
+    write(
+        "core/turn.rs",
+        "use crate::core::wire::Body;\nuse crate::store::Row;\npub struct Turn(Body, Row);\n",
+    );
+    write(
+        "core/wire/mod.rs",
+        "use crate::core::turn::Turn;\npub struct Body;\npub fn f(_: Turn) {}\n",
+    );
+    write(
+        "store/mod.rs",
+        "use crate::core::vendor::Vendor;\npub struct Row(Vendor);\n",
+    );
+    write("stray.rs", "pub struct Stray;\n");
+    let tree = tree_at(&src);
+    let against = against_the_layers(&tree);
+    assert!(
+        against.contains(
+            &"core/turn.rs (declaration) imports store/mod.rs (record), a layer above it"
+                .to_string()
+        ),
+        "{against:?}"
+    );
+    assert!(
+        against.contains(
+            &"core/turn.rs (declaration) imports core/wire/mod.rs (wire), a layer above it"
+                .to_string()
+        ),
+        "{against:?}"
+    );
+    assert!(
+        against.contains(&"stray.rs: no layer names it (add it to LAYERS)".to_string()),
+        "{against:?}"
+    );
+    assert!(
+        !against.iter().any(|l| l.starts_with("store/mod.rs")),
+        "{against:?}"
+    );
+    let folders = folder_cycles(&tree);
+    assert_eq!(folders.len(), 1, "{folders:?}");
+    assert!(folders[0].starts_with("core / core/wire"), "{folders:?}");
+    assert_eq!(cycles(&file_graph(&tree)).len(), 1);
 }

@@ -70,6 +70,7 @@ mod telemetry;
 mod terminal_text;
 mod tools;
 mod untrusted_input;
+mod vocabulary;
 mod wire_decode;
 mod wire_decode_wires;
 mod wire_encode;

@@ -23,7 +23,11 @@ fn every_builtin_row_parses_and_is_dated_and_sourced() {
             let parsed = url::Url::parse(url).unwrap();
             assert_eq!(parsed.scheme(), "https", "{}: {url}", r.model);
         }
-        assert!(["anthropic", "openai", "openrouter", "gemini"].contains(&r.vendor.as_str()));
+        assert!(
+            r.vendor.is_some(),
+            "{}: a built-in row names its vendor",
+            r.model
+        );
         let p = &r.price;
         for v in [
             Some(p.input_per_mtok),

@@ -110,6 +110,9 @@ fn long_functions(text: &str) -> Vec<(String, usize, usize)> {
     // Open functions: (name, first line, brace depth its body opens at).
     let mut open: Vec<(String, usize, i64)> = Vec::new();
     let mut pending: Option<(String, usize)> = None;
+    // Brackets open in a pending signature: a `;` inside one (`[u8; 4]`) does
+    // not end a declaration.
+    let mut nest: i64 = 0;
     let mut depth: i64 = 0;
     for (n, line) in lines.iter().enumerate() {
         let words: Vec<&str> = line
@@ -119,6 +122,7 @@ fn long_functions(text: &str) -> Vec<(String, usize, usize)> {
         if let Some(at) = words.iter().position(|w| *w == "fn") {
             if let Some(name) = words.get(at + 1) {
                 pending = Some(((*name).to_string(), n));
+                nest = 0;
             }
         }
         for c in line.chars() {
@@ -139,8 +143,13 @@ fn long_functions(text: &str) -> Vec<(String, usize, usize)> {
                         }
                     }
                 }
+                '(' | '[' if pending.is_some() => nest += 1,
+                ')' | ']' if pending.is_some() => nest -= 1,
                 // A declaration without a body (a trait's).
-                ';' if pending.is_some() && open.last().is_none_or(|o| o.2 < depth) => {
+                ';' if pending.is_some()
+                    && nest <= 0
+                    && open.last().is_none_or(|o| o.2 < depth) =>
+                {
                     pending = None;
                 }
                 _ => {}
@@ -192,4 +201,16 @@ fn the_counter_sees_braces_in_strings_and_comments_as_text() {
     assert!(long_functions(&format!("{fooled}{long}")).len() == 1);
     let trait_decl = format!("trait T {{\n    fn f(&self);\n}}\n{long}");
     assert_eq!(long_functions(&trait_decl)[0].0, "long");
+}
+
+/// A `;` inside a signature's brackets (`[u8; 4]`, `[(); N]`) is not the end of
+/// a declaration without a body: the function after it is measured (issue 32,
+/// item 7 — such a signature hid a 122-line function).
+#[test]
+fn a_semicolon_in_a_signature_hides_no_function() {
+    let body = (0..120).map(|_| "    x();\n").collect::<String>();
+    let arrays = format!("fn packed(bytes: [u8; 4], pad: [(); 2]) -> [u8; 4] {{\n{body}}}\n");
+    assert_eq!(long_functions(&arrays), [("packed".to_string(), 1, 122)]);
+    let split = format!("fn split(\n    bytes: [u8; 4],\n) {{\n{body}}}\n");
+    assert_eq!(long_functions(&split)[0].0, "split");
 }

@@ -185,7 +185,8 @@ impl RunView {
         self.running = false;
         self.in_flight = false;
         self.approval = None;
-        self.outcome = Some(match outcome {
+        self.outcome = Some(outcome.word());
+        self.ending = Some(match outcome {
             RunOutcome::Failed { reason } => format!("failed: {reason}"),
             RunOutcome::BudgetExhausted { budget } => {
                 format!("budget exhausted: {budget:?}").to_lowercase()
@@ -202,7 +203,7 @@ impl RunView {
         } else {
             Tone::Bad
         };
-        let line = format!("finished: {}", self.outcome.clone().unwrap_or_default());
+        let line = format!("finished: {}", self.ending.clone().unwrap_or_default());
         self.log.push((step, line, tone));
     }
 
@@ -232,7 +233,7 @@ impl RunView {
         } else {
             "error"
         };
-        self.outcome.get_or_insert_with(|| verdict.to_string());
+        self.ending.get_or_insert_with(|| verdict.to_string());
         self.log
             .push((self.step, format!("{verdict}: {message}"), Tone::Bad));
     }

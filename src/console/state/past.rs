@@ -32,7 +32,8 @@ impl PastRun {
             v.goal = r.goal.clone();
             v.vendor = Some(r.provider);
             v.model = r.model.clone();
-            v.outcome = Some(match (&r.outcome, &r.outcome_detail) {
+            v.outcome = r.outcome;
+            v.ending = Some(match (&r.outcome, &r.outcome_detail) {
                 (Some(o), Some(d)) => format!("{o}: {d}"),
                 (Some(o), None) => o.to_string(),
                 (None, _) => "unfinished (killed?)".to_string(),

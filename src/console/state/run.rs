@@ -9,6 +9,7 @@ use crate::core::completion::Usage;
 use crate::core::event::Cost;
 use crate::core::figures::ServerCounts;
 use crate::core::id::RunId;
+use crate::core::outcome::Outcome;
 use crate::core::vendor::Vendor;
 
 /// How a log line reads.
@@ -121,8 +122,11 @@ pub struct RunView {
     pub calls: Vec<CallLine>,
     /// Citations recorded.
     pub citations: usize,
-    /// How it ended.
-    pub outcome: Option<String>,
+    /// How it ended, as stored (`None` while it runs, and for a run that could
+    /// not start).
+    pub outcome: Option<Outcome>,
+    /// How it ended, in words for the screen (`failed: …`, `could not start`).
+    pub ending: Option<String>,
     /// A pending approval question.
     pub approval: Option<ApprovalRequest>,
     /// Opened from the store, not live.

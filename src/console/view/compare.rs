@@ -17,6 +17,7 @@ use crate::console::state::run::Tone;
 use crate::console::state::theme::Theme;
 use crate::console::view::block;
 use crate::core::compare::table::render;
+use crate::core::outcome::Outcome;
 use crate::core::price::usd_or_dash;
 
 /// Draw the Compare screen.
@@ -124,10 +125,11 @@ fn draw_column(frame: &mut Frame<'_>, area: Rect, t: &Theme, col: &CompareColumn
         return;
     }
     let r = &col.run;
-    let status = match (&r.outcome, r.running) {
+    let passed = r.outcome == Some(Outcome::Passed);
+    let status = match (&r.ending, r.running) {
         (Some(o), _) => Span::styled(
             o.clone(),
-            Style::default().fg(if o == "passed" { t.ok } else { t.error }),
+            Style::default().fg(if passed { t.ok } else { t.error }),
         ),
         (None, true) => Span::styled(
             format!(

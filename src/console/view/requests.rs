@@ -145,7 +145,7 @@ fn sum_cells(state: &State) -> Vec<String> {
             r.calls.iter().any(|c| c.cost.vendor_micro_usd.is_some()),
         ),
         usd_or_dash(r.total_cost()),
-        r.outcome.clone().unwrap_or_else(|| {
+        r.ending.clone().unwrap_or_else(|| {
             if r.running {
                 "running".into()
             } else {
