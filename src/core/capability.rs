@@ -331,7 +331,9 @@ pub fn carries(wire: Wire, web: Option<&WebAccess>) -> Result<()> {
     let Some(web) = web.filter(|w| w.enabled()) else {
         return Ok(());
     };
-    web.check_not_emptied()?;
+    if let Some((why, instead, text)) = web.emptied() {
+        return Err(Refusal::new(wire, Asked::NoHost, why, instead, text).into());
+    }
     match refusal(wire, web) {
         Some(refusal) => Err(Error::from(refusal)),
         None => Ok(()),

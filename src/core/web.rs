@@ -161,22 +161,27 @@ impl WebAccess {
         (allowed, Vec::new())
     }
 
-    /// The refusal for a declaration whose allow-list its own block-list empties:
-    /// it permits no host, and sending no filter would permit every host.
-    pub fn check_not_emptied(&self) -> Result<()> {
+    /// What is wrong with a declaration whose allow-list its own block-list
+    /// empties — it permits no host, and sending no filter would permit every
+    /// host — as (why, what to do, the whole text); `None` when it permits one.
+    pub fn emptied(&self) -> Option<(String, String, String)> {
         if !self.enabled() || self.allowed_domains.is_empty() {
-            return Ok(());
+            return None;
         }
         let (allowed, _) = self.vendor_filter();
-        if allowed.is_empty() {
-            return Err(Error::config(format!(
-                "the web declaration allows no host: every allowed domain ({}) is also blocked, \
-                 and sending no filter would let the provider reach any host; allow at least one \
-                 host that is not blocked, or remove the allow-list. No request was sent.",
-                self.allowed_domains.join(", ")
-            )));
+        if !allowed.is_empty() {
+            return None;
         }
-        Ok(())
+        let why = format!(
+            "every allowed domain ({}) is also blocked, and sending no filter would let the \
+             provider reach any host",
+            self.allowed_domains.join(", ")
+        );
+        let instead =
+            "allow at least one host that is not blocked, or remove the allow-list".to_string();
+        let text =
+            format!("the web declaration allows no host: {why}; {instead}. No request was sent.");
+        Some((why, instead, text))
     }
 
     /// Fill the domain lists from the policy's `Act::Net` rules — the operator's
@@ -311,10 +316,15 @@ mod tests {
     #[test]
     fn emptied_allow_list_is_refused_naming_the_hosts() {
         let web = WebAccess::search().allow("evil.test").block("evil.test");
-        let err = web.check_not_emptied().unwrap_err();
+        let (_, _, text) = web.emptied().unwrap();
+        assert!(text.contains("(evil.test)"), "{text}");
+        assert!(text.ends_with("No request was sent."));
+        let err = crate::core::capability::carries(crate::core::vendor::Wire::Gemini, Some(&web))
+            .unwrap_err();
         assert!(err.is_config());
-        assert!(err.to_string().contains("(evil.test)"), "{err}");
-        assert!(err.to_string().ends_with("No request was sent."));
+        let refusal = err.refusal().unwrap();
+        assert_eq!(refusal.asked, crate::core::refusal::Asked::NoHost);
+        assert_eq!(refusal.text(), text);
     }
 
     #[test]

@@ -35,9 +35,10 @@ use crate::core::completion::{
     Citation, Completion, ServerToolCall, StopReason, ToolCall, Usage, json_blocks,
 };
 use crate::core::endpoint::Endpoint;
+use crate::core::refusal::{Asked, Refusal};
 use crate::core::transcript::{Exchange, ToolReturn};
 use crate::core::turn::{HeaderValue, Turn, WireRequest, WireResponse};
-use crate::core::vendor::Vendor;
+use crate::core::vendor::{Vendor, Wire};
 use crate::core::web::WebAccess;
 use crate::error::{Error, Result, VendorError};
 
@@ -102,11 +103,14 @@ fn model_segment(model: &str) -> Result<&str> {
     let name = model.strip_prefix("models/").unwrap_or(model);
     let bad = |c: char| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_'));
     if name.is_empty() || name.contains(bad) {
-        return Err(Error::config(format!(
-            "provider \"{PROVIDER}\" cannot put the model \"{model}\" in its URL — a model name \
-             is letters, digits, '-', '.' and '_'; name the model as Google lists it. No request \
-             was sent."
-        )));
+        let why = "a model name is letters, digits, '-', '.' and '_'";
+        let instead = "name the model as Google lists it";
+        let text = format!(
+            "provider \"{PROVIDER}\" cannot put the model \"{model}\" in its URL — {why}; \
+             {instead}. No request was sent."
+        );
+        let asked = Asked::ModelName(model.to_string());
+        return Err(Refusal::new(Wire::Gemini, asked, why, instead, text).into());
     }
     Ok(name)
 }
