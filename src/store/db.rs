@@ -6,8 +6,9 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use rusqlite::{Connection, TransactionBehavior};
+use rusqlite::Connection;
 
+use super::engine::{Conn, DbError, params};
 use crate::error::{Error, Result};
 
 /// Ordered migrations; index + 1 is the `user_version` after applying it.
@@ -37,9 +38,10 @@ const SEARCH_MIGRATION: usize = 7;
 
 /// Building the index for a large store takes a while (about 10 s for a million
 /// citations on 2 cores): say so once, on stderr, before it starts.
-fn say_indexing(conn: &Connection) {
+fn say_indexing(conn: &Conn) {
     let rows: i64 = conn
-        .query_row("SELECT COUNT(*) FROM citations", [], |r| r.get(0))
+        .query_one("SELECT COUNT(*) FROM citations", params![])
+        .and_then(|r| r.get(0))
         .unwrap_or(0);
     if rows >= 100_000 {
         eprintln!(
@@ -52,7 +54,7 @@ fn say_indexing(conn: &Connection) {
 /// A handle on one store file. Cheap to clone; clones share the connection.
 #[derive(Clone)]
 pub struct Store {
-    conn: Arc<Mutex<Connection>>,
+    conn: Arc<Mutex<Conn>>,
 }
 
 impl std::fmt::Debug for Store {
@@ -61,7 +63,11 @@ impl std::fmt::Debug for Store {
     }
 }
 
-pub(crate) fn db_err(what: &str) -> impl Fn(rusqlite::Error) -> Error + '_ {
+pub(crate) fn db_err(what: &str) -> impl Fn(DbError) -> Error + '_ {
+    move |e| Error::store(what, e)
+}
+
+fn sqlite_err(what: &str) -> impl Fn(rusqlite::Error) -> Error + '_ {
     move |e| Error::store(what, e)
 }
 
@@ -76,19 +82,19 @@ impl Store {
             .map_err(|e| Error::store(format!("cannot open {}", path.display()), e))?;
         // Before anything that takes a lock: another process may be creating the file.
         conn.busy_timeout(BUSY_TIMEOUT)
-            .map_err(db_err("setting the busy timeout"))?;
+            .map_err(sqlite_err("setting the busy timeout"))?;
         enable_wal(&conn)?;
         // In WAL mode NORMAL keeps every committed transaction across a killed
         // process (kill -9 included) and never corrupts the file; only a power loss
         // can take back the last commits. It spares an fsync per step.
         conn.pragma_update(None, "synchronous", "NORMAL")
-            .map_err(db_err("setting synchronous"))?;
+            .map_err(sqlite_err("setting synchronous"))?;
         Store::setup(conn, MIGRATIONS.len())
     }
 
     /// A store in memory, for tests and previews.
     pub fn open_in_memory() -> Result<Store> {
-        let conn = Connection::open_in_memory().map_err(db_err("opening in memory"))?;
+        let conn = Connection::open_in_memory().map_err(sqlite_err("opening in memory"))?;
         Store::setup(conn, MIGRATIONS.len())
     }
 
@@ -96,7 +102,7 @@ impl Store {
     /// file. For compatibility tests.
     #[doc(hidden)]
     pub fn open_at_schema(path: impl AsRef<Path>, upto: usize) -> Result<Store> {
-        let conn = Connection::open(path.as_ref()).map_err(db_err("opening"))?;
+        let conn = Connection::open(path.as_ref()).map_err(sqlite_err("opening"))?;
         Store::setup(conn, upto.min(MIGRATIONS.len()))
     }
 
@@ -105,15 +111,14 @@ impl Store {
     /// opening a new file at once exactly one migrates and the others then see its
     /// version; each statement is also safe to meet twice (`IF NOT EXISTS`, and an
     /// added column that already exists is taken as added).
-    fn setup(mut conn: Connection, upto: usize) -> Result<Store> {
+    fn setup(conn: Connection, upto: usize) -> Result<Store> {
         conn.busy_timeout(BUSY_TIMEOUT)
-            .map_err(db_err("setting the busy timeout"))?;
+            .map_err(|e| Error::store("setting the busy timeout", e))?;
         conn.pragma_update(None, "foreign_keys", "ON")
-            .map_err(db_err("enabling foreign keys"))?;
+            .map_err(|e| Error::store("enabling foreign keys", e))?;
+        let mut conn = Conn::Sqlite(conn);
         if user_version(&conn)? < upto {
-            let tx = conn
-                .transaction_with_behavior(TransactionBehavior::Immediate)
-                .map_err(db_err("starting a migration"))?;
+            let tx = conn.transaction().map_err(db_err("starting a migration"))?;
             let version = user_version(&tx)?;
             if version < upto {
                 for (i, sql) in MIGRATIONS.iter().enumerate().take(upto).skip(version) {
@@ -123,7 +128,7 @@ impl Store {
                     migrate(&tx, sql)
                         .map_err(|e| Error::store(format!("migration {} failed", i + 1), e))?;
                 }
-                tx.pragma_update(None, "user_version", upto as i64)
+                tx.batch(&format!("PRAGMA user_version = {upto}"))
                     .map_err(db_err("recording the schema version"))?;
             }
             tx.commit().map_err(db_err("committing migrations"))?;
@@ -133,14 +138,14 @@ impl Store {
         })
     }
 
-    /// The schema version of the open file.
+    /// The schema version of the open store.
     pub fn schema_version(&self) -> Result<i64> {
-        self.lock()?
-            .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .map_err(db_err("reading the schema version"))
+        let conn = self.lock()?;
+        let v = user_version(&conn)?;
+        Ok(i64::try_from(v).unwrap_or(i64::MAX))
     }
 
-    pub(crate) fn lock(&self) -> Result<MutexGuard<'_, Connection>> {
+    pub(crate) fn lock(&self) -> Result<MutexGuard<'_, Conn>> {
         self.conn
             .lock()
             .map_err(|_| Error::store_says("the store connection was poisoned by a panic"))
@@ -166,23 +171,24 @@ fn enable_wal(conn: &Connection) -> Result<()> {
             {
                 std::thread::sleep(Duration::from_millis(10));
             }
-            Err(e) => return Err(db_err("enabling WAL")(e)),
+            Err(e) => return Err(sqlite_err("enabling WAL")(e)),
         }
     }
 }
 
-fn user_version(conn: &Connection) -> Result<usize> {
+fn user_version(conn: &Conn) -> Result<usize> {
     let v: i64 = conn
-        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .query_one("PRAGMA user_version", params![])
+        .and_then(|r| r.get(0))
         .map_err(db_err("reading the schema version"))?;
     Ok(usize::try_from(v).unwrap_or(0))
 }
 
 /// Run one migration statement by statement; `ADD COLUMN` of a column that is
 /// already there (a migration met twice) is skipped.
-fn migrate(conn: &Connection, sql: &str) -> rusqlite::Result<()> {
+fn migrate(conn: &Conn, sql: &str) -> std::result::Result<(), DbError> {
     for statement in statements(sql) {
-        match conn.execute_batch(&statement) {
+        match conn.batch(&statement) {
             Ok(()) => {}
             Err(e) if e.to_string().starts_with("duplicate column name") => {}
             Err(e) => return Err(e),

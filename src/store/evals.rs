@@ -7,9 +7,9 @@
 //! (`Store::eval_report`: the one place a stored eval is scored, for `eval`
 //! and the console alike).
 
-use rusqlite::{OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
+use super::engine::params;
 use super::{Store, db_err, now};
 use crate::core::eval::QuestionStatus;
 use crate::core::eval::{EvalReport, Question, QuestionRecord, RunRecord};
@@ -92,8 +92,9 @@ impl Store {
     pub fn create_eval(&self, e: &NewEval) -> Result<EvalId> {
         let mut conn = self.lock()?;
         let tx = conn.transaction().map_err(db_err("recording a new eval"))?;
-        tx.execute(
-            "INSERT INTO evals (created_at, file, vendors, jobs, max_usd_micro, demo) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        let id: EvalId = tx.query_one(
+            "INSERT INTO evals (created_at, file, vendors, jobs, max_usd_micro, demo) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+             RETURNING eval_id",
             params![
                 now(),
                 e.file,
@@ -103,8 +104,8 @@ impl Store {
                 e.demo
             ],
         )
+        .and_then(|r| r.get(0))
         .map_err(db_err("recording a new eval"))?;
-        let id = EvalId(tx.last_insert_rowid());
         for (i, q) in e.questions.iter().enumerate() {
             tx.execute(
                 "INSERT INTO eval_questions (eval_id, position, question_id, question, answers, urls) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
@@ -158,7 +159,7 @@ impl Store {
         let tx = conn.transaction().map_err(db_err("resuming an eval"))?;
         tx.execute(
             "UPDATE eval_questions SET status = 'pending' WHERE eval_id = ?1 AND status = 'skipped'",
-            [eval_id],
+            params![eval_id],
         )
         .map_err(db_err("resuming an eval"))?;
         tx.execute(
@@ -183,12 +184,12 @@ impl Store {
     /// The stored evals, newest first, at most `limit`.
     pub fn evals(&self, limit: u32) -> Result<Vec<EvalRow>> {
         let ids: Vec<EvalId> = {
-            let conn = self.lock()?;
-            let mut stmt = conn
-                .prepare("SELECT eval_id FROM evals ORDER BY eval_id DESC LIMIT ?1")
-                .map_err(db_err("listing evals"))?;
-            stmt.query_map([i64::from(limit)], |r| r.get(0))
-                .and_then(Iterator::collect)
+            self.lock()?
+                .query_map(
+                    "SELECT eval_id FROM evals ORDER BY eval_id DESC LIMIT ?1",
+                    params![limit],
+                    |r| r.get(0),
+                )
                 .map_err(db_err("listing evals"))?
         };
         let mut out = Vec::with_capacity(ids.len());
@@ -201,14 +202,16 @@ impl Store {
     /// One eval; `None` when there is none by that id.
     pub fn eval(&self, eval_id: EvalId) -> Result<Option<EvalRow>> {
         let conn = self.lock()?;
-        conn.query_row(
+        conn.query_opt(
             "SELECT e.eval_id, e.created_at, e.file, e.vendors, e.jobs, e.max_usd_micro, e.demo, e.finished_at,
                     (SELECT COUNT(*) FROM eval_questions q WHERE q.eval_id = e.eval_id),
                     (SELECT COUNT(*) FROM eval_questions q WHERE q.eval_id = e.eval_id AND q.status = 'done'),
                     (SELECT COUNT(*) FROM eval_questions q WHERE q.eval_id = e.eval_id AND q.status = 'skipped')
              FROM evals e WHERE e.eval_id = ?1",
-            [eval_id],
-            |r| {
+            params![eval_id],
+        )
+        .and_then(|r| {
+            r.map(|r| {
                 let vendors: String = r.get(3)?;
                 Ok(EvalRow {
                     eval_id: r.get(0)?,
@@ -218,26 +221,25 @@ impl Store {
                         .split(',')
                         .filter(|v| !v.is_empty())
                         .map(|v| {
-                            v.parse().map_err(|e| {
-                                rusqlite::Error::FromSqlConversionFailure(
-                                    3,
-                                    rusqlite::types::Type::Text,
-                                    Box::new(e),
-                                )
+                            v.parse().map_err(|e: crate::core::word::UnknownWord| {
+                                super::engine::DbError::Column {
+                                    index: 3,
+                                    why: e.to_string(),
+                                }
                             })
                         })
-                        .collect::<rusqlite::Result<_>>()?,
+                        .collect::<std::result::Result<_, _>>()?,
                     jobs: r.get(4)?,
-                    max_usd_micro: r.get::<_, Option<i64>>(5)?.map(super::db::count),
+                    max_usd_micro: r.get::<Option<i64>>(5)?.map(super::db::count),
                     demo: r.get(6)?,
                     finished_at: r.get(7)?,
                     questions: super::db::count(r.get(8)?),
                     done: super::db::count(r.get(9)?),
                     skipped: super::db::count(r.get(10)?),
                 })
-            },
-        )
-        .optional()
+            })
+            .transpose()
+        })
         .map_err(db_err("reading an eval"))
     }
 
@@ -249,14 +251,12 @@ impl Store {
         prices: &PriceTable,
     ) -> Result<Vec<QuestionRecord>> {
         let rows: Vec<(Question, QuestionStatus, Option<GroupId>)> = {
-            let conn = self.lock()?;
-            let mut stmt = conn
-                .prepare(
+            self.lock()?
+                .query_map(
                     "SELECT question_id, question, answers, urls, status, group_id FROM eval_questions
                      WHERE eval_id = ?1 ORDER BY position",
-                )
-                .map_err(db_err("reading an eval's questions"))?;
-            stmt.query_map([eval_id], |r| {
+                    params![eval_id],
+                    |r| {
                 let list = |s: String| serde_json::from_str::<Vec<String>>(&s).unwrap_or_default();
                 Ok((
                     Question {
@@ -268,9 +268,9 @@ impl Store {
                     r.get(4)?,
                     r.get(5)?,
                 ))
-            })
-            .and_then(Iterator::collect)
-            .map_err(db_err("reading an eval's questions"))?
+                    },
+                )
+                .map_err(db_err("reading an eval's questions"))?
         };
         let mut out = Vec::with_capacity(rows.len());
         for (question, status, group_id) in rows {

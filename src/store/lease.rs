@@ -7,8 +7,7 @@
 //! the recorded one is this process, or it is known to be gone; a live one, or one
 //! on another host (which this machine cannot check), is named in the refusal.
 
-use rusqlite::{OptionalExtension, TransactionBehavior, params};
-
+use super::engine::params;
 use super::{Store, db_err};
 use crate::core::id::RunId;
 use crate::core::outcome::Outcome;
@@ -21,15 +20,16 @@ impl Store {
     pub fn claim_run(&self, run_id: RunId) -> Result<()> {
         let me = runner::current();
         let mut conn = self.lock()?;
-        let tx = conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(db_err("claiming a run"))?;
+        let tx = conn.transaction().map_err(db_err("claiming a run"))?;
+        let sql = format!(
+            "SELECT outcome, runner_pid, runner_host, runner_token FROM runs WHERE run_id = ?1{}",
+            tx.for_update()
+        );
         let row: Option<(Option<Outcome>, Option<Runner>)> = tx
-            .query_row(
-                "SELECT outcome, runner_pid, runner_host, runner_token FROM runs WHERE run_id = ?1",
-                [run_id.0],
-                |r| {
-                    let runner = match r.get::<_, Option<i64>>(1)? {
+            .query_opt(&sql, params![run_id])
+            .and_then(|r| {
+                r.map(|r| {
+                    let runner = match r.get::<Option<i64>>(1)? {
                         Some(pid) => Some(Runner {
                             pid,
                             host: r.get(2)?,
@@ -38,9 +38,9 @@ impl Store {
                         None => None,
                     };
                     Ok((r.get(0)?, runner))
-                },
-            )
-            .optional()
+                })
+                .transpose()
+            })
             .map_err(db_err("claiming a run"))?;
         let Some((outcome, recorded)) = row else {
             return Err(Error::refused(format!(
@@ -58,7 +58,7 @@ impl Store {
         tx.execute(
             "UPDATE runs SET finished_at = NULL, outcome = NULL, outcome_detail = NULL,
                runner_pid = ?2, runner_host = ?3, runner_token = ?4 WHERE run_id = ?1",
-            params![run_id.0, me.pid, me.host, me.token],
+            params![run_id, me.pid, me.host, me.token],
         )
         .map_err(db_err("claiming a run"))?;
         tx.commit().map_err(db_err("claiming a run"))
@@ -102,7 +102,7 @@ mod tests {
             .unwrap()
             .execute(
                 "UPDATE runs SET runner_pid = ?2, runner_host = ?3, runner_token = ?4 WHERE run_id = ?1",
-                params![run_id.0, r.pid, r.host, r.token],
+                params![run_id, r.pid, r.host, r.token],
             )
             .unwrap();
     }

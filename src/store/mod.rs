@@ -18,6 +18,7 @@ mod citations;
 mod claims;
 mod compare;
 mod db;
+mod engine;
 mod evals;
 pub mod export;
 mod figures;
@@ -27,6 +28,7 @@ mod runs;
 pub mod search;
 mod steps;
 pub mod types;
+mod value;
 pub mod verdicts;
 mod words;
 

@@ -4,9 +4,8 @@
 //! session's turns — with the process that runs it told apart from one that is
 //! gone (`interrupted`).
 
-use rusqlite::{OptionalExtension, Row, params};
-
 use super::db::count;
+use super::engine::{Conn, DbError, Row, Value, params};
 use super::{Store, db_err, now};
 use crate::core::id::{RunId, SessionId};
 use crate::core::outcome::{Outcome, RunOutcome};
@@ -22,10 +21,10 @@ const RUN_COLUMNS: &str =
     (SELECT COUNT(*) FROM citations c WHERE c.run_id = r.run_id),
     r.runner_pid, r.runner_host, r.runner_token, r.group_id";
 
-fn run_row(r: &Row<'_>) -> rusqlite::Result<(RunRow, Option<Runner>)> {
+fn run_row(r: &Row) -> Result<(RunRow, Option<Runner>), DbError> {
     let runner = r
-        .get::<_, Option<i64>>(11)?
-        .map(|pid| -> rusqlite::Result<Runner> {
+        .get::<Option<i64>>(11)?
+        .map(|pid| -> Result<Runner, DbError> {
             Ok(Runner {
                 pid,
                 host: r.get(12)?,
@@ -41,7 +40,7 @@ fn run_row(r: &Row<'_>) -> rusqlite::Result<(RunRow, Option<Runner>)> {
         model: r.get(5)?,
         outcome: r.get(6)?,
         outcome_detail: r.get(7)?,
-        parent_run_id: r.get::<_, Option<i64>>(8)?.map(RunId),
+        parent_run_id: r.get::<Option<i64>>(8)?.map(RunId),
         session_id: r.get(9)?,
         group_id: r.get(14)?,
         citation_count: count(r.get(10)?),
@@ -64,14 +63,11 @@ fn complete((mut row, runner): (RunRow, Option<Runner>)) -> RunRow {
 }
 
 impl Store {
-    fn query_runs(&self, filter: &str, args: impl rusqlite::Params) -> Result<Vec<RunRow>> {
+    fn query_runs(&self, filter: &str, args: &[Value]) -> Result<Vec<RunRow>> {
         let conn = self.lock()?;
         let sql = format!("SELECT {RUN_COLUMNS} FROM runs r {filter}");
-        let mut stmt = conn.prepare(&sql).map_err(db_err("reading runs"))?;
-        let rows = stmt
-            .query_map(args, run_row)
-            .map_err(db_err("reading runs"))?
-            .collect::<rusqlite::Result<Vec<_>>>()
+        let rows = conn
+            .query_map(&sql, args, run_row)
             .map_err(db_err("reading runs"))?;
         Ok(rows.into_iter().map(complete).collect())
     }
@@ -80,14 +76,14 @@ impl Store {
     pub fn runs(&self, limit: Option<u32>) -> Result<Vec<RunRow>> {
         self.query_runs(
             "ORDER BY r.started_at DESC, r.run_id DESC LIMIT ?1",
-            [limit.map_or(-1, i64::from)],
+            params![limit.map_or(i64::MAX, i64::from)],
         )
     }
 
     /// One run.
     pub fn run(&self, run_id: RunId) -> Result<Option<RunRow>> {
         Ok(self
-            .query_runs("WHERE r.run_id = ?1", [run_id.0])?
+            .query_runs("WHERE r.run_id = ?1", params![run_id])?
             .into_iter()
             .next())
     }
@@ -98,12 +94,11 @@ impl Store {
     pub fn run_plan(&self, run_id: RunId) -> Result<Option<RunPlan>> {
         let conn = self.lock()?;
         let json: Option<Option<String>> = conn
-            .query_row(
+            .query_opt(
                 "SELECT plan_json FROM runs WHERE run_id = ?1",
-                [run_id.0],
-                |r| r.get(0),
+                params![run_id],
             )
-            .optional()
+            .and_then(|r| r.map(|r| r.get(0)).transpose())
             .map_err(db_err("reading a run's plan"))?;
         json.flatten()
             .map(|j| {
@@ -115,31 +110,39 @@ impl Store {
 
     /// Runs a run spawned, oldest first.
     pub fn children(&self, run_id: RunId) -> Result<Vec<RunRow>> {
-        self.query_runs("WHERE r.parent_run_id = ?1 ORDER BY r.run_id", [run_id.0])
+        self.query_runs(
+            "WHERE r.parent_run_id = ?1 ORDER BY r.run_id",
+            params![run_id],
+        )
     }
 
     /// The runs of one session, in order.
     pub fn session_runs(&self, session_id: SessionId) -> Result<Vec<RunRow>> {
-        self.query_runs("WHERE r.session_id = ?1 ORDER BY r.run_id", [session_id])
+        self.query_runs(
+            "WHERE r.session_id = ?1 ORDER BY r.run_id",
+            params![session_id],
+        )
     }
 
     /// The pid of another live process on this host still running this run, if any.
     pub fn running_elsewhere(&self, run_id: RunId) -> Result<Option<i64>> {
         let runner: Option<Runner> = self
             .lock()?
-            .query_row(
+            .query_opt(
                 "SELECT runner_pid, runner_host, runner_token FROM runs
                  WHERE run_id = ?1 AND outcome IS NULL AND runner_pid IS NOT NULL",
-                [run_id.0],
-                |r| {
+                params![run_id],
+            )
+            .and_then(|r| {
+                r.map(|r| {
                     Ok(Runner {
                         pid: r.get(0)?,
                         host: r.get(1)?,
                         token: r.get(2)?,
                     })
-                },
-            )
-            .optional()
+                })
+                .transpose()
+            })
             .map_err(db_err("looking up a run's process"))?;
         Ok(runner.filter(runner::is_other_live).map(|r| r.pid))
     }
@@ -147,10 +150,7 @@ impl Store {
     /// Whether a run exists.
     pub fn has_run(&self, run_id: RunId) -> Result<bool> {
         self.lock()?
-            .query_row("SELECT 1 FROM runs WHERE run_id = ?1", [run_id.0], |_| {
-                Ok(())
-            })
-            .optional()
+            .query_opt("SELECT 1 FROM runs WHERE run_id = ?1", params![run_id])
             .map(|r| r.is_some())
             .map_err(db_err("looking up a run"))
     }
@@ -169,14 +169,12 @@ impl Store {
         let body = serde_json::to_string(checkpoint)
             .map_err(|e| Error::store("encoding the checkpoint", e))?;
         let mut conn = self.lock()?;
-        let tx = conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-            .map_err(db_err("starting a new run"))?;
+        let tx = conn.transaction().map_err(db_err("starting a new run"))?;
         let run_id = insert_run(&tx, run)?;
         super::search::index_goal(&tx, run_id, &run.goal)?;
         tx.execute(
             "INSERT INTO checkpoints (run_id, format, step, body_json, saved_at) VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![run_id.0, checkpoint.format, checkpoint.step, body, now()],
+            params![run_id, checkpoint.format, checkpoint.step, body, now()],
         )
         .map_err(db_err("saving the first checkpoint"))?;
         tx.commit().map_err(db_err("committing a new run"))?;
@@ -185,13 +183,13 @@ impl Store {
 
     /// Start a session; its id.
     pub fn begin_session(&self, label: &str) -> Result<SessionId> {
-        let conn = self.lock()?;
-        conn.execute(
-            "INSERT INTO sessions (started_at, label) VALUES (?1, ?2)",
-            params![now(), label],
-        )
-        .map_err(db_err("recording a new session"))?;
-        Ok(SessionId(conn.last_insert_rowid()))
+        self.lock()?
+            .query_one(
+                "INSERT INTO sessions (started_at, label) VALUES (?1, ?2) RETURNING session_id",
+                params![now(), label],
+            )
+            .and_then(|r| r.get(0))
+            .map_err(db_err("recording a new session"))
     }
 
     /// Record how a run ended.
@@ -199,7 +197,7 @@ impl Store {
         self.lock()?
             .execute(
                 "UPDATE runs SET finished_at = ?2, outcome = ?3, outcome_detail = ?4 WHERE run_id = ?1",
-                params![run_id.0, now(), outcome.label(), outcome_detail(outcome)],
+                params![run_id, now(), outcome.label(), outcome_detail(outcome)],
             )
             .map_err(db_err("recording a run's outcome"))?;
         Ok(())
@@ -212,7 +210,7 @@ impl Store {
     }
 }
 
-fn insert_run(conn: &rusqlite::Connection, run: &NewRun) -> Result<RunId> {
+fn insert_run(conn: &Conn, run: &NewRun) -> Result<RunId> {
     let me = runner::current();
     let plan_json = match &run.plan {
         Some(p) => Some(
@@ -221,16 +219,16 @@ fn insert_run(conn: &rusqlite::Connection, run: &NewRun) -> Result<RunId> {
         ),
         None => None,
     };
-    conn.execute(
+    conn.query_one(
         "INSERT INTO runs (started_at, goal, provider, model, web_json, parent_run_id, session_id, mcp_declared_json,
            runner_pid, runner_host, runner_token, group_id, plan_json)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) RETURNING run_id",
         params![now(), run.goal, run.provider, run.model, run.web_json,
-                run.parent_run_id.map(|r| r.0), run.session_id, run.mcp_declared_json,
+                run.parent_run_id, run.session_id, run.mcp_declared_json,
                 me.pid, me.host, me.token, run.group_id, plan_json],
     )
-    .map_err(db_err("recording a new run"))?;
-    Ok(RunId(conn.last_insert_rowid()))
+    .and_then(|r| r.get(0))
+    .map_err(db_err("recording a new run"))
 }
 
 /// The `outcome_detail` recorded beside an outcome.

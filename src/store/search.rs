@@ -6,9 +6,9 @@
 //! that uses FTS5's syntax on purpose and cannot be parsed is a clear error
 //! saying how to quote it, never SQL passed on.
 
-use rusqlite::{Connection, params};
 use serde::Serialize;
 
+use super::engine::{Conn, DbError, Value, params};
 use super::{Store, db_err};
 use crate::core::completion::{Citation, ServerToolCall};
 use crate::core::id::RunId;
@@ -43,17 +43,17 @@ pub struct SearchQuery {
     pub rank: bool,
 }
 
-pub(super) fn index_goal(tx: &Connection, run: RunId, goal: &str) -> Result<()> {
+pub(super) fn index_goal(tx: &Conn, run: RunId, goal: &str) -> Result<()> {
     tx.execute(
         "INSERT INTO search_index (kind, run_id, step, url, body) VALUES ('goal', ?1, 0, NULL, ?2)",
-        params![run.0, goal],
+        params![run, goal],
     )
     .map_err(db_err("indexing a goal"))?;
     Ok(())
 }
 
 pub(super) fn index_step(
-    tx: &Connection,
+    tx: &Conn,
     run: RunId,
     step: u32,
     resent: bool,
@@ -66,7 +66,7 @@ pub(super) fn index_step(
     if resent {
         tx.execute(
             "DELETE FROM search_index WHERE run_id = ?1 AND step = ?2 AND kind <> 'goal'",
-            params![run.0, step],
+            params![run, step],
         )
         .map_err(db_err("indexing a step"))?;
     }
@@ -76,23 +76,23 @@ pub(super) fn index_step(
 }
 
 fn insert(
-    tx: &Connection,
+    tx: &Conn,
     kind: &str,
     run: RunId,
     step: u32,
     url: Option<&str>,
     body: &str,
 ) -> Result<()> {
-    tx.prepare_cached(
+    tx.execute(
         "INSERT INTO search_index (kind, run_id, step, url, body) VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![kind, run, step, url, body],
     )
-    .and_then(|mut stmt| stmt.execute(params![kind, run.0, step, url, body]))
     .map_err(db_err("indexing a step"))?;
     Ok(())
 }
 
 /// The model's text of a step, as a `text` row (none for an empty one).
-pub(super) fn index_text(tx: &Connection, run: RunId, step: u32, text: &str) -> Result<()> {
+pub(super) fn index_text(tx: &Conn, run: RunId, step: u32, text: &str) -> Result<()> {
     if text.trim().is_empty() {
         return Ok(());
     }
@@ -102,7 +102,7 @@ pub(super) fn index_text(tx: &Connection, run: RunId, step: u32, text: &str) -> 
 /// What each server-side tool call was asked (a query, or a URL to fetch), as
 /// `query` rows.
 pub(super) fn index_queries(
-    tx: &Connection,
+    tx: &Conn,
     run: RunId,
     step: u32,
     server_tools: &[ServerToolCall],
@@ -117,7 +117,7 @@ pub(super) fn index_queries(
 /// searchable (the `citations` table keeps the first of a URL's quotes in a
 /// step), a citation given twice word for word indexed once.
 pub(super) fn index_citations(
-    tx: &Connection,
+    tx: &Conn,
     run: RunId,
     step: u32,
     citations: &[Citation],
@@ -196,15 +196,17 @@ impl Store {
         } else {
             "rowid DESC"
         };
-        let mut values: Vec<rusqlite::types::Value> =
-            vec![q.run.map(|r| r.0).into(), i64::from(q.limit).into()];
+        let mut values: Vec<Value> = vec![
+            q.run.map_or(Value::Null, |r| Value::Int(r.0)),
+            Value::Int(i64::from(q.limit)),
+        ];
         let mut wheres = vec!["(?1 IS NULL OR run_id = ?1)".to_string()];
         if let Some(fts) = &read.fts {
-            values.push(fts.clone().into());
+            values.push(Value::Text(fts.clone()));
             wheres.push(format!("search_index MATCH ?{}", values.len()));
         }
         for inside in &read.inside {
-            values.push(crate::core::query::like_pattern(inside).into());
+            values.push(Value::Text(crate::core::query::like_pattern(inside)));
             wheres.push(format!("body LIKE ?{} ESCAPE '\\'", values.len()));
         }
         let passage = if read.fts.is_some() {
@@ -226,13 +228,9 @@ impl Store {
         // FTS5 answers a query it cannot parse with SQLITE_ERROR ("fts5: syntax
         // error near …", "unterminated string", "no such column"); a busy or broken
         // store has codes of its own.
-        let unparsable = |e: rusqlite::Error| {
+        let unparsable = |e: DbError| {
             let why = e.to_string();
-            let generic = matches!(
-                &e,
-                rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::Unknown
-            );
-            if generic {
+            if e.is_sqlite_generic() {
                 Error::refused(format!(
                     "cannot search for {:?}: {}. To search for the words as written, put them in double quotes: {}",
                     q.text,
@@ -243,23 +241,20 @@ impl Store {
                 Error::store("searching", e)
             }
         };
-        let mut stmt = conn.prepare(&sql).map_err(unparsable)?;
         let marked = |body: String| match (&read.fts, read.inside.first()) {
             (None, Some(needle)) => crate::core::query::passage(&body, needle, 24),
             _ => body,
         };
-        let rows = stmt
-            .query_map(rusqlite::params_from_iter(values.iter()), |r| {
-                Ok(Hit {
-                    run_id: RunId(r.get(0)?),
-                    step: r.get(1)?,
-                    kind: r.get(2)?,
-                    url: r.get(3)?,
-                    snippet: marked(r.get(4)?),
-                })
+        conn.query_map(&sql, &values, |r| {
+            Ok(Hit {
+                run_id: RunId(r.get(0)?),
+                step: r.get(1)?,
+                kind: r.get(2)?,
+                url: r.get(3)?,
+                snippet: marked(r.get(4)?),
             })
-            .map_err(unparsable)?;
-        rows.collect::<rusqlite::Result<_>>().map_err(unparsable)
+        })
+        .map_err(unparsable)
     }
 }
 

@@ -1,0 +1,209 @@
+//! The one way every store file talks to its database, whichever engine holds
+//! it: SQL written once with `?N` placeholders, parameters as `Value`s, rows
+//! read back as `Value`s through typed getters (`Row::get`), and a transaction
+//! that rolls back unless committed. SQLite runs the SQL as written; the
+//! PostgreSQL engine (`store::pg`, behind the `postgres` feature) rewrites the
+//! placeholders to `$N` once per statement and keeps the statement prepared.
+//! Where the dialects differ a caller asks `Conn::engine` and branches in the
+//! one place that needs it.
+
+use std::ops::Deref;
+
+pub(crate) use super::value::{DbError, Row, Value, params};
+
+/// Which database a store is on.
+#[cfg_attr(not(feature = "postgres"), allow(dead_code))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Engine {
+    /// One SQLite file.
+    Sqlite,
+    /// A PostgreSQL database, shared by a team.
+    Postgres,
+}
+
+/// The connection a store holds: one SQLite file, or a PostgreSQL session.
+pub(crate) enum Conn {
+    /// SQLite, in this process.
+    Sqlite(rusqlite::Connection),
+}
+
+impl Conn {
+    /// Which engine this is.
+    pub(crate) fn engine(&self) -> Engine {
+        match self {
+            Conn::Sqlite(_) => Engine::Sqlite,
+        }
+    }
+
+    /// Run one statement; how many rows it changed.
+    pub(crate) fn execute(&self, sql: &str, params: &[Value]) -> Result<usize, DbError> {
+        match self {
+            Conn::Sqlite(c) => {
+                let mut stmt = c.prepare_cached(sql)?;
+                Ok(stmt.execute(rusqlite::params_from_iter(params.iter()))?)
+            }
+        }
+    }
+
+    /// Run one statement and read every row it returns.
+    pub(crate) fn query(&self, sql: &str, params: &[Value]) -> Result<Vec<Row>, DbError> {
+        match self {
+            Conn::Sqlite(c) => {
+                let mut stmt = c.prepare_cached(sql)?;
+                let width = stmt.column_count();
+                let mut rows = stmt.query(rusqlite::params_from_iter(params.iter()))?;
+                let mut out = Vec::new();
+                while let Some(r) = rows.next()? {
+                    let mut values = Vec::with_capacity(width);
+                    for i in 0..width {
+                        values.push(super::value::from_sqlite(r.get_ref(i)?));
+                    }
+                    out.push(Row(values));
+                }
+                Ok(out)
+            }
+        }
+    }
+
+    /// Every row, each read by `f`.
+    pub(crate) fn query_map<T>(
+        &self,
+        sql: &str,
+        params: &[Value],
+        f: impl FnMut(&Row) -> Result<T, DbError>,
+    ) -> Result<Vec<T>, DbError> {
+        self.query(sql, params)?.iter().map(f).collect()
+    }
+
+    /// The first row, if any.
+    pub(crate) fn query_opt(&self, sql: &str, params: &[Value]) -> Result<Option<Row>, DbError> {
+        Ok(self.query(sql, params)?.into_iter().next())
+    }
+
+    /// The first row; `DbError::NoRow` when there is none.
+    pub(crate) fn query_one(&self, sql: &str, params: &[Value]) -> Result<Row, DbError> {
+        self.query_opt(sql, params)?.ok_or(DbError::NoRow)
+    }
+
+    /// Statements without parameters, separated by `;` (a migration).
+    pub(crate) fn batch(&self, sql: &str) -> Result<(), DbError> {
+        match self {
+            Conn::Sqlite(c) => Ok(c.execute_batch(sql)?),
+        }
+    }
+
+    /// Begin a transaction that writes: SQLite takes the write lock at once
+    /// (`BEGIN IMMEDIATE`), so no other writer reads between this one's reads
+    /// and its writes; PostgreSQL's rows are locked by the statements that need
+    /// them (`FOR UPDATE`, see `Conn::for_update`). Rolled back unless committed.
+    pub(crate) fn transaction(&mut self) -> Result<Tx<'_>, DbError> {
+        match self.engine() {
+            Engine::Sqlite => self.batch("BEGIN IMMEDIATE")?,
+            Engine::Postgres => self.batch("BEGIN")?,
+        }
+        Ok(Tx {
+            conn: self,
+            open: true,
+        })
+    }
+
+    /// What a `SELECT` that decides a write in the same transaction ends with:
+    /// ` FOR UPDATE` on PostgreSQL (the row stays locked until commit); nothing
+    /// on SQLite, whose `BEGIN IMMEDIATE` already holds the whole file.
+    pub(crate) fn for_update(&self) -> &'static str {
+        match self.engine() {
+            Engine::Sqlite => "",
+            Engine::Postgres => " FOR UPDATE",
+        }
+    }
+}
+
+/// An open transaction: statements through it (it derefs to the `Conn`),
+/// rolled back when dropped uncommitted.
+pub(crate) struct Tx<'a> {
+    conn: &'a mut Conn,
+    open: bool,
+}
+
+impl Tx<'_> {
+    /// Commit.
+    pub(crate) fn commit(mut self) -> Result<(), DbError> {
+        self.open = false;
+        self.conn.batch("COMMIT")
+    }
+}
+
+impl Deref for Tx<'_> {
+    type Target = Conn;
+
+    fn deref(&self) -> &Conn {
+        self.conn
+    }
+}
+
+impl Drop for Tx<'_> {
+    fn drop(&mut self) {
+        if self.open {
+            // A failed rollback leaves the connection as the failure left it;
+            // the error that dropped this transaction is the one reported.
+            let _ = self.conn.batch("ROLLBACK");
+        }
+    }
+}
+
+/// `sql` with its `?N` placeholders written `$N` (outside quotes), for
+/// PostgreSQL. A `?` not followed by a digit is left as it is.
+#[cfg_attr(not(feature = "postgres"), allow(dead_code))]
+pub(crate) fn dollar_placeholders(sql: &str) -> String {
+    let mut out = String::with_capacity(sql.len());
+    let mut quote: Option<char> = None;
+    let mut chars = sql.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '?') if chars.peek().is_some_and(char::is_ascii_digit) => {
+                out.push('$');
+                continue;
+            }
+            _ => {}
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placeholders_are_rewritten_outside_quotes_only() {
+        assert_eq!(
+            dollar_placeholders(
+                "SELECT ?1, '?2', x FROM t WHERE a = ?12 AND b LIKE '%?%' OR c = ?"
+            ),
+            "SELECT $1, '?2', x FROM t WHERE a = $12 AND b LIKE '%?%' OR c = ?"
+        );
+    }
+
+    #[test]
+    fn a_transaction_dropped_uncommitted_leaves_nothing() {
+        let mut conn = Conn::Sqlite(rusqlite::Connection::open_in_memory().unwrap());
+        conn.batch("CREATE TABLE t (x INTEGER)").unwrap();
+        {
+            let tx = conn.transaction().unwrap();
+            tx.execute("INSERT INTO t (x) VALUES (?1)", params![1_i64])
+                .unwrap();
+        }
+        let tx = conn.transaction().unwrap();
+        tx.execute("INSERT INTO t (x) VALUES (?1)", params![2_i64])
+            .unwrap();
+        tx.commit().unwrap();
+        let xs = conn
+            .query_map("SELECT x FROM t", params![], |r| r.get::<i64>(0))
+            .unwrap();
+        assert_eq!(xs, vec![2]);
+    }
+}
