@@ -13,6 +13,7 @@ pub mod eval;
 pub mod event;
 pub mod figures;
 pub mod host;
+pub mod location;
 pub mod id;
 pub mod inert;
 pub mod link;

@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use rusqlite::Connection;
 
-use super::engine::{Conn, DbError, params};
+use super::engine::{Conn, DbError, params, too_new};
+use crate::core::location;
 use crate::error::{Error, Result};
 
 /// Ordered migrations; index + 1 is the `user_version` after applying it.
@@ -73,8 +74,14 @@ fn sqlite_err(what: &str) -> impl Fn(rusqlite::Error) -> Error + '_ {
 
 impl Store {
     /// Open (creating) the store file and bring its schema up to date.
+    ///
+    /// `path` may instead be a PostgreSQL URL (`postgres://…`, see
+    /// `core::location`): the team's store, opened and migrated under its lock.
     pub fn open(path: impl AsRef<Path>) -> Result<Store> {
         let path = path.as_ref();
+        if let Some(url) = path.to_str().filter(|p| location::is_url(p)) {
+            return Store::open_url(url, MIGRATIONS.len());
+        }
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
         }
@@ -89,21 +96,41 @@ impl Store {
         // can take back the last commits. It spares an fsync per step.
         conn.pragma_update(None, "synchronous", "NORMAL")
             .map_err(sqlite_err("setting synchronous"))?;
-        Store::setup(conn, MIGRATIONS.len())
+        Store::setup(conn, MIGRATIONS.len(), &path.display().to_string())
+    }
+
+    #[cfg(feature = "postgres")]
+    fn open_url(url: &str, upto: usize) -> Result<Store> {
+        let conn = super::schema_pg::open(url, upto)?;
+        Ok(Store {
+            conn: Arc::new(Mutex::new(conn)),
+        })
+    }
+
+    #[cfg(not(feature = "postgres"))]
+    fn open_url(url: &str, _: usize) -> Result<Store> {
+        Err(Error::refused(format!(
+            "the store {} is on PostgreSQL, and this io-harness was built without the postgres feature",
+            location::shown(url)
+        )))
     }
 
     /// A store in memory, for tests and previews.
     pub fn open_in_memory() -> Result<Store> {
         let conn = Connection::open_in_memory().map_err(sqlite_err("opening in memory"))?;
-        Store::setup(conn, MIGRATIONS.len())
+        Store::setup(conn, MIGRATIONS.len(), ":memory:")
     }
 
     /// Open applying only the first `upto` migrations: how an older release left a
     /// file. For compatibility tests.
     #[doc(hidden)]
     pub fn open_at_schema(path: impl AsRef<Path>, upto: usize) -> Result<Store> {
-        let conn = Connection::open(path.as_ref()).map_err(sqlite_err("opening"))?;
-        Store::setup(conn, upto.min(MIGRATIONS.len()))
+        let path = path.as_ref();
+        if let Some(url) = path.to_str().filter(|p| location::is_url(p)) {
+            return Store::open_url(url, upto.min(MIGRATIONS.len()));
+        }
+        let conn = Connection::open(path).map_err(sqlite_err("opening"))?;
+        Store::setup(conn, upto.min(MIGRATIONS.len()), &path.display().to_string())
     }
 
     /// Bring the schema up to `upto`. The version is read, and the migrations
@@ -111,13 +138,17 @@ impl Store {
     /// opening a new file at once exactly one migrates and the others then see its
     /// version; each statement is also safe to meet twice (`IF NOT EXISTS`, and an
     /// added column that already exists is taken as added).
-    fn setup(conn: Connection, upto: usize) -> Result<Store> {
+    fn setup(conn: Connection, upto: usize, shown: &str) -> Result<Store> {
         conn.busy_timeout(BUSY_TIMEOUT)
             .map_err(|e| Error::store("setting the busy timeout", e))?;
         conn.pragma_update(None, "foreign_keys", "ON")
             .map_err(|e| Error::store("enabling foreign keys", e))?;
         let mut conn = Conn::Sqlite(conn);
-        if user_version(&conn)? < upto {
+        let found = user_version(&conn)?;
+        if found > MIGRATIONS.len() {
+            return Err(too_new(shown, found, MIGRATIONS.len()));
+        }
+        if found < upto {
             let tx = conn.transaction().map_err(db_err("starting a migration"))?;
             let version = user_version(&tx)?;
             if version < upto {
@@ -177,6 +208,10 @@ fn enable_wal(conn: &Connection) -> Result<()> {
 }
 
 fn user_version(conn: &Conn) -> Result<usize> {
+    #[cfg(feature = "postgres")]
+    if conn.engine() == super::engine::Engine::Postgres {
+        return super::schema_pg::version(conn);
+    }
     let v: i64 = conn
         .query_one("PRAGMA user_version", params![])
         .and_then(|r| r.get(0))

@@ -25,6 +25,9 @@ pub enum Engine {
 pub(crate) enum Conn {
     /// SQLite, in this process.
     Sqlite(rusqlite::Connection),
+    /// PostgreSQL, over its own thread.
+    #[cfg(feature = "postgres")]
+    Postgres(super::pg::PgConn),
 }
 
 impl Conn {
@@ -32,6 +35,8 @@ impl Conn {
     pub(crate) fn engine(&self) -> Engine {
         match self {
             Conn::Sqlite(_) => Engine::Sqlite,
+            #[cfg(feature = "postgres")]
+            Conn::Postgres(_) => Engine::Postgres,
         }
     }
 
@@ -42,6 +47,8 @@ impl Conn {
                 let mut stmt = c.prepare_cached(sql)?;
                 Ok(stmt.execute(rusqlite::params_from_iter(params.iter()))?)
             }
+            #[cfg(feature = "postgres")]
+            Conn::Postgres(c) => c.execute(sql, params),
         }
     }
 
@@ -62,6 +69,8 @@ impl Conn {
                 }
                 Ok(out)
             }
+            #[cfg(feature = "postgres")]
+            Conn::Postgres(c) => c.query(sql, params),
         }
     }
 
@@ -89,6 +98,8 @@ impl Conn {
     pub(crate) fn batch(&self, sql: &str) -> Result<(), DbError> {
         match self {
             Conn::Sqlite(c) => Ok(c.execute_batch(sql)?),
+            #[cfg(feature = "postgres")]
+            Conn::Postgres(c) => c.batch(sql),
         }
     }
 
@@ -149,6 +160,16 @@ impl Drop for Tx<'_> {
             let _ = self.conn.batch("ROLLBACK");
         }
     }
+}
+
+/// A store whose schema is newer than this binary's, refused before anything
+/// is read or written: both versions named, and what to do.
+pub(crate) fn too_new(store: &str, found: usize, known: usize) -> crate::error::Error {
+    crate::error::Error::refused(format!(
+        "the store {store} is at schema version {found}, newer than this io-harness ({}) knows \
+         (up to {known}); nothing was read or changed — use the io-harness that wrote it, or a later one",
+        env!("CARGO_PKG_VERSION"),
+    ))
 }
 
 /// `sql` with its `?N` placeholders written `$N` (outside quotes), for

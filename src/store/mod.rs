@@ -23,6 +23,12 @@ mod evals;
 pub mod export;
 mod figures;
 mod groups;
+#[cfg(feature = "postgres")]
+mod pg;
+#[cfg(feature = "postgres")]
+mod schema_pg;
+#[cfg(feature = "postgres")]
+mod search_pg;
 mod lease;
 mod runs;
 pub mod search;

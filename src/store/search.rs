@@ -188,6 +188,29 @@ impl Store {
             ));
         }
         let read = crate::core::query::read(&q.text);
+        #[cfg(feature = "postgres")]
+        if self.lock()?.engine() == super::engine::Engine::Postgres {
+            use super::search_pg::{Failed, search};
+            let conn = self.lock()?;
+            return match search(&conn, &read, q.run, q.limit, q.rank) {
+                Ok(rows) => Ok(rows
+                    .into_iter()
+                    .map(|(run_id, step, kind, url, snippet)| Hit {
+                        run_id,
+                        step,
+                        kind,
+                        url,
+                        snippet,
+                    })
+                    .collect()),
+                Err(Failed::Unparsable(why)) => Err(Error::refused(format!(
+                    "cannot search for {:?}: {why}. To search for the words as written, put them in double quotes: {}",
+                    q.text,
+                    quoted(&q.text)
+                ))),
+                Err(Failed::Store(e)) => Err(e),
+            };
+        }
         // Rows are indexed in the order they are recorded, so the newest come
         // last: FTS5 walks its rowids backwards without sorting every match.
         // Best first needs a full-text match to rank by.

@@ -192,6 +192,26 @@ macro_rules! params {
 }
 pub(crate) use params;
 
+/// What went wrong with the PostgreSQL store, naming it (without a password).
+#[cfg(feature = "postgres")]
+#[derive(Debug)]
+pub(crate) struct PgError {
+    /// The store, as shown.
+    pub store: String,
+    /// What happened, in words.
+    pub message: String,
+}
+
+#[cfg(feature = "postgres")]
+impl std::fmt::Display for PgError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({})", self.message, self.store)
+    }
+}
+
+#[cfg(feature = "postgres")]
+impl std::error::Error for PgError {}
+
 /// A row read back: its values, in the order selected.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Row(pub(crate) Vec<Value>);
@@ -205,12 +225,6 @@ impl Row {
         })?;
         T::from_value(v).map_err(|why| DbError::Column { index: i, why })
     }
-
-    /// How many columns it has.
-    #[cfg_attr(not(feature = "postgres"), allow(dead_code))]
-    pub(crate) fn len(&self) -> usize {
-        self.0.len()
-    }
 }
 
 /// What the database (or reading its answer) said.
@@ -219,6 +233,9 @@ pub(crate) enum DbError {
     /// SQLite's own error.
     Sqlite(rusqlite::Error),
     /// PostgreSQL's own error, or its connection's.
+    /// PostgreSQL's own error, or its connection's.
+    #[cfg(feature = "postgres")]
+    Postgres(PgError),
     /// A column did not hold what was read.
     Column {
         /// Its position in the row.
@@ -234,6 +251,8 @@ impl std::fmt::Display for DbError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             DbError::Sqlite(e) => e.fmt(f),
+            #[cfg(feature = "postgres")]
+            DbError::Postgres(e) => e.fmt(f),
             DbError::Column { index, why } => write!(f, "column {index}: {why}"),
             DbError::NoRow => f.write_str("no row was returned"),
         }

@@ -6,6 +6,7 @@
 
 #[cfg(feature = "stub")]
 mod common;
+mod engines;
 mod gemini_support;
 
 mod agents;
