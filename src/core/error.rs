@@ -208,7 +208,7 @@ impl Error {
         Error::refused(format!(
             "the store {} cannot be opened ({e}); nothing was run. Pass --store PATH to use \
              another file, or set `path` under [store] in io.toml",
-            path.display()
+            crate::core::location::shown(&path.display().to_string())
         ))
     }
 

@@ -50,9 +50,18 @@ mod tests {
     #[test]
     fn a_password_is_never_shown() {
         for (given, want) in [
-            ("postgres://ann:s3cr%40t@db:5432/team", "postgres://ann@db:5432/team"),
-            ("postgresql://ann:x@y@db/team?sslmode=prefer", "postgresql://ann@db/team?sslmode=prefer"),
-            ("postgres://db/team?password=x&user=ann", "postgres://db/team?user=ann"),
+            (
+                "postgres://ann:s3cr%40t@db:5432/team",
+                "postgres://ann@db:5432/team",
+            ),
+            (
+                "postgresql://ann:x@y@db/team?sslmode=prefer",
+                "postgresql://ann@db/team?sslmode=prefer",
+            ),
+            (
+                "postgres://db/team?password=x&user=ann",
+                "postgres://db/team?user=ann",
+            ),
             ("postgres://db/team?password=x", "postgres://db/team"),
             ("postgres://ann@db", "postgres://ann@db"),
             ("postgres://", "postgres://"),

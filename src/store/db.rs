@@ -130,7 +130,11 @@ impl Store {
             return Store::open_url(url, upto.min(MIGRATIONS.len()));
         }
         let conn = Connection::open(path).map_err(sqlite_err("opening"))?;
-        Store::setup(conn, upto.min(MIGRATIONS.len()), &path.display().to_string())
+        Store::setup(
+            conn,
+            upto.min(MIGRATIONS.len()),
+            &path.display().to_string(),
+        )
     }
 
     /// Bring the schema up to `upto`. The version is read, and the migrations

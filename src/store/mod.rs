@@ -23,15 +23,15 @@ mod evals;
 pub mod export;
 mod figures;
 mod groups;
+mod lease;
 #[cfg(feature = "postgres")]
 mod pg;
+mod runs;
 #[cfg(feature = "postgres")]
 mod schema_pg;
+pub mod search;
 #[cfg(feature = "postgres")]
 mod search_pg;
-mod lease;
-mod runs;
-pub mod search;
 mod steps;
 pub mod types;
 mod value;

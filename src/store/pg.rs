@@ -409,7 +409,8 @@ fn timestamp_micros(text: &str) -> Result<i64, BoxError> {
 
 impl ToSql for Value {
     fn to_sql(&self, ty: &Type, out: &mut BytesMut) -> Result<IsNull, BoxError> {
-        let wrong = || -> BoxError { format!("cannot store {self:?} in a column of type {ty}").into() };
+        let wrong =
+            || -> BoxError { format!("cannot store {self:?} in a column of type {ty}").into() };
         match (self, ty) {
             (Value::Null, _) => return Ok(IsNull::Yes),
             (Value::Int(i), t) if *t == Type::INT8 => out.extend_from_slice(&i.to_be_bytes()),
@@ -461,7 +462,9 @@ impl ToSql for Value {
 
 impl<'a> FromSql<'a> for Value {
     fn from_sql(ty: &Type, raw: &'a [u8]) -> Result<Value, BoxError> {
-        let text = || -> Result<Value, BoxError> { Ok(Value::Text(std::str::from_utf8(raw)?.to_string())) };
+        let text = || -> Result<Value, BoxError> {
+            Ok(Value::Text(std::str::from_utf8(raw)?.to_string()))
+        };
         Ok(match ty {
             t if *t == Type::INT8 => Value::Int(i64::from_be_bytes(raw.try_into()?)),
             t if *t == Type::INT4 => Value::Int(i64::from(i32::from_be_bytes(raw.try_into()?))),
@@ -477,6 +480,7 @@ impl<'a> FromSql<'a> for Value {
                 Value::Text(std::str::from_utf8(raw.get(1..).unwrap_or_default())?.to_string())
             }
             t if *t == Type::BYTEA => Value::Blob(raw.to_vec()),
+            t if *t == Type::VOID => Value::Null,
             t if *t == Type::TEXT
                 || *t == Type::VARCHAR
                 || *t == Type::BPCHAR
@@ -486,7 +490,11 @@ impl<'a> FromSql<'a> for Value {
             {
                 text()?
             }
-            other => return Err(format!("a column of type {other}, which the store does not read").into()),
+            other => {
+                return Err(
+                    format!("a column of type {other}, which the store does not read").into(),
+                );
+            }
         })
     }
 

@@ -51,10 +51,7 @@ pub(crate) fn open(url: &str, upto: usize) -> Result<Conn> {
 /// The version recorded in `io_harness_schema` (0 for a database without it).
 pub(crate) fn version(conn: &Conn) -> Result<usize> {
     let v: Option<i64> = conn
-        .query_opt(
-            "SELECT max(version) FROM io_harness_schema",
-            params![],
-        )
+        .query_opt("SELECT max(version) FROM io_harness_schema", params![])
         .and_then(|r| r.map(|r| r.get(0)).transpose())
         .map_err(|e| Error::store("reading the schema version", e))?
         .flatten();

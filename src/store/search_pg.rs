@@ -193,9 +193,13 @@ pub(crate) fn passage(body: &str, marks: &[(String, bool)]) -> String {
     };
     let hit = |(s, e): (usize, usize)| {
         let w = body[s..e].to_lowercase();
-        marks
-            .iter()
-            .any(|(m, prefix)| if *prefix { w.starts_with(m.as_str()) } else { w == *m })
+        marks.iter().any(|(m, prefix)| {
+            if *prefix {
+                w.starts_with(m.as_str())
+            } else {
+                w == *m
+            }
+        })
     };
     let Some(first) = spans.iter().position(|s| hit(*s)) else {
         return body.chars().take(48).collect();
@@ -289,12 +293,17 @@ mod tests {
     use super::*;
 
     fn tq(s: &str) -> String {
-        tsquery(s).map(|(q, _)| q).unwrap_or_else(|e| format!("ERR {e}"))
+        tsquery(s)
+            .map(|(q, _)| q)
+            .unwrap_or_else(|e| format!("ERR {e}"))
     }
 
     #[test]
     fn fts5_syntax_reads_as_the_same_tsquery() {
-        assert_eq!(tq("\"io-harness\" \"0.22.0\""), "('io' <-> 'harness') & ('0' <-> '22' <-> '0')");
+        assert_eq!(
+            tq("\"io-harness\" \"0.22.0\""),
+            "('io' <-> 'harness') & ('0' <-> '22' <-> '0')"
+        );
         assert_eq!(tq("rust OR go"), "('rust') | ('go')");
         assert_eq!(tq("rust NOT go"), "('rust') & ! ('go')");
         assert_eq!(tq("harn*"), "('harn':*)");
@@ -310,12 +319,16 @@ mod tests {
         assert_eq!(tq("a OR"), "ERR the query ends before it is complete");
         assert_eq!(tq("OR a"), "ERR syntax error near \"OR\"");
         assert_eq!(tq("(a"), "ERR the query ends before it is complete");
-        assert_eq!(tq("\"++\""), "ERR the phrase \"++\" has no word to search for");
+        assert_eq!(
+            tq("\"++\""),
+            "ERR the phrase \"++\" has no word to search for"
+        );
     }
 
     #[test]
     fn the_passage_marks_the_words_that_matched() {
-        let body = "one two three four five six seven eight nine ten eleven twelve thirteen fourteen";
+        let body =
+            "one two three four five six seven eight nine ten eleven twelve thirteen fourteen";
         assert_eq!(
             passage(body, &[("seven".into(), false)]),
             "…three four five six [seven] eight nine ten eleven twelve thirteen fourteen"
@@ -324,6 +337,9 @@ mod tests {
             passage("See docs.rs for more", &[("docs".into(), false)]),
             "See [docs].rs for more"
         );
-        assert_eq!(passage("Harness here", &[("harn".into(), true)]), "[Harness] here");
+        assert_eq!(
+            passage("Harness here", &[("harn".into(), true)]),
+            "[Harness] here"
+        );
     }
 }

@@ -38,8 +38,9 @@ impl Place {
     pub fn exec(&self, sql: &str) {
         #[cfg(feature = "postgres")]
         if self.is_postgres() {
-            let mut c = postgres::Client::connect(&self.location.to_string_lossy(), postgres::NoTls)
-                .unwrap();
+            let mut c =
+                postgres::Client::connect(&self.location.to_string_lossy(), postgres::NoTls)
+                    .unwrap();
             c.batch_execute(sql).unwrap();
             return;
         }
@@ -74,10 +75,15 @@ pub fn sqlite() -> Place {
 
 /// The test server's URL; `None` (said on stderr) when it is not set outside CI.
 pub fn server() -> Option<String> {
-    match std::env::var("IO_HARNESS_TEST_PG").ok().filter(|v| !v.is_empty()) {
+    match std::env::var("IO_HARNESS_TEST_PG")
+        .ok()
+        .filter(|v| !v.is_empty())
+    {
         Some(url) => Some(url),
         None if std::env::var_os("CI").is_some() => {
-            panic!("IO_HARNESS_TEST_PG is not set: under CI the PostgreSQL half must run (.ci/run starts the server)")
+            panic!(
+                "IO_HARNESS_TEST_PG is not set: under CI the PostgreSQL half must run (.ci/run starts the server)"
+            )
         }
         None => {
             eprintln!(

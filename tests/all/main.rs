@@ -63,6 +63,7 @@ mod sources_check_boundary;
 mod sources_export;
 mod sources_search;
 mod store;
+mod store_cli;
 mod stream_assemble;
 mod stream_encode;
 mod stream_responses;

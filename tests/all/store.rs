@@ -32,7 +32,6 @@ fn new_run(store: &Store, goal: &str) -> RunId {
         .unwrap()
 }
 
-
 on_both_engines! {
     fn duplicate_urls_in_one_step_are_one_row_and_two_steps_are_two(place) {
         let store = place.open();
