@@ -80,6 +80,10 @@ pub enum Command {
         /// At most this many.
         #[arg(long, default_value_t = 50)]
         limit: u32,
+        /// Only the runs this user started (`IO_HARNESS_USER`, else the login
+        /// name): one's own on a team's store.
+        #[arg(long)]
+        mine: bool,
     },
     /// A run group side by side (`run --providers`, `run --replay`): outcome,
     /// steps, tokens, cost, wall time, searches, citations, and the overlap of
@@ -206,7 +210,9 @@ pub async fn main(cli: Cli) -> ExitCode {
         }
         Some(Command::Eval(args)) => eval::go(cli.config, cli.store, args).await,
         Some(Command::Evals { json, limit }) => eval::list(cli.config, cli.store, json, limit),
-        Some(Command::Runs { json, limit }) => runs::runs(cli.config, cli.store, json, limit),
+        Some(Command::Runs { json, limit, mine }) => {
+            runs::runs(cli.config, cli.store, json, limit, mine)
+        }
         Some(Command::Compare {
             group_id,
             json,

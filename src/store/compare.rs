@@ -48,6 +48,7 @@ impl Store {
     /// sources and its answer.
     fn column(&self, id: RunId, prices: &PriceTable) -> Result<Column> {
         let run = self.run(id)?.unwrap_or_default();
+        let by = (run.user.is_some() || run.host.is_some()).then(|| super::figures::by(&run));
         let mut col = Column {
             run_id: id,
             figures: self.figures(id, prices)?,
@@ -55,6 +56,7 @@ impl Store {
             model: run.model,
             outcome: run.outcome,
             outcome_detail: run.outcome_detail,
+            by,
             ..Column::default()
         };
         let cited = self.cited_urls(id)?;

@@ -13,7 +13,7 @@ use crate::core::location;
 use crate::error::{Error, Result};
 
 /// Ordered migrations; index + 1 is the `user_version` after applying it.
-pub(crate) const MIGRATIONS: [&str; 15] = [
+pub(crate) const MIGRATIONS: [&str; 16] = [
     include_str!("migrations/0001_init.sql"),
     include_str!("migrations/0002_web.sql"),
     include_str!("migrations/0003_mcp.sql"),
@@ -29,6 +29,7 @@ pub(crate) const MIGRATIONS: [&str; 15] = [
     include_str!("migrations/0013_claims.sql"),
     include_str!("migrations/0014_evals.sql"),
     include_str!("migrations/0015_plan.sql"),
+    include_str!("migrations/0016_team.sql"),
 ];
 
 /// The schema version a store is brought up to: the number of migrations.
@@ -55,7 +56,9 @@ fn say_indexing(conn: &Conn) {
 /// A handle on one store file. Cheap to clone; clones share the connection.
 #[derive(Clone)]
 pub struct Store {
-    conn: Arc<Mutex<Conn>>,
+    pub(super) conn: Arc<Mutex<Conn>>,
+    /// The runs this process runs, whose heartbeat it keeps (`lease`).
+    pub(super) held: Arc<super::held::Held>,
 }
 
 impl std::fmt::Debug for Store {
@@ -104,6 +107,7 @@ impl Store {
         let conn = super::schema_pg::open(url, upto)?;
         Ok(Store {
             conn: Arc::new(Mutex::new(conn)),
+            held: Arc::default(),
         })
     }
 
@@ -170,6 +174,7 @@ impl Store {
         }
         Ok(Store {
             conn: Arc::new(Mutex::new(conn)),
+            held: Arc::default(),
         })
     }
 
@@ -301,6 +306,9 @@ mod tests {
         assert_eq!(parts.len(), 2, "{parts:?}");
         assert!(parts[0].contains("'a;b'"));
         let counts: Vec<usize> = MIGRATIONS.iter().map(|m| statements(m).len()).collect();
-        assert_eq!(counts, vec![7, 4, 1, 5, 4, 2, 2, 2, 4, 3, 1, 1, 3, 2, 1]);
+        assert_eq!(
+            counts,
+            vec![7, 4, 1, 5, 4, 2, 2, 2, 4, 3, 1, 1, 3, 2, 1, 14]
+        );
     }
 }

@@ -118,6 +118,17 @@ impl Conn {
         })
     }
 
+    /// The time a lease is written and judged by, in SQL, given as parameter
+    /// `?n` (this machine's time): SQLite uses it; PostgreSQL uses its own
+    /// clock (`CURRENT_TIMESTAMP`), so machines whose clocks differ agree on
+    /// whose claim has lapsed (the parameter stays referenced, for its type).
+    pub(crate) fn clock(&self, n: usize) -> String {
+        match self.engine() {
+            Engine::Sqlite => format!("?{n}"),
+            Engine::Postgres => format!("COALESCE(CURRENT_TIMESTAMP, CAST(?{n} AS TIMESTAMPTZ))"),
+        }
+    }
+
     /// What a `SELECT` that decides a write in the same transaction ends with:
     /// ` FOR UPDATE` on PostgreSQL (the row stays locked until commit); nothing
     /// on SQLite, whose `BEGIN IMMEDIATE` already holds the whole file.

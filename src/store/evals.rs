@@ -92,20 +92,26 @@ impl Store {
     pub fn create_eval(&self, e: &NewEval) -> Result<EvalId> {
         let mut conn = self.lock()?;
         let tx = conn.transaction().map_err(db_err("recording a new eval"))?;
-        let id: EvalId = tx.query_one(
-            "INSERT INTO evals (created_at, file, vendors, jobs, max_usd_micro, demo) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-             RETURNING eval_id",
-            params![
-                now(),
-                e.file,
-                e.vendors.iter().map(|v| v.as_str()).collect::<Vec<_>>().join(","),
-                e.jobs,
-                e.max_usd_micro.map(super::db::stored),
-                e.demo
-            ],
-        )
-        .and_then(|r| r.get(0))
-        .map_err(db_err("recording a new eval"))?;
+        let id: EvalId = tx
+            .query_one(
+                "INSERT INTO evals (created_at, file, vendors, jobs, max_usd_micro, demo, eval_uid)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) RETURNING eval_id",
+                params![
+                    now(),
+                    e.file,
+                    e.vendors
+                        .iter()
+                        .map(|v| v.as_str())
+                        .collect::<Vec<_>>()
+                        .join(","),
+                    e.jobs,
+                    e.max_usd_micro.map(super::db::stored),
+                    e.demo,
+                    super::runs::fresh_uid()
+                ],
+            )
+            .and_then(|r| r.get(0))
+            .map_err(db_err("recording a new eval"))?;
         for (i, q) in e.questions.iter().enumerate() {
             tx.execute(
                 "INSERT INTO eval_questions (eval_id, position, question_id, question, answers, urls) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",

@@ -46,13 +46,14 @@ impl Store {
     pub fn create_group(&self, group: &NewGroup) -> Result<GroupId> {
         self.lock()?
             .query_one(
-                "INSERT INTO run_groups (created_at, goal, workspace, max_usd_micro) VALUES (?1, ?2, ?3, ?4)
-                 RETURNING group_id",
+                "INSERT INTO run_groups (created_at, goal, workspace, max_usd_micro, group_uid)
+                 VALUES (?1, ?2, ?3, ?4, ?5) RETURNING group_id",
                 params![
                     now(),
                     group.goal,
                     group.workspace,
-                    group.max_usd_micro.map(super::db::stored)
+                    group.max_usd_micro.map(super::db::stored),
+                    super::runs::fresh_uid()
                 ],
             )
             .and_then(|r| r.get(0))

@@ -1,18 +1,66 @@
-//! Claiming a run for a resume, atomically: of several processes resuming one run
-//! at once exactly one proceeds. SQLite has no liveness function, so the claim is
-//! one `BEGIN IMMEDIATE` transaction — it takes the write lock first, so no other
-//! claim can read between this one's read and its write — that reads the run's
-//! outcome and recorded runner, decides with `runner`'s liveness check, and writes
-//! this process as the runner. A claim is granted only when no runner is recorded,
-//! the recorded one is this process, or it is known to be gone; a live one, or one
-//! on another host (which this machine cannot check), is named in the refusal.
+//! Who holds a run: claiming it for a resume, atomically, and keeping the claim
+//! alive while it runs. Of several processes resuming one run at once exactly
+//! one proceeds: the claim is one transaction that reads the run's outcome and
+//! recorded runner — SQLite's `BEGIN IMMEDIATE` holds the whole file, and
+//! PostgreSQL locks the row (`FOR UPDATE`) — decides, and writes this process
+//! as the runner. A claim is granted when no runner is recorded, the recorded
+//! one is this process, or it is known to be gone: on this host by `runner`'s
+//! liveness check (right the moment a process dies), on another host — which
+//! cannot be asked — when its heartbeat is older than `EXPIRY`. Every process
+//! that holds a run writes its heartbeat every `HEARTBEAT` from a thread of
+//! its own while the store is open (`Store::hold`); on PostgreSQL the server's
+//! clock stamps and judges it. A live holder, or one whose heartbeat was never
+//! recorded (an older release), is named in the refusal.
 
-use super::engine::params;
-use super::{Store, db_err};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+
+use super::engine::{Conn, DbError, Row, params};
+use super::{Store, db_err, now};
 use crate::core::id::RunId;
 use crate::core::outcome::Outcome;
 use crate::error::{Error, Result};
 use crate::machine::process::{self as runner, Runner};
+
+/// How often a holder says it is alive.
+pub const HEARTBEAT: Duration = Duration::from_secs(20);
+
+/// How old a heartbeat from another machine may be before its claim lapses.
+pub const EXPIRY: Duration = Duration::from_secs(120);
+
+/// The recorded runner of a run, as a claim reads it.
+struct Holder {
+    runner: Runner,
+    user: Option<String>,
+    /// When it last said it was alive (RFC 3339).
+    heartbeat: Option<String>,
+    /// Whether that is within `EXPIRY` (by the database's clock); `None`
+    /// when no heartbeat was ever recorded.
+    fresh: Option<bool>,
+}
+
+fn holder(r: &Row) -> std::result::Result<Option<Holder>, DbError> {
+    let Some(pid) = r.get::<Option<i64>>(1)? else {
+        return Ok(None);
+    };
+    Ok(Some(Holder {
+        runner: Runner {
+            pid,
+            host: r.get(2)?,
+            token: r.get(3)?,
+        },
+        user: r.get(4)?,
+        heartbeat: r.get(5)?,
+        fresh: r.get(6)?,
+    }))
+}
+
+/// `now` less `EXPIRY`, as SQLite compares times (RFC 3339 text).
+fn expired_before() -> String {
+    let at = chrono::Utc::now() - chrono::Duration::from_std(EXPIRY).unwrap_or_default();
+    at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
 
 impl Store {
     /// Make this process the run's runner and clear its outcome, or refuse before
@@ -21,26 +69,23 @@ impl Store {
         let me = runner::current();
         let mut conn = self.lock()?;
         let tx = conn.transaction().map_err(db_err("claiming a run"))?;
+        // Fresh: the heartbeat is later than the clock less the expiry.
+        let fresh = match tx.engine() {
+            super::engine::Engine::Sqlite => "runner_heartbeat > ?2".to_string(),
+            super::engine::Engine::Postgres => format!(
+                "runner_heartbeat > {} - make_interval(secs => {})",
+                tx.clock(2),
+                EXPIRY.as_secs()
+            ),
+        };
         let sql = format!(
-            "SELECT outcome, runner_pid, runner_host, runner_token FROM runs WHERE run_id = ?1{}",
+            "SELECT outcome, runner_pid, runner_host, runner_token, runner_user, runner_heartbeat,
+                    {fresh} FROM runs WHERE run_id = ?1{}",
             tx.for_update()
         );
-        let row: Option<(Option<Outcome>, Option<Runner>)> = tx
-            .query_opt(&sql, params![run_id])
-            .and_then(|r| {
-                r.map(|r| {
-                    let runner = match r.get::<Option<i64>>(1)? {
-                        Some(pid) => Some(Runner {
-                            pid,
-                            host: r.get(2)?,
-                            token: r.get(3)?,
-                        }),
-                        None => None,
-                    };
-                    Ok((r.get(0)?, runner))
-                })
-                .transpose()
-            })
+        let row: Option<(Option<Outcome>, Option<Holder>)> = tx
+            .query_opt(&sql, params![run_id, expired_before()])
+            .and_then(|r| r.map(|r| Ok((r.get(0)?, holder(&r)?))).transpose())
             .map_err(db_err("claiming a run"))?;
         let Some((outcome, recorded)) = row else {
             return Err(Error::refused(format!(
@@ -55,34 +100,118 @@ impl Store {
         if let Some(holder) = recorded.filter(|r| held_by_other(r, &me)) {
             return Err(refusal(run_id, &holder, &me));
         }
-        tx.execute(
+        let sql = format!(
             "UPDATE runs SET finished_at = NULL, outcome = NULL, outcome_detail = NULL,
-               runner_pid = ?2, runner_host = ?3, runner_token = ?4 WHERE run_id = ?1",
-            params![run_id, me.pid, me.host, me.token],
+               runner_pid = ?2, runner_host = ?3, runner_token = ?4, runner_user = ?5,
+               runner_heartbeat = {} WHERE run_id = ?1",
+            tx.clock(6)
+        );
+        tx.execute(
+            &sql,
+            params![run_id, me.pid, me.host, me.token, runner::user(), now()],
         )
         .map_err(db_err("claiming a run"))?;
-        tx.commit().map_err(db_err("claiming a run"))
+        tx.commit().map_err(db_err("claiming a run"))?;
+        drop(conn);
+        self.hold(run_id);
+        Ok(())
+    }
+
+    /// Keep run `run_id`'s heartbeat while this store is open and the run
+    /// has no outcome (started from the thread the first hold starts).
+    pub(crate) fn hold(&self, run_id: RunId) {
+        if let Ok(mut runs) = self.held.runs.lock() {
+            runs.insert(run_id);
+        }
+        if !self.held.beating.swap(true, Ordering::SeqCst) {
+            let conn = Arc::downgrade(&self.conn);
+            let held = Arc::downgrade(&self.held);
+            let started = std::thread::Builder::new()
+                .name("io-harness-heartbeat".into())
+                .spawn(move || beat(&conn, &held));
+            if started.is_err() {
+                self.held.beating.store(false, Ordering::SeqCst);
+            }
+        }
+    }
+
+    /// Run `run_id` ended here: its heartbeat stops.
+    pub(crate) fn release(&self, run_id: RunId) {
+        if let Ok(mut runs) = self.held.runs.lock() {
+            runs.remove(&run_id);
+        }
     }
 }
 
-/// Whether `recorded` may still be running the run: not this process, not known
-/// gone, and named by host (a runner recorded without a host, on a platform that
-/// names none, was never refused and is not now).
-fn held_by_other(recorded: &Runner, me: &Runner) -> bool {
-    recorded.host.is_some() && recorded != me && !runner::is_gone(recorded)
+/// Every `HEARTBEAT`, stamp the held runs this process still runs, until the
+/// store is closed.
+fn beat(conn: &Weak<std::sync::Mutex<Conn>>, held: &Weak<super::held::Held>) {
+    let me = runner::current();
+    loop {
+        std::thread::sleep(HEARTBEAT);
+        let (Some(conn), Some(held)) = (conn.upgrade(), held.upgrade()) else {
+            return;
+        };
+        let runs: Vec<RunId> = match held.runs.lock() {
+            Ok(r) => r.iter().copied().collect(),
+            Err(_) => return,
+        };
+        let Ok(conn) = conn.lock() else { return };
+        for run in runs {
+            let sql = format!(
+                "UPDATE runs SET runner_heartbeat = {} WHERE run_id = ?1 AND outcome IS NULL
+                   AND runner_pid = ?2 AND COALESCE(runner_host, '') = COALESCE(?3, '')",
+                conn.clock(4)
+            );
+            // A missed beat is retried at the next; the claim lapses only
+            // after several.
+            if let Err(e) = conn.execute(&sql, params![run, me.pid, me.host, now()]) {
+                tracing::warn!("run {run}: heartbeat not written: {e}");
+            }
+        }
+    }
+}
+
+/// Whether `recorded` may still be running the run: not this process, not
+/// known gone, and named by host (a runner recorded without a host, on a
+/// platform that names none, was never refused and is not now). On another
+/// host, held while its heartbeat is fresh or was never recorded.
+fn held_by_other(recorded: &Holder, me: &Runner) -> bool {
+    let r = &recorded.runner;
+    if r.host.is_none() || r == me {
+        return false;
+    }
+    if r.host == me.host {
+        return !runner::is_gone(r);
+    }
+    recorded.fresh != Some(false)
 }
 
 /// The refusal naming the holder, and what to do.
-fn refusal(run_id: RunId, holder: &Runner, me: &Runner) -> Error {
-    let host = holder.host.as_deref().unwrap_or("an unnamed host");
-    let what = if holder.host == me.host {
+fn refusal(run_id: RunId, holder: &Holder, me: &Runner) -> Error {
+    let r = &holder.runner;
+    let host = r.host.as_deref().unwrap_or("an unnamed host");
+    let who = match &holder.user {
+        Some(user) => format!("{user} (process {} on {host}", r.pid),
+        None => format!("process {} on {host}", r.pid),
+    };
+    let who = if holder.user.is_some() {
+        format!("{who})")
+    } else {
+        who
+    };
+    let what = if r.host == me.host {
         "resume it once that process has ended".to_string()
+    } else if let Some(at) = &holder.heartbeat {
+        format!(
+            "its last heartbeat was at {at}; a claim lapses {} s after its last heartbeat — resume it then, or on {host}",
+            EXPIRY.as_secs()
+        )
     } else {
         format!("this machine cannot tell whether it still runs; resume it on {host}")
     };
     Error::refused(format!(
-        "run {run_id} is being run by process {} on {host}; nothing was sent — {what}",
-        holder.pid
+        "run {run_id} is being run by {who}; nothing was sent — {what}"
     ))
 }
 
@@ -101,7 +230,8 @@ mod tests {
             .lock()
             .unwrap()
             .execute(
-                "UPDATE runs SET runner_pid = ?2, runner_host = ?3, runner_token = ?4 WHERE run_id = ?1",
+                "UPDATE runs SET runner_pid = ?2, runner_host = ?3, runner_token = ?4,
+                   runner_user = NULL, runner_heartbeat = NULL WHERE run_id = ?1",
                 params![run_id, r.pid, r.host, r.token],
             )
             .unwrap();

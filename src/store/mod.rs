@@ -23,6 +23,7 @@ mod evals;
 pub mod export;
 mod figures;
 mod groups;
+mod held;
 mod lease;
 #[cfg(feature = "postgres")]
 mod pg;
@@ -43,7 +44,8 @@ pub use claims::{ClaimRow, RunClaims};
 pub use db::{SCHEMA_VERSION, Store};
 pub(crate) use db::{db_err, now};
 pub use evals::{EvalRow, NewEval};
-pub use figures::wall_ms;
+pub use figures::{by, me, wall_ms};
 pub use groups::{GroupRow, NewGroup};
+pub use lease::{EXPIRY as LEASE_EXPIRY, HEARTBEAT};
 pub use steps::StepRecord;
 pub use types::*;

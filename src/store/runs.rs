@@ -19,9 +19,10 @@ const RUN_COLUMNS: &str =
     "r.run_id, r.started_at, r.finished_at, r.goal, r.provider, r.model, r.outcome,
     r.outcome_detail, r.parent_run_id, r.session_id,
     (SELECT COUNT(*) FROM citations c WHERE c.run_id = r.run_id),
-    r.runner_pid, r.runner_host, r.runner_token, r.group_id";
+    r.runner_pid, r.runner_host, r.runner_token, r.group_id, r.run_user, r.run_host,
+    r.runner_heartbeat";
 
-fn run_row(r: &Row) -> Result<(RunRow, Option<Runner>), DbError> {
+fn run_row(r: &Row) -> Result<(RunRow, Option<Runner>, Option<String>), DbError> {
     let runner = r
         .get::<Option<i64>>(11)?
         .map(|pid| -> Result<Runner, DbError> {
@@ -44,15 +45,33 @@ fn run_row(r: &Row) -> Result<(RunRow, Option<Runner>), DbError> {
         session_id: r.get(9)?,
         group_id: r.get(14)?,
         citation_count: count(r.get(10)?),
+        user: r.get(15)?,
+        host: r.get(16)?,
         ..RunRow::default()
     };
-    Ok((row, runner.transpose()?))
+    Ok((row, runner.transpose()?, r.get(17)?))
 }
 
-/// Call a run whose process is gone `interrupted`. (Its figures are read by
-/// `Store::figures`, the one place they are summed.)
-fn complete((mut row, runner): (RunRow, Option<Runner>)) -> RunRow {
-    if row.outcome.is_none() && runner.as_ref().is_some_and(runner::is_gone) {
+/// Call a run whose process is gone `interrupted`: known gone on this host,
+/// or on another whose heartbeat is older than the lease's expiry. (Its
+/// figures are read by `Store::figures`, the one place they are summed.)
+fn complete((mut row, runner, heartbeat): (RunRow, Option<Runner>, Option<String>)) -> RunRow {
+    let lapsed = |r: &Runner| {
+        let here = runner::current().host;
+        r.host.is_some()
+            && r.host != here
+            && heartbeat.as_deref().is_some_and(|at| {
+                chrono::DateTime::parse_from_rfc3339(at).is_ok_and(|at| {
+                    chrono::Utc::now().signed_duration_since(at)
+                        > chrono::Duration::from_std(super::lease::EXPIRY).unwrap_or_default()
+                })
+            })
+    };
+    if row.outcome.is_none()
+        && runner
+            .as_ref()
+            .is_some_and(|r| runner::is_gone(r) || lapsed(r))
+    {
         row.outcome = Some(Outcome::Interrupted);
         row.outcome_detail = Some(format!(
             "the process running it is gone; `io-harness run --resume {}` continues it",
@@ -70,6 +89,14 @@ impl Store {
             .query_map(&sql, args, run_row)
             .map_err(db_err("reading runs"))?;
         Ok(rows.into_iter().map(complete).collect())
+    }
+
+    /// Runs started by `user` (`RunRow::user`), newest first.
+    pub fn runs_of(&self, user: &str, limit: Option<u32>) -> Result<Vec<RunRow>> {
+        self.query_runs(
+            "WHERE r.run_user = ?2 ORDER BY r.started_at DESC, r.run_id DESC LIMIT ?1",
+            params![limit.map_or(i64::MAX, i64::from), user],
+        )
     }
 
     /// Runs, newest first.
@@ -157,9 +184,14 @@ impl Store {
 
     /// Record a new run, run by this process; its id.
     pub fn begin_run(&self, run: &NewRun) -> Result<RunId> {
-        let conn = self.lock()?;
-        let id = insert_run(&conn, run)?;
-        super::search::index_goal(&conn, id, &run.goal)?;
+        let mut conn = self.lock()?;
+        // One transaction: the run and its row in the search index.
+        let tx = conn.transaction().map_err(db_err("recording a new run"))?;
+        let id = insert_run(&tx, run)?;
+        super::search::index_goal(&tx, id, &run.goal)?;
+        tx.commit().map_err(db_err("committing a new run"))?;
+        drop(conn);
+        self.hold(id);
         Ok(id)
     }
 
@@ -178,6 +210,8 @@ impl Store {
         )
         .map_err(db_err("saving the first checkpoint"))?;
         tx.commit().map_err(db_err("committing a new run"))?;
+        drop(conn);
+        self.hold(run_id);
         Ok(run_id)
     }
 
@@ -200,6 +234,7 @@ impl Store {
                 params![run_id, now(), outcome.label(), outcome_detail(outcome)],
             )
             .map_err(db_err("recording a run's outcome"))?;
+        self.release(run_id);
         Ok(())
     }
 
@@ -219,16 +254,53 @@ fn insert_run(conn: &Conn, run: &NewRun) -> Result<RunId> {
         ),
         None => None,
     };
-    conn.query_one(
+    let user = runner::user();
+    let sql = format!(
         "INSERT INTO runs (started_at, goal, provider, model, web_json, parent_run_id, session_id, mcp_declared_json,
-           runner_pid, runner_host, runner_token, group_id, plan_json)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) RETURNING run_id",
-        params![now(), run.goal, run.provider, run.model, run.web_json,
-                run.parent_run_id, run.session_id, run.mcp_declared_json,
-                me.pid, me.host, me.token, run.group_id, plan_json],
+           runner_pid, runner_host, runner_token, group_id, plan_json, run_uid, run_user, run_host,
+           runner_user, runner_heartbeat)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?10, ?15, {})
+         RETURNING run_id",
+        conn.clock(1)
+    );
+    conn.query_one(
+        &sql,
+        params![
+            now(),
+            run.goal,
+            run.provider,
+            run.model,
+            run.web_json,
+            run.parent_run_id,
+            run.session_id,
+            run.mcp_declared_json,
+            me.pid,
+            me.host,
+            me.token,
+            run.group_id,
+            plan_json,
+            fresh_uid(),
+            user
+        ],
     )
     .and_then(|r| r.get(0))
     .map_err(db_err("recording a new run"))
+}
+
+/// A new stable identity (32 hex digits): a run's across stores, by which
+/// `store copy` knows a run it has copied. Random (the hasher's keys come
+/// from the OS), mixed with the time and this process.
+pub(crate) fn fresh_uid() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let nanos = chrono::Utc::now().timestamp_nanos_opt().unwrap_or_default();
+    let half = |salt: u64| {
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_i64(nanos);
+        h.write_u32(std::process::id());
+        h.write_u64(salt);
+        h.finish()
+    };
+    format!("{:016x}{:016x}", half(1), half(2))
 }
 
 /// The `outcome_detail` recorded beside an outcome.

@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 
 /// Ordered migrations; index + 1 is the version after applying it. The same
 /// numbers, and the same meaning, as `db::MIGRATIONS`.
-pub(crate) const MIGRATIONS_PG: [&str; 15] = [
+pub(crate) const MIGRATIONS_PG: [&str; 16] = [
     include_str!("migrations_pg/0001_init.sql"),
     include_str!("migrations_pg/0002_web.sql"),
     include_str!("migrations_pg/0003_mcp.sql"),
@@ -28,6 +28,7 @@ pub(crate) const MIGRATIONS_PG: [&str; 15] = [
     include_str!("migrations_pg/0013_claims.sql"),
     include_str!("migrations_pg/0014_evals.sql"),
     include_str!("migrations_pg/0015_plan.sql"),
+    include_str!("migrations_pg/0016_team.sql"),
 ];
 
 /// The advisory lock every opening takes while it reads and moves the version

@@ -152,7 +152,12 @@ impl Store {
             )
             .map_err(db_err("recording a run's outcome"))?;
         }
-        tx.commit().map_err(db_err("committing a step"))
+        tx.commit().map_err(db_err("committing a step"))?;
+        drop(conn);
+        if outcome.is_some() {
+            self.release(run_id);
+        }
+        Ok(())
     }
 
     /// A transcript's exchanges through `upto` (the checkpoint's step), in order. A

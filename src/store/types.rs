@@ -66,6 +66,13 @@ pub struct RunRow {
     pub group_id: Option<GroupId>,
     /// Citations recorded for this run.
     pub citation_count: u64,
+    /// Who started it: the operator's user name (`None` before a release
+    /// recorded it).
+    #[serde(default)]
+    pub user: Option<String>,
+    /// The host it was started on.
+    #[serde(default)]
+    pub host: Option<String>,
     /// Its figures (tokens, searches, cost; its children's requests included),
     /// where the reader priced it (`Store::priced_runs`, `Store::figures`); given
     /// as JSON under the same names `compare --json` uses.

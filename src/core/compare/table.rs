@@ -136,7 +136,18 @@ fn table(c: &Comparison, text: &mut String) {
 
 /// The table's rows: a name, then one cell per run.
 fn rows(c: &Comparison) -> Vec<(&'static str, Vec<String>)> {
-    vec![
+    let mut rows = Vec::new();
+    // Who ran each, when any says (a team's store holds several operators').
+    if c.runs.iter().any(|r| r.by.is_some()) {
+        rows.push((
+            "by",
+            c.runs
+                .iter()
+                .map(|r| r.by.clone().unwrap_or_else(|| "—".into()))
+                .collect(),
+        ));
+    }
+    rows.extend([
         ("model", c.runs.iter().map(|r| r.model.clone()).collect()),
         (
             "outcome",
@@ -219,7 +230,8 @@ fn rows(c: &Comparison) -> Vec<(&'static str, Vec<String>)> {
         ("cited share", claim_row(c, 0)),
         ("verified share", claim_row(c, 1)),
         ("unsupported", claim_row(c, 2)),
-    ]
+    ]);
+    rows
 }
 
 /// One of the three claim figures of each run, as `ClaimFigures::words` says it.
