@@ -19,6 +19,7 @@ mod run;
 mod run_providers;
 mod runs;
 mod search;
+mod store;
 mod task;
 
 use std::path::PathBuf;
@@ -169,6 +170,10 @@ pub enum Command {
     /// Send stored runs elsewhere: `export otlp [RUN_ID ...] [--since DATE]`.
     #[command(subcommand)]
     Export(export::ExportArgs),
+    /// Stores themselves: `store copy FROM TO` copies one into another (a
+    /// SQLite file and a postgres:// URL, either way round).
+    #[command(subcommand)]
+    Store(store::StoreArgs),
     /// Serve the vendors' endpoints on loopback from a script.
     ///
     /// Anthropic, OpenAI (Chat Completions and Responses), OpenRouter and Gemini, as
@@ -247,6 +252,15 @@ pub async fn main(cli: Cli) -> ExitCode {
         }
         Some(Command::Config { json, demo }) => config::show(cli.config, json, demo || cli.demo),
         Some(Command::Export(args)) => export::export(cli.config, cli.store, args).await,
+        Some(Command::Store(args)) => {
+            if cli.store.is_some() {
+                Err(io_harness::Error::config(
+                    "store copy takes its stores as FROM and TO: drop --store",
+                ))
+            } else {
+                store::store(args)
+            }
+        }
         Some(Command::StubVendor {
             listen,
             script,

@@ -183,42 +183,10 @@ pub(crate) fn too_new(store: &str, found: usize, known: usize) -> crate::error::
     ))
 }
 
-/// `sql` with its `?N` placeholders written `$N` (outside quotes), for
-/// PostgreSQL. A `?` not followed by a digit is left as it is.
-#[cfg_attr(not(feature = "postgres"), allow(dead_code))]
-pub(crate) fn dollar_placeholders(sql: &str) -> String {
-    let mut out = String::with_capacity(sql.len());
-    let mut quote: Option<char> = None;
-    let mut chars = sql.chars().peekable();
-    while let Some(c) = chars.next() {
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            (None, '\'' | '"') => quote = Some(c),
-            (None, '?') if chars.peek().is_some_and(char::is_ascii_digit) => {
-                out.push('$');
-                continue;
-            }
-            _ => {}
-        }
-        out.push(c);
-    }
-    out
-}
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn placeholders_are_rewritten_outside_quotes_only() {
-        assert_eq!(
-            dollar_placeholders(
-                "SELECT ?1, '?2', x FROM t WHERE a = ?12 AND b LIKE '%?%' OR c = ?"
-            ),
-            "SELECT $1, '?2', x FROM t WHERE a = $12 AND b LIKE '%?%' OR c = ?"
-        );
-    }
 
     #[test]
     fn a_transaction_dropped_uncommitted_leaves_nothing() {

@@ -17,6 +17,7 @@ mod calls;
 mod citations;
 mod claims;
 mod compare;
+mod copy;
 mod db;
 mod engine;
 mod evals;
@@ -41,6 +42,7 @@ mod words;
 
 pub use calls::{Ledger, LedgerLine, fees_sum as ledger_fees, sum as ledger_sum};
 pub use claims::{ClaimRow, RunClaims};
+pub use copy::CopySummary;
 pub use db::{SCHEMA_VERSION, Store};
 pub(crate) use db::{db_err, now};
 pub use evals::{EvalRow, NewEval};

@@ -254,7 +254,7 @@ impl Session {
         if let Some(s) = self.statements.get(sql) {
             return Ok(s.clone());
         }
-        let rewritten = super::engine::dollar_placeholders(sql);
+        let rewritten = dollar_placeholders(sql);
         let store = self.store.clone();
         let stmt = self
             .client()?
@@ -391,6 +391,27 @@ impl PgConn {
     }
 }
 
+/// `sql` with its `?N` placeholders written `$N` (outside quotes), for
+/// PostgreSQL. A `?` not followed by a digit is left as it is.
+pub(crate) fn dollar_placeholders(sql: &str) -> String {
+    let mut out = String::with_capacity(sql.len());
+    let mut quote: Option<char> = None;
+    let mut chars = sql.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '?') if chars.peek().is_some_and(char::is_ascii_digit) => {
+                out.push('$');
+                continue;
+            }
+            _ => {}
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// Microseconds from the Unix epoch to PostgreSQL's (2000-01-01 UTC).
 const PG_EPOCH_MICROS: i64 = 946_684_800_000_000;
 
@@ -511,6 +532,16 @@ impl<'a> FromSql<'a> for Value {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn placeholders_are_rewritten_outside_quotes_only() {
+        assert_eq!(
+            dollar_placeholders(
+                "SELECT ?1, '?2', x FROM t WHERE a = ?12 AND b LIKE '%?%' OR c = ?"
+            ),
+            "SELECT $1, '?2', x FROM t WHERE a = $12 AND b LIKE '%?%' OR c = ?"
+        );
+    }
 
     #[test]
     fn a_pgpass_line_is_split_at_unescaped_colons() {

@@ -190,26 +190,7 @@ impl Store {
         let read = crate::core::query::read(&q.text);
         #[cfg(feature = "postgres")]
         if self.lock()?.engine() == super::engine::Engine::Postgres {
-            use super::search_pg::{Failed, search};
-            let conn = self.lock()?;
-            return match search(&conn, &read, q.run, q.limit, q.rank) {
-                Ok(rows) => Ok(rows
-                    .into_iter()
-                    .map(|(run_id, step, kind, url, snippet)| Hit {
-                        run_id,
-                        step,
-                        kind,
-                        url,
-                        snippet,
-                    })
-                    .collect()),
-                Err(Failed::Unparsable(why)) => Err(Error::refused(format!(
-                    "cannot search for {:?}: {why}. To search for the words as written, put them in double quotes: {}",
-                    q.text,
-                    quoted(&q.text)
-                ))),
-                Err(Failed::Store(e)) => Err(e),
-            };
+            return self.search_postgres(q, &read);
         }
         // Rows are indexed in the order they are recorded, so the newest come
         // last: FTS5 walks its rowids backwards without sorting every match.
@@ -278,6 +259,37 @@ impl Store {
             })
         })
         .map_err(unparsable)
+    }
+}
+
+impl Store {
+    /// `search` on PostgreSQL (`search_pg`), its refusal worded as here.
+    #[cfg(feature = "postgres")]
+    fn search_postgres(
+        &self,
+        q: &SearchQuery,
+        read: &crate::core::query::Query,
+    ) -> Result<Vec<Hit>> {
+        use super::search_pg::{Failed, search};
+        let conn = self.lock()?;
+        match search(&conn, read, q.run, q.limit, q.rank) {
+            Ok(rows) => Ok(rows
+                .into_iter()
+                .map(|(run_id, step, kind, url, snippet)| Hit {
+                    run_id,
+                    step,
+                    kind,
+                    url,
+                    snippet,
+                })
+                .collect()),
+            Err(Failed::Unparsable(why)) => Err(Error::refused(format!(
+                "cannot search for {:?}: {why}. To search for the words as written, put them in double quotes: {}",
+                q.text,
+                quoted(&q.text)
+            ))),
+            Err(Failed::Store(e)) => Err(e),
+        }
     }
 }
 

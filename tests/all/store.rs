@@ -9,7 +9,6 @@ use io_harness::store::{CHECKPOINT_FORMAT, Checkpoint, CitationQuery, NewRun, Pr
 use io_harness::{
     Citation, RunId, RunOutcome, ServerToolCall, Store, TaskContract, Usage, Verification,
 };
-use pretty_assertions::assert_eq;
 
 use crate::engines::on_both_engines;
 
