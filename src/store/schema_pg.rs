@@ -37,7 +37,11 @@ const SCHEMA_LOCK: i64 = 0x696f_2d68;
 
 /// Open the store at `url` and bring it up to `upto` migrations.
 pub(crate) fn open(url: &str, upto: usize) -> Result<Conn> {
-    let conn = PgConn::open(url).map_err(|e| Error::store("cannot open the store", e))?;
+    // The caller names the store; the server's (or the client's) words follow.
+    let conn = PgConn::open(url).map_err(|e| match e {
+        super::engine::DbError::Postgres(p) => Error::store_says(p.message),
+        other => Error::store("cannot open the store", other),
+    })?;
     let shown = conn.shown().to_string();
     let mut conn = Conn::Postgres(conn);
     conn.query("SELECT pg_advisory_lock(?1)", params![SCHEMA_LOCK])

@@ -203,11 +203,12 @@ impl Store {
     /// number this request is (1 for a first sending).
     pub fn mark_request_sent(&self, run_id: RunId) -> Result<u32> {
         let conn = self.lock()?;
-        conn.query_one(
+        // A run without a checkpoint (one begun bare) sends its first attempt.
+        conn.query_opt(
             "UPDATE checkpoints SET sent = sent + 1 WHERE run_id = ?1 RETURNING sent",
             params![run_id],
         )
-        .and_then(|r| r.get::<i64>(0))
+        .and_then(|r| r.map_or(Ok(1), |r| r.get::<i64>(0)))
         .map(|n| u32::try_from(n).unwrap_or(u32::MAX))
         .map_err(db_err("marking a request as sent"))
     }

@@ -95,6 +95,13 @@ pub fn server() -> Option<String> {
     }
 }
 
+/// A store URL as io-harness shows it: without its password.
+pub fn shown(url: &str) -> String {
+    let mut u = url::Url::parse(url).unwrap();
+    u.set_password(None).unwrap();
+    u.to_string()
+}
+
 /// A database of its own on the test server, dropped after the test.
 #[cfg(feature = "postgres")]
 pub fn postgres() -> Option<Place> {

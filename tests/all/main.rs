@@ -65,6 +65,7 @@ mod sources_search;
 mod store;
 mod store_cli;
 mod store_copy;
+mod store_faults;
 mod store_team;
 mod stream_assemble;
 mod stream_encode;
