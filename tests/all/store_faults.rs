@@ -87,7 +87,7 @@ fn a_database_that_disappears_mid_run_stops_it_whole_and_it_resumes_once_back() 
     drop(place.open());
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("io.toml"), "").unwrap();
-    let mut child = bin()
+    let child = bin()
         .current_dir(dir.path())
         .env("XDG_DATA_HOME", dir.path().join("data-home"))
         .args(["run", "--demo", "--config", "io.toml", "--store", &store])
