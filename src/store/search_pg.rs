@@ -46,6 +46,8 @@ fn words(text: &str) -> Vec<String> {
 pub(crate) fn tsquery(fts: &str) -> std::result::Result<(String, Vec<(String, bool)>), String> {
     let mut pieces = Vec::new();
     let mut chars = fts.chars().peekable();
+    // Inside `NEAR(…)`, the distance after a comma is no word.
+    let (mut near, mut after_comma) = (false, false);
     while let Some(&c) = chars.peek() {
         match c {
             c if c.is_whitespace() => {
@@ -82,6 +84,7 @@ pub(crate) fn tsquery(fts: &str) -> std::result::Result<(String, Vec<(String, bo
             ')' => {
                 chars.next();
                 pieces.push(Piece::Close);
+                near = false;
             }
             _ => {
                 let mut bare = String::new();
@@ -92,18 +95,21 @@ pub(crate) fn tsquery(fts: &str) -> std::result::Result<(String, Vec<(String, bo
                     bare.push(c);
                     chars.next();
                 }
+                let distance = near && after_comma && bare.chars().all(|c| c.is_ascii_digit());
+                after_comma = bare.ends_with(',');
                 match bare.as_str() {
+                    _ if distance => {}
                     "OR" => pieces.push(Piece::Op("|", "OR")),
                     "AND" => pieces.push(Piece::Op("&", "AND")),
                     "NOT" => pieces.push(Piece::Op("& !", "NOT")),
                     // NEAR(a b, 10): its words, all of them (a group follows).
-                    "NEAR" => {}
+                    "NEAR" => near = true,
                     _ => {
                         let prefix = bare.ends_with('*');
                         let w = words(&bare);
                         if !w.is_empty() {
                             pieces.push(Piece::Words(w, prefix));
-                        } else if bare != "," && !bare.chars().all(|c| c.is_ascii_digit()) {
+                        } else if bare != "," {
                             return Err(format!("syntax error near \"{bare}\""));
                         }
                     }
