@@ -33,7 +33,9 @@ fn die<E: std::fmt::Display>(e: E) -> ! {
 
 /// The test server's URL, if one is set.
 fn server() -> Option<String> {
-    std::env::var("IO_HARNESS_TEST_PG").ok().filter(|v| !v.is_empty())
+    std::env::var("IO_HARNESS_TEST_PG")
+        .ok()
+        .filter(|v| !v.is_empty())
 }
 
 /// A fresh database on the server, its URL.
@@ -151,9 +153,15 @@ fn round(store: &str) -> Duration {
         "  {store_kind}: {n} runs ({want_runs} expected), {steps} steps ({want_steps}), {citations} citations ({}), \
          lost or duplicated rows: {}, failed runs: {}",
         want_steps * 3,
-        want_runs.abs_diff(runs.len()) + want_steps.abs_diff(steps) + (want_steps * 3).abs_diff(citations),
+        want_runs.abs_diff(runs.len())
+            + want_steps.abs_diff(steps)
+            + (want_steps * 3).abs_diff(citations),
         failed + want_runs.saturating_sub(passed),
-        store_kind = if store.starts_with("postgres") { "PostgreSQL" } else { "SQLite" },
+        store_kind = if store.starts_with("postgres") {
+            "PostgreSQL"
+        } else {
+            "SQLite"
+        },
         n = runs.len(),
     );
     took
@@ -162,7 +170,9 @@ fn round(store: &str) -> Duration {
 /// A fresh place for one round: a file, or a database.
 fn fresh(kind: &str, dir: &Path, n: u32, admin: Option<&str>) -> String {
     match (kind, admin) {
-        ("postgres", Some(admin)) => database(admin, &format!("bench_team_{}_{n}", std::process::id())),
+        ("postgres", Some(admin)) => {
+            database(admin, &format!("bench_team_{}_{n}", std::process::id()))
+        }
         _ => dir.join(format!("team-{n}.db")).display().to_string(),
     }
 }
@@ -172,7 +182,9 @@ fn concurrency(c: &mut Criterion, dir: &Path, admin: Option<&str>) {
     g.sample_size(10);
     g.warm_up_time(Duration::from_millis(1));
     g.measurement_time(Duration::from_secs(1));
-    g.throughput(Throughput::Elements(u64::from(PROCESSES * RUNS_EACH * STEPS)));
+    g.throughput(Throughput::Elements(u64::from(
+        PROCESSES * RUNS_EACH * STEPS,
+    )));
     for kind in ["sqlite", "postgres"] {
         if kind == "postgres" && admin.is_none() {
             continue;
@@ -261,26 +273,32 @@ fn at_scale(c: &mut Criterion, dir: &Path, admin: Option<&str>) {
     for (kind, place) in &places {
         let started = Instant::now();
         generate(place);
-        println!("  {kind}: generated in {:.1} s", started.elapsed().as_secs_f64());
+        println!(
+            "  {kind}: generated in {:.1} s",
+            started.elapsed().as_secs_f64()
+        );
         let store = Store::open(place).unwrap_or_else(|e| die(e));
         g.bench_function(format!("{kind}: runs (the newest 50)"), |b| {
             b.iter(|| black_box(store.priced_runs(Some(50), &prices).unwrap_or_default()))
         });
-        g.bench_function(format!("{kind}: Sources opens (the newest 500, priced)"), |b| {
-            b.iter(|| black_box(store.priced_runs(Some(500), &prices).unwrap_or_default()))
-        });
+        g.bench_function(
+            format!("{kind}: Sources opens (the newest 500, priced)"),
+            |b| b.iter(|| black_box(store.priced_runs(Some(500), &prices).unwrap_or_default())),
+        );
         let q = SearchQuery {
             text: "version".into(),
             limit: 20,
             run: None,
             rank: false,
         };
-        g.bench_function(format!("{kind}: search, newest first: a word in 1 in 7 quotes"), |b| {
-            b.iter(|| black_box(store.search(&q).unwrap_or_default()))
-        });
+        g.bench_function(
+            format!("{kind}: search, newest first: a word in 1 in 7 quotes"),
+            |b| b.iter(|| black_box(store.search(&q).unwrap_or_default())),
+        );
         if *kind == "postgres" {
             // The floor: the same query, bare, on a connection of its own.
-            let mut bare = postgres::Client::connect(place, postgres::NoTls).unwrap_or_else(|e| die(e));
+            let mut bare =
+                postgres::Client::connect(place, postgres::NoTls).unwrap_or_else(|e| die(e));
             let stmt = bare
                 .prepare(
                     "SELECT run_id, step, kind, url, body FROM search_index

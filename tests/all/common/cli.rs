@@ -16,7 +16,13 @@ pub fn bin() -> Command {
         .env_remove("OPENROUTER_API_KEY")
         .env_remove("GEMINI_API_KEY")
         .env_remove("GOOGLE_API_KEY")
-        .env(io_harness::USER_CONFIG_ENV, "");
+        .env(io_harness::USER_CONFIG_ENV, "")
+        // Nor the real data directory: a command given no --store (and a
+        // comparison's copies) writes under the tests' own.
+        .env(
+            "XDG_DATA_HOME",
+            std::env::temp_dir().join("io-harness-tests-data"),
+        );
     c
 }
 
