@@ -74,6 +74,7 @@ pub fn sqlite() -> Place {
 }
 
 /// The test server's URL; `None` (said on stderr) when it is not set outside CI.
+#[cfg(feature = "postgres")]
 pub fn server() -> Option<String> {
     match std::env::var("IO_HARNESS_TEST_PG")
         .ok()
@@ -96,6 +97,7 @@ pub fn server() -> Option<String> {
 }
 
 /// A store URL as io-harness shows it: without its password.
+#[cfg(feature = "postgres")]
 pub fn shown(url: &str) -> String {
     let mut u = url::Url::parse(url).unwrap();
     u.set_password(None).unwrap();
