@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use io_harness::core::eval::{self, EvalReport, Question, table};
-use io_harness::launch::{EvalCall, EvalProgress, Launch, workspace_ready};
+use io_harness::launch::{EvalCall, EvalProgress, JOBS_BOUND, Launch, MAX_JOBS, workspace_ready};
 use io_harness::store::{EvalRow, NewEval};
 use io_harness::{Error, Result, Store, Vendor};
 
@@ -30,7 +30,7 @@ pub struct EvalArgs {
     /// The vendors, e.g. anthropic,openai,openrouter,gemini (--demo: all four).
     #[arg(long, value_delimiter = ',')]
     pub providers: Vec<String>,
-    /// At most this many runs at once, across questions (default 4).
+    /// At most this many runs at once, across questions (default 4, at most 64).
     #[arg(long)]
     pub jobs: Option<u32>,
     /// Start no further question once the eval's runs have cost this many US dollars.
@@ -76,6 +76,11 @@ pub async fn go(
     let jobs = args.jobs.unwrap_or(4);
     if jobs == 0 {
         return Err(Error::config("--jobs 0 runs nothing: give 1 or more"));
+    }
+    if jobs > MAX_JOBS {
+        return Err(Error::config(format!(
+            "--jobs {jobs}: at most {MAX_JOBS} runs at once — {JOBS_BOUND}"
+        )));
     }
     // A resumed eval runs as it was started: on the stub when it was the demo.
     let (stored, demo) = match args.resume {
@@ -159,7 +164,7 @@ fn resumed(store: &Store, row: EvalRow, jobs: Option<u32>, cap: Option<u64>) -> 
     Ok(Plan {
         eval_id: row.eval_id,
         vendors,
-        jobs: jobs.unwrap_or(row.jobs),
+        jobs: jobs.unwrap_or(row.jobs).clamp(1, MAX_JOBS),
         cap,
     })
 }
@@ -198,12 +203,10 @@ fn fresh(
 /// eval names it.
 fn questions(args: &EvalArgs) -> Result<(String, Vec<Question>)> {
     match &args.file {
-        Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| Error::config(format!("{}: cannot be read: {e}", path.display())))?;
-            let origin = path.display().to_string();
-            Ok((origin.clone(), eval::questions(&text, &origin)?))
-        }
+        Some(path) => Ok((
+            path.display().to_string(),
+            io_harness::launch::read_questions(path)?,
+        )),
         None if args.demo => Ok(("demo".into(), eval::questions(DEMO_SET, "demo")?)),
         None => Err(Error::config(
             "eval needs a question set: FILE (JSON Lines, one {\"id\", \"question\", \"answers\", \"urls\"} a line), or --demo for the bundled one",

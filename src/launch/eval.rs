@@ -24,6 +24,15 @@ use crate::launch::start::{Call, Group, Launch};
 use crate::run::group::{Column, Copies};
 use crate::store::Store;
 
+/// The most runs an eval has at once (`--jobs`).
+pub const MAX_JOBS: u32 = 64;
+
+/// Why `MAX_JOBS` is what it is, as `--jobs` says when refused.
+pub const JOBS_BOUND: &str = "each run in flight holds a connection to its vendor, its \
+    workspace copy's open files while it is made and its writes to the store, and 64 \
+    stays well inside the usual limit of 1,024 open files a process; vendors limit \
+    concurrent requests per key to about as many";
+
 /// Told as an eval goes: questions done of all, dollars spent so far.
 pub trait EvalProgress: Send + Sync {
     /// `done` of `total` questions have ended (those ended before a resume
@@ -94,7 +103,7 @@ impl Launch {
             .map(|q| q.question)
             .collect::<Vec<_>>()
             .into_iter();
-        let jobs = usize::try_from(jobs.max(1)).unwrap_or(1);
+        let jobs = usize::try_from(jobs.clamp(1, MAX_JOBS)).unwrap_or(1);
         let gate = Arc::new(tokio::sync::Semaphore::new(jobs));
         // One key for every group: in the demo, one rewind of the stub's script.
         let key = self.key();

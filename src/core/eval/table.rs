@@ -121,7 +121,10 @@ fn aligned(head: &[&str], rows: &[Vec<String>], text: &mut String) {
     let line = |cells: Vec<&str>, text: &mut String| {
         let mut l = String::new();
         for (cell, w) in cells.iter().zip(&width) {
-            let _ = write!(l, "{cell:<w$}  ");
+            // Padded by hand: a width given to `format!` panics past 65,535.
+            l.push_str(cell);
+            let pad = w.saturating_sub(cell.chars().count()) + 2;
+            l.extend(std::iter::repeat_n(' ', pad));
         }
         let _ = writeln!(text, "{}", l.trim_end());
     };
