@@ -5,6 +5,7 @@
 
 use crate::core::eval::{EvalReport, Scored, VendorRow};
 use crate::core::id::RunId;
+use crate::core::money::Total;
 use crate::store::EvalRow;
 
 /// A stored eval as Compare lists it.
@@ -12,9 +13,9 @@ use crate::store::EvalRow;
 pub struct EvalListed {
     /// The eval, its questions' progress.
     pub row: EvalRow,
-    /// What its runs cost in all (`EvalReport::cost_micro_usd`); `None` when
-    /// one could not be priced.
-    pub cost_micro_usd: Option<u64>,
+    /// What its runs cost in all (`EvalReport::cost`): the priced runs' sum
+    /// and how many were unpriced.
+    pub cost: Total,
 }
 
 /// An eval opened on Compare.

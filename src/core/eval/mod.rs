@@ -192,7 +192,7 @@ mod tests {
         let b = &r.vendors[1];
         assert_eq!((b.runs, b.accuracy, b.not_run), (1, Some(0.0), 2));
         assert_eq!(r.questions[3].note.as_deref(), Some("refused web"));
-        assert_eq!(r.cost_micro_usd(), Some(300));
+        assert_eq!(r.cost_micro_usd, Some(300));
     }
 
     /// No layout panics on any length: an id far over the file's limit (an
