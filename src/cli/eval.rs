@@ -11,7 +11,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use io_harness::core::eval::{self, EvalReport, Question, table};
-use io_harness::launch::{EvalCall, EvalProgress, JOBS_BOUND, Launch, MAX_JOBS, workspace_ready};
+use io_harness::launch::{
+    EvalCall, EvalEnd, EvalProgress, JOBS_BOUND, Launch, MAX_JOBS, workspace_ready,
+};
 use io_harness::store::{EvalRow, NewEval};
 use io_harness::{Error, Result, Store, Vendor};
 
@@ -65,12 +67,39 @@ struct Plan {
     cap: Option<u64>,
 }
 
+/// How `eval` ended once its report was printed: every question it could run
+/// ended, or some were left pending (said on stderr; exit 2 when nothing was
+/// sent, else 1).
+pub enum Ended {
+    /// Nothing left pending by a vendor that could not start or a failure.
+    Done,
+    /// Questions left pending: why, and whether no run started at all.
+    Pending {
+        /// What kept them pending and how to continue.
+        said: String,
+        /// No run was started by this call.
+        nothing_sent: bool,
+    },
+}
+
+/// The exit code of `eval`.
+pub fn exit(result: Result<Ended>) -> std::process::ExitCode {
+    match result {
+        Ok(Ended::Done) => std::process::ExitCode::SUCCESS,
+        Ok(Ended::Pending { said, nothing_sent }) => {
+            out::note(&said);
+            std::process::ExitCode::from(if nothing_sent { 2 } else { 1 })
+        }
+        Err(e) => super::exit::fail(&e),
+    }
+}
+
 /// Run (or resume) an eval and print its report.
 pub async fn go(
     config: Option<PathBuf>,
     store_path: Option<PathBuf>,
     args: EvalArgs,
-) -> Result<()> {
+) -> Result<Ended> {
     let format = Format::of(args.json, args.format.as_deref())?;
     let cap = task::max_usd(args.max_usd)?;
     let jobs = args.jobs.unwrap_or(4);
@@ -143,7 +172,7 @@ pub async fn go(
     if let Some(line) = launch.finish().await {
         out::note(&line);
     }
-    ran?;
+    let end = ran?;
     if args.check {
         let runs: Vec<_> = store
             .eval_questions(plan.eval_id, &launch.plan().prices)?
@@ -153,7 +182,51 @@ pub async fn go(
         super::compare::check_runs(&store, &runs, &launch.plan().policy).await?;
     }
     let report = report(&store, &launch, plan.eval_id)?;
-    format.print(&report)
+    format.print(&report)?;
+    Ok(ended(plan.eval_id, &end))
+}
+
+/// What kept questions pending, a line a cause, and how to continue.
+fn ended(eval_id: EvalId, end: &EvalEnd) -> Ended {
+    if end.finished() {
+        return Ended::Done;
+    }
+    let mut ids: Vec<&str> = Vec::new();
+    let mut lines = Vec::new();
+    for (vendor, why, qs) in &end.not_started {
+        lines.push(format!("  {vendor} did not start: {why} ({})", some(qs)));
+        ids.extend(qs.iter().map(String::as_str));
+    }
+    for (id, why) in &end.failed {
+        lines.push(format!("  {id} failed: {why}"));
+        ids.push(id);
+    }
+    ids.sort_unstable();
+    ids.dedup();
+    let n = ids.len();
+    Ended::Pending {
+        said: format!(
+            "eval {eval_id}: {n} question{} left pending; `io-harness eval --resume {eval_id}` runs them once this is fixed:\n{}",
+            if n == 1 { "" } else { "s" },
+            lines.join("\n")
+        ),
+        nothing_sent: end.started == 0,
+    }
+}
+
+/// The first few of `ids`, and how many more.
+fn some(ids: &[String]) -> String {
+    const SHOWN: usize = 5;
+    let mut text = ids
+        .iter()
+        .take(SHOWN)
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join(", ");
+    if ids.len() > SHOWN {
+        text.push_str(&format!(" and {} more", ids.len() - SHOWN));
+    }
+    text
 }
 
 /// The stored eval `row` again, under `--jobs` and `--max-usd` when given.

@@ -43,11 +43,11 @@ impl Part {
 impl Total {
     /// The total of `parts`, each priced (`Some`) or not (`None`), saturating.
     pub fn of(parts: impl IntoIterator<Item = Option<u64>>) -> Total {
-        parts.into_iter().fold(Total::default(), Total::add)
+        parts.into_iter().fold(Total::default(), Total::with)
     }
 
     /// This total with one more part.
-    pub fn add(self, part: Option<u64>) -> Total {
+    pub fn with(self, part: Option<u64>) -> Total {
         match part {
             Some(m) => Total {
                 priced_micro_usd: self.priced_micro_usd.saturating_add(m),

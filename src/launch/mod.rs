@@ -20,7 +20,7 @@ mod resumed;
 mod start;
 mod vendor;
 
-pub use eval::{EvalCall, EvalProgress, JOBS_BOUND, MAX_JOBS, Quiet};
+pub use eval::{EvalCall, EvalEnd, EvalProgress, JOBS_BOUND, MAX_JOBS, Quiet};
 pub use plan::{Plan, Preview, STUB_PLACEHOLDER};
 pub use question_file::read_questions;
 pub use ready::workspace_ready;

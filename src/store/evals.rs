@@ -1,7 +1,8 @@
 //! Evals: a question set run across vendors (`io-harness eval`), each question
 //! a run group. An eval keeps what it was asked and its questions as read; a
-//! question names its group once it has run (`done`), or is `skipped` when the
-//! eval's dollar cap was crossed before it started. Read back as
+//! question names its group as it starts (`eval_question_group`), is `done`
+//! once every vendor has an ending or a refusal there, or is `skipped` when
+//! the eval's dollar cap was crossed before it started. Read back as
 //! `core::eval::QuestionRecord`s: each run's figures from `Store::figures`, its
 //! cited URLs and its final answer, for `core::eval::report` to score
 //! (`Store::eval_report`: the one place a stored eval is scored, for `eval`
@@ -17,7 +18,8 @@ use crate::core::id::{EvalId, GroupId, RunId};
 use crate::core::price::PriceTable;
 use crate::core::record::final_answer;
 use crate::core::vendor::Vendor;
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::store::NewGroup;
 
 /// What `create_eval` records.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -121,6 +123,37 @@ impl Store {
         }
         tx.commit().map_err(db_err("recording a new eval"))?;
         Ok(id)
+    }
+
+    /// Question `question_id` of eval `eval_id` starts: a new group for it,
+    /// named by the question in the same transaction, so every run made for the
+    /// eval is in a group the eval names — a question killed and resumed runs
+    /// on in it (`eval_questions` reads it back for a pending question too).
+    pub fn eval_question_group(
+        &self,
+        eval_id: EvalId,
+        question_id: &str,
+        group: &NewGroup,
+    ) -> Result<GroupId> {
+        let mut conn = self.lock()?;
+        let tx = conn
+            .transaction()
+            .map_err(db_err("recording an eval's question's group"))?;
+        let group_id = super::groups::insert_group(&tx, group)?;
+        let named = tx
+            .execute(
+                "UPDATE eval_questions SET group_id = ?3 WHERE eval_id = ?1 AND question_id = ?2 AND group_id IS NULL",
+                params![eval_id, question_id, group_id],
+            )
+            .map_err(db_err("recording an eval's question's group"))?;
+        if named != 1 {
+            return Err(Error::store_says(format!(
+                "eval {eval_id}'s question {question_id:?} is not there or has a group already"
+            )));
+        }
+        tx.commit()
+            .map_err(db_err("recording an eval's question's group"))?;
+        Ok(group_id)
     }
 
     /// Question `question_id` of eval `eval_id` ran as group `group_id`.

@@ -37,6 +37,7 @@ mod crash_safety;
 mod decode_props;
 mod eval_bounds;
 mod eval_cli;
+mod eval_resume;
 mod eval_truth;
 mod exit_codes;
 mod fault_matrix;

@@ -55,6 +55,26 @@ pub struct QuestionRecord {
     pub refusals: Vec<(Vendor, String)>,
 }
 
+impl QuestionRecord {
+    /// Of `vendors`, those without an ending in the question's group: no run
+    /// there, or only runs interrupted (killed) or cancelled — what a resume
+    /// runs. A vendor whose run ended (an answer, an error, a budget) is kept.
+    pub fn to_run(&self, vendors: &[Vendor]) -> Vec<Vendor> {
+        vendors
+            .iter()
+            .copied()
+            .filter(|v| {
+                !self.runs.iter().any(|r| {
+                    r.vendor == *v
+                        && r.outcome.is_some_and(|o| {
+                            !matches!(o, Outcome::Interrupted | Outcome::Cancelled)
+                        })
+                })
+            })
+            .collect()
+    }
+}
+
 /// One question on one vendor, scored.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Scored {
