@@ -133,6 +133,38 @@ pub async fn go(
         Some(row) => resumed(&store, row, args.jobs, cap)?,
         None => fresh(&store, &launch, &args, jobs, cap)?,
     };
+    // Claimed from here (a fresh eval as it was created, a resumed one in
+    // `resumed`): released however the run ends, so `evals` says it stopped.
+    let text = format == Format::Text;
+    let ran = run(&mut launch, &store, &path, &plan, &args, demo, text).await;
+    let released = store.release_eval(plan.eval_id);
+    let end = ran?;
+    released?;
+    if args.check {
+        let runs: Vec<_> = store
+            .eval_questions(plan.eval_id, &launch.plan().prices)?
+            .iter()
+            .flat_map(|q| q.runs.iter().map(|r| r.run_id))
+            .collect();
+        super::compare::check_runs(&store, &runs, &launch.plan().policy).await?;
+    }
+    let report = report(&store, &launch, plan.eval_id)?;
+    format.print(&report)?;
+    Ok(ended(plan.eval_id, &end))
+}
+
+/// Eval `plan` run: the workspace checked, the stub (for the demo), telemetry
+/// and MCP started, its questions run with a progress bar, and what kept any
+/// pending.
+async fn run(
+    launch: &mut Launch,
+    store: &Store,
+    path: &std::path::Path,
+    plan: &Plan,
+    args: &EvalArgs,
+    demo: bool,
+    text: bool,
+) -> Result<EvalEnd> {
     workspace_ready(&launch.plan().task.workspace)?;
     if demo {
         launch.serve_with(io_harness::stub::demo::eval_stub().await?);
@@ -140,7 +172,7 @@ pub async fn go(
     launch.start_telemetry()?;
     launch.start_mcp().await?;
     let total = store.eval(plan.eval_id)?.map_or(0, |r| r.questions);
-    if format == Format::Text {
+    if text {
         out::note(&format!(
             "eval {}: {total} question{} × {} ({}), at most {} run{} at once",
             plan.eval_id,
@@ -151,15 +183,15 @@ pub async fn go(
             if plan.jobs == 1 { "" } else { "s" }
         ));
     }
-    let copies = io_harness::run::group::Copies::beside(&path);
-    let bar = Bar::new(&store, plan.eval_id, total);
+    let copies = io_harness::run::group::Copies::beside(path);
+    let bar = Bar::new(store, plan.eval_id, total);
     let approver: &dyn io_harness::Approver = if args.approve_all {
         &io_harness::ApproveAll
     } else {
         &io_harness::NobodyToAsk
     };
     let call = EvalCall {
-        store: &store,
+        store,
         copies: &copies,
         approver,
         cancel: task::cancel_on_ctrl_c(),
@@ -172,18 +204,7 @@ pub async fn go(
     if let Some(line) = launch.finish().await {
         out::note(&line);
     }
-    let end = ran?;
-    if args.check {
-        let runs: Vec<_> = store
-            .eval_questions(plan.eval_id, &launch.plan().prices)?
-            .iter()
-            .flat_map(|q| q.runs.iter().map(|r| r.run_id))
-            .collect();
-        super::compare::check_runs(&store, &runs, &launch.plan().policy).await?;
-    }
-    let report = report(&store, &launch, plan.eval_id)?;
-    format.print(&report)?;
-    Ok(ended(plan.eval_id, &end))
+    ran
 }
 
 /// What kept questions pending, a line a cause, and how to continue.
@@ -231,6 +252,8 @@ fn some(ids: &[String]) -> String {
 
 /// The stored eval `row` again, under `--jobs` and `--max-usd` when given.
 fn resumed(store: &Store, row: EvalRow, jobs: Option<u32>, cap: Option<u64>) -> Result<Plan> {
+    // Claimed before anything changes: another process running it refuses this.
+    store.claim_eval(row.eval_id)?;
     let vendors = row.vendors.clone();
     let cap = cap.or(row.max_usd_micro);
     store.eval_resumed(row.eval_id, cap)?;

@@ -100,6 +100,7 @@ fn listed() -> (EvalListed, io_harness::core::eval::EvalReport) {
         questions: 3,
         done: 2,
         skipped: 1,
+        running: None,
     };
     let cost = r.cost();
     (EvalListed { row, cost }, r)

@@ -381,3 +381,128 @@ fn one_questions_failure_ends_that_question_only() {
     assert_eq!(report["pending"], serde_json::json!([]));
     assert_eq!(report["vendors"][0]["runs"], 3);
 }
+
+/// `evals --json` in `dir`, newest first.
+fn evals(dir: &Path) -> Value {
+    let (code, out, err) = run(at(dir).args(["evals", "--json"]));
+    assert_eq!(code, 0, "{err}");
+    json_of(&out)
+}
+
+fn host() -> String {
+    rustix::system::uname()
+        .nodename()
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// `eval --demo --providers anthropic --jobs 1` spawned in `dir`, once its first
+/// question has ended.
+fn demo_under_way(dir: &Path) -> std::process::Child {
+    let child = at(dir)
+        .args(["eval", "--demo", "--providers", "anthropic", "--jobs", "1"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while evals(dir)
+        .get(0)
+        .is_none_or(|e| e["done"].as_u64() < Some(1))
+    {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "no question ended"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child
+}
+
+fn kill(child: &mut std::process::Child) {
+    let sent = Command::new("kill")
+        .args(["-s", "KILL", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    child.wait().unwrap();
+}
+
+/// A running eval is shown as running (not "stopped: `eval --resume` continues
+/// it"), and a resume of it is refused naming the process and host; once that
+/// process is gone, it is stopped and resumes.
+#[test]
+fn a_running_eval_is_shown_running_and_not_resumed_by_another_process() {
+    let dir = place();
+    let mut child = demo_under_way(dir.path());
+    let pid = child.id();
+    let listed = evals(dir.path());
+    let by = format!("process {pid} on {}", host());
+    assert_eq!(listed[0]["running"], by.as_str(), "{listed:#}");
+    let (code, out, err) = run(at(dir.path()).args(["evals"]));
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains(&format!("running ({by})")), "{out}");
+    let (code, _, err) = run(at(dir.path()).args(["eval", "--resume", "1"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!("eval 1 is being run by {by}; nothing was sent")),
+        "{err}"
+    );
+    kill(&mut child);
+    let listed = evals(dir.path());
+    assert_eq!(listed[0]["running"], Value::Null, "{listed:#}");
+    let (code, out, _) = run(at(dir.path()).args(["evals"]));
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("stopped: `eval --resume 1` continues it"),
+        "{out}"
+    );
+    let (code, _, err) = run(at(dir.path()).args(["eval", "--resume", "1"]));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(evals(dir.path())[0]["running"], Value::Null);
+}
+
+/// Two `eval --resume` of one stopped eval started together: exactly one runs
+/// it, the other is refused naming the process and host that holds it, and no
+/// question is run twice. Three rounds.
+#[test]
+fn two_resumes_of_one_eval_at_once_exactly_one_runs_it() {
+    for round in 1..=3 {
+        let dir = place();
+        let mut first = demo_under_way(dir.path());
+        kill(&mut first);
+        let resume = || {
+            at(dir.path())
+                .args(["eval", "--resume", "1"])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        };
+        let children = [resume(), resume()];
+        let outs = children.map(|c| (c.id(), c.wait_with_output().unwrap()));
+        let codes: Vec<Option<i32>> = outs.iter().map(|(_, o)| o.status.code()).collect();
+        let (Some(w), Some(l)) = (
+            codes.iter().position(|c| *c == Some(0)),
+            codes.iter().position(|c| *c == Some(2)),
+        ) else {
+            panic!("round {round}: exit codes {codes:?}, not one 0 and one 2");
+        };
+        let err = String::from_utf8_lossy(&outs[l].1.stderr);
+        assert!(
+            err.contains(&format!(
+                "eval 1 is being run by process {} on {}",
+                outs[w].0,
+                host()
+            )),
+            "round {round}: {err}"
+        );
+        // Each question has one finished run: none was run twice.
+        let finished = runs(dir.path())
+            .into_iter()
+            .filter(|r| r["outcome"] == "passed")
+            .count();
+        assert_eq!(finished, 5, "round {round}");
+        assert_eq!(evals(dir.path())[0]["done"], 5, "round {round}");
+    }
+}
