@@ -9,8 +9,8 @@ use super::file::File;
 use super::resolved::{Config, Loaded, usd_micro};
 use super::scope::user_config_path;
 use super::{error, locate, ranges};
+use crate::core::error::{Error, Result};
 use crate::core::price::PriceTable;
-use crate::error::{Error, Result};
 
 impl Config {
     /// Parse `io.toml` text as the project scope; `origin` names it in errors.

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use super::file::Scope;
 use super::{Config, Loaded};
-use crate::error::{Error, Result};
+use crate::core::error::{Error, Result};
 
 /// The variable naming the user-level io.toml instead of the platform config
 /// directory's `io-harness/io.toml` (empty: read no user file).

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use rusqlite::{Connection, TransactionBehavior};
 
-use crate::error::{Error, Result};
+use crate::core::error::{Error, Result};
 
 /// Ordered migrations; index + 1 is the `user_version` after applying it.
 pub(crate) const MIGRATIONS: [&str; 15] = [

@@ -8,10 +8,10 @@ use rusqlite::{OptionalExtension, Row, params};
 
 use super::db::count;
 use super::{Store, db_err, now};
+use crate::core::error::{Error, Result};
 use crate::core::id::{RunId, SessionId};
 use crate::core::outcome::{Outcome, RunOutcome};
 use crate::core::plan::RunPlan;
-use crate::error::{Error, Result};
 use crate::machine::process::{self as runner, Runner};
 use crate::store::types::RunRow;
 use crate::store::types::{Checkpoint, NewRun};

@@ -10,7 +10,7 @@ use crate::console::state::State;
 use crate::console::state::form::Form;
 use crate::console::state::keys::Keymap;
 use crate::console::state::theme::Theme;
-use crate::error::Result;
+use crate::core::error::Result;
 use crate::launch::{Launch, Plan};
 
 /// Where the console's runs go: the launch every run and preview goes through,

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use crossterm::event::KeyEvent;
 
-use crate::error::{Error, Result};
+use crate::core::error::{Error, Result};
 
 pub use super::key_text::parse_key;
 use super::key_text::same;
