@@ -240,7 +240,14 @@ impl Plan {
             },
             None => self.setup(vendor).clone(),
         };
-        self.build(contract, &setup, Vec::new(), Vec::new(), Vec::new())
+        self.build(
+            contract,
+            &setup,
+            self.tools(),
+            Vec::new(),
+            Vec::new(),
+            Vec::new(),
+        )
     }
 
     /// The request the next step of a stored run would send with `setup` (the
@@ -260,16 +267,18 @@ impl Plan {
         self.build(
             &next.contract,
             setup,
+            self.tools(),
             next.observations,
             next.history,
             notes,
         )
     }
 
-    fn build(
+    pub(super) fn build(
         &self,
         contract: &TaskContract,
         setup: &VendorSetup,
+        tools: Vec<ToolSpec>,
         observations: Vec<String>,
         history: Vec<crate::core::transcript::Exchange>,
         mut notes: Vec<String>,
@@ -279,7 +288,7 @@ impl Plan {
             contract,
             setup.model.clone(),
             setup.max_tokens,
-            self.tools(),
+            tools,
             observations,
             history,
         );

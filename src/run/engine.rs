@@ -77,6 +77,8 @@ where
         provider: provider.vendor(),
         model: provider.model().to_string(),
         resumed: options.resume.is_some(),
+        agent: options.agent.clone(),
+        web: state.contract.web.clone(),
     });
     let mut looper = Loop {
         provider,
@@ -179,6 +181,7 @@ fn start<P: Provider + ?Sized>(
             parent_run_id: options.parent_run_id,
             session_id: options.session_id,
             group_id: options.group_id,
+            agent: options.agent.clone(),
             plan: provider.plan().map(|p| RunPlan {
                 model: model_of(options, provider),
                 tools: options

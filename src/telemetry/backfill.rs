@@ -85,6 +85,7 @@ pub fn send_run(
             goal: run.goal.clone(),
             provider: run.provider,
             model: run.model.clone(),
+            web: store.web_json(run.run_id)?,
             at: started,
         },
     );

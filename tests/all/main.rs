@@ -46,6 +46,7 @@ mod gemini_wire;
 mod launch;
 mod layering;
 mod mcp;
+mod narrowing;
 mod policy;
 mod prices;
 mod readme;

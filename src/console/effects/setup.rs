@@ -69,11 +69,7 @@ pub fn initial_state(loaded: &Loaded, plan: &Arc<Plan>, mode: &str) -> Result<St
     let config = &loaded.config;
     let contract = plan.contract(|_| {});
     let mut form = Form::new(&contract, plan.default_vendor, plan.clone());
-    form.agents = config
-        .agents
-        .iter()
-        .map(|a| (a.name.clone(), a.description.clone()))
-        .collect();
+    form.agents = config.agents.clone();
     form.mcp = config
         .mcp
         .iter()
