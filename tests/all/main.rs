@@ -47,6 +47,7 @@ mod launch;
 mod layering;
 mod mcp;
 mod narrowing;
+mod paths;
 mod policy;
 mod prices;
 mod readme;
