@@ -24,12 +24,12 @@ use tokio_util::sync::CancellationToken;
 
 use crate::approve::Approver;
 use crate::core::contract::{TaskContract, Verification};
+use crate::core::error::Result;
 use crate::core::eval::QuestionStatus;
 use crate::core::eval::{Question, QuestionRecord};
 use crate::core::id::{EvalId, GroupId};
 use crate::core::vendor::Vendor;
 use crate::core::web::WebAccess;
-use crate::error::Result;
 use crate::launch::start::{Call, Group, Launch};
 use crate::launch::vendor::Key;
 use crate::run::Observer;

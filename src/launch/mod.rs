@@ -12,6 +12,7 @@
 //! within its limits. Below the console and the command line,
 //! above `config`, `run`, `mcp`, `telemetry` and `stub`.
 
+mod agent;
 mod eval;
 mod plan;
 mod question_file;

@@ -10,10 +10,10 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
+use crate::core::error::{Error, Result};
 use crate::core::eval::{
     MAX_FILE_BYTES, MAX_LINE_BYTES, Question, QuestionSet, file_too_large, line_too_long,
 };
-use crate::error::{Error, Result};
 
 /// The questions of the JSON Lines file at `path`, checked; a config error
 /// naming the file (and the line) otherwise.

@@ -13,7 +13,7 @@ use std::collections::HashSet;
 use serde::de::{IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 
-use crate::error::{Error, Result};
+use crate::core::error::{Error, Result};
 
 /// The largest question file read, in bytes (64 MiB: about half a million
 /// questions of a typical set's length).

@@ -1,4 +1,4 @@
--- 0016: the process that runs an eval (as `runs.runner_*` for a run, 0004): its
+-- 0017: the process that runs an eval (as `runs.runner_*` for a run, 0004): its
 -- pid, host name and (on Linux) a token naming the boot and the process's start.
 -- `eval` records itself when it creates or resumes an eval, in one transaction
 -- that first checks no live process holds it (`Store::claim_eval`), and clears
