@@ -245,15 +245,11 @@ impl RunFigures {
     }
 }
 
-/// The total of some requests' costs: `None` if any is unknown or there are
-/// none (a live run's rows: nothing known yet). A run's figures say $0 for a
-/// run that had nothing answered (`RunFigures::of`).
+/// The total of some requests' costs: `None` if any is unknown; $0 when there
+/// are none (a run that has had nothing answered has cost nothing, as its fees
+/// say) — the console's live rows and a stored run's figures alike.
 pub fn sum<'a>(costs: impl IntoIterator<Item = &'a Cost>) -> Option<u64> {
-    let mut total = None;
-    for c in costs {
-        total = Some(u64::saturating_add(total.unwrap_or(0), c.total_micro_usd?));
-    }
-    total
+    Total::of(costs.into_iter().map(|c| c.total_micro_usd)).whole()
 }
 
 /// The fee part of some requests' costs, saturating: a vendor's own figure counts
