@@ -4,7 +4,7 @@
 //! it meant: ids are the target's own, and every reference (a run's parent,
 //! session and group, an eval question's group) is remapped to them. Safe to
 //! run twice: a run, group or eval is known by the stable identity recorded at
-//! its start (`run_uid`, `group_uid`, `eval_uid`, 0016), and one the target
+//! its start (`run_uid`, `group_uid`, `eval_uid`, 0019), and one the target
 //! already holds is skipped, not duplicated. Each run is copied whole in one
 //! transaction of the target; its search index rows are made there from the
 //! copied rows, as 0007 builds them for an existing store.
@@ -14,8 +14,8 @@ use std::collections::HashMap;
 use super::engine::{Conn, Value, params};
 use super::{Store, db_err};
 use crate::core::completion::Citation;
+use crate::core::error::Result;
 use crate::core::id::{EvalId, GroupId, RunId, SessionId};
-use crate::error::Result;
 
 /// What a copy did.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
@@ -82,7 +82,7 @@ const RUN_TABLES: [(&str, &str, &str); 8] = [
 /// `group_id` (the 9th to 11th of a row read with the id first) are remapped.
 const RUN_COLUMNS: &str = "run_uid, started_at, finished_at, goal, provider, model, outcome,
     outcome_detail, parent_run_id, session_id, group_id, web_json, mcp_declared_json, plan_json,
-    runner_pid, runner_host, runner_token, runner_user, runner_heartbeat, run_user, run_host";
+    runner_pid, runner_host, runner_token, runner_user, runner_heartbeat, run_user, run_host, agent";
 
 fn placeholders(n: usize, from: usize) -> String {
     (from..from + n)

@@ -9,11 +9,12 @@ use std::time::Duration;
 use rusqlite::Connection;
 
 use super::engine::{Conn, DbError, params, too_new};
+use crate::core::error::{Error, Result};
 use crate::core::location;
-use crate::error::{Error, Result};
 
 /// Ordered migrations; index + 1 is the `user_version` after applying it.
-pub(crate) const MIGRATIONS: [&str; 16] = [
+/// 0018 (an eval's question sets) lands from another branch before 0019.
+pub(crate) const MIGRATIONS: [&str; 18] = [
     include_str!("migrations/0001_init.sql"),
     include_str!("migrations/0002_web.sql"),
     include_str!("migrations/0003_mcp.sql"),
@@ -29,7 +30,9 @@ pub(crate) const MIGRATIONS: [&str; 16] = [
     include_str!("migrations/0013_claims.sql"),
     include_str!("migrations/0014_evals.sql"),
     include_str!("migrations/0015_plan.sql"),
-    include_str!("migrations/0016_team.sql"),
+    include_str!("migrations/0016_agent.sql"),
+    include_str!("migrations/0017_eval_runner.sql"),
+    include_str!("migrations/0019_team.sql"),
 ];
 
 /// The schema version a store is brought up to: the number of migrations.
@@ -308,7 +311,7 @@ mod tests {
         let counts: Vec<usize> = MIGRATIONS.iter().map(|m| statements(m).len()).collect();
         assert_eq!(
             counts,
-            vec![7, 4, 1, 5, 4, 2, 2, 2, 4, 3, 1, 1, 3, 2, 1, 15]
+            vec![7, 4, 1, 5, 4, 2, 2, 2, 4, 3, 1, 1, 3, 2, 1, 1, 3, 17]
         );
     }
 }

@@ -175,8 +175,8 @@ impl Drop for Tx<'_> {
 
 /// A store whose schema is newer than this binary's, refused before anything
 /// is read or written: both versions named, and what to do.
-pub(crate) fn too_new(store: &str, found: usize, known: usize) -> crate::error::Error {
-    crate::error::Error::refused(format!(
+pub(crate) fn too_new(store: &str, found: usize, known: usize) -> crate::core::error::Error {
+    crate::core::error::Error::refused(format!(
         "the store {store} is at schema version {found}, newer than this io-harness ({}) knows \
          (up to {known}); nothing was read or changed — use the io-harness that wrote it, or a later one",
         env!("CARGO_PKG_VERSION"),

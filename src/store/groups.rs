@@ -5,11 +5,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::engine::params;
+use super::engine::{Conn, params};
 use super::{Store, db_err, now};
+use crate::core::error::{Error, Result};
 use crate::core::id::{GroupId, RunId};
 use crate::core::vendor::Vendor;
-use crate::error::{Error, Result};
 
 /// What `create_group` records.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -41,23 +41,40 @@ pub struct GroupRow {
     pub runs: Vec<RunId>,
 }
 
+/// Insert `group` on `conn` (a transaction's, where the group is recorded with
+/// what names it: an eval's question); its id.
+pub(super) fn insert_group(conn: &Conn, group: &NewGroup) -> Result<GroupId> {
+    conn.query_one(
+        "INSERT INTO run_groups (created_at, goal, workspace, max_usd_micro, group_uid)
+         VALUES (?1, ?2, ?3, ?4, ?5) RETURNING group_id",
+        params![
+            now(),
+            group.goal,
+            group.workspace,
+            group.max_usd_micro.map(super::db::stored),
+            super::runs::fresh_uid()
+        ],
+    )
+    .and_then(|r| r.get(0))
+    .map_err(db_err("recording a new run group"))
+}
+
 impl Store {
     /// Record a new group; its id.
     pub fn create_group(&self, group: &NewGroup) -> Result<GroupId> {
+        insert_group(&*self.lock()?, group)
+    }
+
+    /// `vendor` runs in the group after all: a refusal recorded for it before
+    /// (it had no key then, or its copy failed) no longer stands.
+    pub fn clear_refusal(&self, group_id: GroupId, vendor: Vendor) -> Result<()> {
         self.lock()?
-            .query_one(
-                "INSERT INTO run_groups (created_at, goal, workspace, max_usd_micro, group_uid)
-                 VALUES (?1, ?2, ?3, ?4, ?5) RETURNING group_id",
-                params![
-                    now(),
-                    group.goal,
-                    group.workspace,
-                    group.max_usd_micro.map(super::db::stored),
-                    super::runs::fresh_uid()
-                ],
+            .execute(
+                "DELETE FROM group_refusals WHERE group_id = ?1 AND vendor = ?2",
+                params![group_id, vendor],
             )
-            .and_then(|r| r.get(0))
-            .map_err(db_err("recording a new run group"))
+            .map_err(db_err("clearing a vendor's refusal"))?;
+        Ok(())
     }
 
     /// Record that `vendor` refused the group's declaration, in its own words.

@@ -10,17 +10,20 @@
 //! that holds a run writes its heartbeat every `HEARTBEAT` from a thread of
 //! its own while the store is open (`Store::hold`); on PostgreSQL the server's
 //! clock stamps and judges it. A live holder, or one whose heartbeat was never
-//! recorded (an older release), is named in the refusal.
+//! recorded (an older release), is named in the refusal. An eval is claimed
+//! and kept the same way (`claim_eval`, by `eval` as it creates or resumes
+//! one, released as it ends), so one process at a time runs it, across
+//! machines too.
 
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
-use super::engine::{Conn, DbError, Row, params};
+use super::engine::{Conn, DbError, Engine, Row, params};
 use super::{Store, db_err, now};
-use crate::core::id::RunId;
+use crate::core::error::{Error, Result};
+use crate::core::id::{EvalId, RunId};
 use crate::core::outcome::Outcome;
-use crate::error::{Error, Result};
 use crate::machine::process::{self as runner, Runner};
 
 /// How often a holder says it is alive.
@@ -69,20 +72,7 @@ impl Store {
         let me = runner::current();
         let mut conn = self.lock()?;
         let tx = conn.transaction().map_err(db_err("claiming a run"))?;
-        // Fresh: the heartbeat is later than the clock less the expiry.
-        let fresh = match tx.engine() {
-            super::engine::Engine::Sqlite => "runner_heartbeat > ?2".to_string(),
-            super::engine::Engine::Postgres => format!(
-                "runner_heartbeat > {} - make_interval(secs => {})",
-                tx.clock(2),
-                EXPIRY.as_secs()
-            ),
-        };
-        let sql = format!(
-            "SELECT outcome, runner_pid, runner_host, runner_token, runner_user, runner_heartbeat,
-                    {fresh} FROM runs WHERE run_id = ?1{}",
-            tx.for_update()
-        );
+        let sql = claim_sql(&tx, "outcome", "runs", "run_id");
         let row: Option<(Option<Outcome>, Option<Holder>)> = tx
             .query_opt(&sql, params![run_id, expired_before()])
             .and_then(|r| r.map(|r| Ok((r.get(0)?, holder(&r)?))).transpose())
@@ -98,7 +88,7 @@ impl Store {
             )));
         }
         if let Some(holder) = recorded.filter(|r| held_by_other(r, &me)) {
-            return Err(refusal(run_id, &holder, &me));
+            return Err(refusal(&format!("run {run_id}"), &holder, &me));
         }
         let sql = format!(
             "UPDATE runs SET finished_at = NULL, outcome = NULL, outcome_detail = NULL,
@@ -123,6 +113,11 @@ impl Store {
         if let Ok(mut runs) = self.held.runs.lock() {
             runs.insert(run_id);
         }
+        self.beating();
+    }
+
+    /// Start the heartbeat thread, once (the first hold starts it).
+    fn beating(&self) {
         if !self.held.beating.swap(true, Ordering::SeqCst) {
             let conn = Arc::downgrade(&self.conn);
             let held = Arc::downgrade(&self.held);
@@ -143,8 +138,93 @@ impl Store {
     }
 }
 
-/// Every `HEARTBEAT`, stamp the held runs this process still runs, until the
-/// store is closed.
+impl Store {
+    /// Make this process eval `eval_id`'s runner, or refuse before anything is
+    /// sent or changed: an unknown eval, or one another process holds (named)
+    /// — one transaction as `claim_run`'s, judged the same way (a holder on
+    /// another machine by its heartbeat), so of two `eval --resume` at once,
+    /// on one machine or two, exactly one runs it.
+    pub fn claim_eval(&self, eval_id: EvalId) -> Result<()> {
+        let me = runner::current();
+        let mut conn = self.lock()?;
+        let tx = conn.transaction().map_err(db_err("claiming an eval"))?;
+        let sql = claim_sql(&tx, "eval_id", "evals", "eval_id");
+        let row: Option<Option<Holder>> = tx
+            .query_opt(&sql, params![eval_id, expired_before()])
+            .and_then(|r| r.map(|r| holder(&r)).transpose())
+            .map_err(db_err("claiming an eval"))?;
+        let Some(recorded) = row else {
+            return Err(Error::refused(format!(
+                "there is no eval {eval_id} in this store; `io-harness evals` lists them"
+            )));
+        };
+        if let Some(holder) = recorded.filter(|r| held_by_other(r, &me)) {
+            return Err(refusal(&format!("eval {eval_id}"), &holder, &me));
+        }
+        let sql = format!(
+            "UPDATE evals SET runner_pid = ?2, runner_host = ?3, runner_token = ?4, runner_user = ?5,
+               runner_heartbeat = {} WHERE eval_id = ?1",
+            tx.clock(6)
+        );
+        tx.execute(
+            &sql,
+            params![eval_id, me.pid, me.host, me.token, runner::user(), now()],
+        )
+        .map_err(db_err("claiming an eval"))?;
+        tx.commit().map_err(db_err("claiming an eval"))?;
+        drop(conn);
+        self.hold_eval(eval_id);
+        Ok(())
+    }
+
+    /// Keep eval `eval_id`'s heartbeat while this store is open.
+    pub(crate) fn hold_eval(&self, eval_id: EvalId) {
+        if let Ok(mut evals) = self.held.evals.lock() {
+            evals.insert(eval_id);
+        }
+        self.beating();
+    }
+
+    /// This process no longer runs eval `eval_id` (it ended, or stopped).
+    pub fn release_eval(&self, eval_id: EvalId) -> Result<()> {
+        if let Ok(mut evals) = self.held.evals.lock() {
+            evals.remove(&eval_id);
+        }
+        let me = runner::current();
+        self.lock()?
+            .execute(
+                "UPDATE evals SET runner_pid = NULL, runner_host = NULL, runner_token = NULL,
+                   runner_user = NULL, runner_heartbeat = NULL
+                 WHERE eval_id = ?1 AND runner_pid = ?2 AND COALESCE(runner_host, '') = COALESCE(?3, '')",
+                params![eval_id, me.pid, me.host],
+            )
+            .map_err(db_err("releasing an eval"))?;
+        Ok(())
+    }
+}
+
+/// The claim's read of `table`'s row `key = ?1`: `first` (a run's outcome),
+/// then the recorded runner and whether its heartbeat is fresh — later than
+/// the clock less the expiry (`?2` on SQLite, the server's clock on
+/// PostgreSQL) — the row locked until the claim commits.
+fn claim_sql(tx: &Conn, first: &str, table: &str, key: &str) -> String {
+    let fresh = match tx.engine() {
+        Engine::Sqlite => "runner_heartbeat > ?2".to_string(),
+        Engine::Postgres => format!(
+            "runner_heartbeat > {} - make_interval(secs => {})",
+            tx.clock(2),
+            EXPIRY.as_secs()
+        ),
+    };
+    format!(
+        "SELECT {first}, runner_pid, runner_host, runner_token, runner_user, runner_heartbeat,
+                {fresh} FROM {table} WHERE {key} = ?1{}",
+        tx.for_update()
+    )
+}
+
+/// Every `HEARTBEAT`, stamp the held runs and evals this process still runs,
+/// until the store is closed.
 fn beat(conn: &Weak<std::sync::Mutex<Conn>>, held: &Weak<super::held::Held>) {
     let me = runner::current();
     loop {
@@ -152,10 +232,13 @@ fn beat(conn: &Weak<std::sync::Mutex<Conn>>, held: &Weak<super::held::Held>) {
         let (Some(conn), Some(held)) = (conn.upgrade(), held.upgrade()) else {
             return;
         };
-        let runs: Vec<RunId> = match held.runs.lock() {
-            Ok(r) => r.iter().copied().collect(),
-            Err(_) => return,
+        let (Ok(runs), Ok(evals)) = (held.runs.lock(), held.evals.lock()) else {
+            return;
         };
+        let (runs, evals): (Vec<RunId>, Vec<EvalId>) = (
+            runs.iter().copied().collect(),
+            evals.iter().copied().collect(),
+        );
         let Ok(conn) = conn.lock() else { return };
         for run in runs {
             let sql = format!(
@@ -167,6 +250,16 @@ fn beat(conn: &Weak<std::sync::Mutex<Conn>>, held: &Weak<super::held::Held>) {
             // after several.
             if let Err(e) = conn.execute(&sql, params![run, me.pid, me.host, now()]) {
                 tracing::warn!("run {run}: heartbeat not written: {e}");
+            }
+        }
+        for eval in evals {
+            let sql = format!(
+                "UPDATE evals SET runner_heartbeat = {} WHERE eval_id = ?1
+                   AND runner_pid = ?2 AND COALESCE(runner_host, '') = COALESCE(?3, '')",
+                conn.clock(4)
+            );
+            if let Err(e) = conn.execute(&sql, params![eval, me.pid, me.host, now()]) {
+                tracing::warn!("eval {eval}: heartbeat not written: {e}");
             }
         }
     }
@@ -187,8 +280,23 @@ fn held_by_other(recorded: &Holder, me: &Runner) -> bool {
     recorded.fresh != Some(false)
 }
 
-/// The refusal naming the holder, and what to do.
-fn refusal(run_id: RunId, holder: &Holder, me: &Runner) -> Error {
+/// Whether a holder on another host has lapsed, by this machine's clock: its
+/// last heartbeat (`heartbeat`, RFC 3339) older than `EXPIRY` — what a reader
+/// (`runs`, `evals`) judges by; a claim asks the database's clock instead.
+pub(crate) fn lapsed(r: &Runner, heartbeat: Option<&str>) -> bool {
+    r.host.is_some()
+        && r.host != runner::current().host
+        && heartbeat.is_some_and(|at| {
+            chrono::DateTime::parse_from_rfc3339(at).is_ok_and(|at| {
+                chrono::Utc::now().signed_duration_since(at)
+                    > chrono::Duration::from_std(EXPIRY).unwrap_or_default()
+            })
+        })
+}
+
+/// `what` (a run, an eval) is held by `holder`: refused, naming it, and what
+/// to do.
+fn refusal(what: &str, holder: &Holder, me: &Runner) -> Error {
     let r = &holder.runner;
     let host = r.host.as_deref().unwrap_or("an unnamed host");
     let who = match &holder.user {
@@ -200,7 +308,7 @@ fn refusal(run_id: RunId, holder: &Holder, me: &Runner) -> Error {
     } else {
         who
     };
-    let what = if r.host == me.host {
+    let todo = if r.host == me.host {
         "resume it once that process has ended".to_string()
     } else if let Some(at) = &holder.heartbeat {
         format!(
@@ -211,7 +319,7 @@ fn refusal(run_id: RunId, holder: &Holder, me: &Runner) -> Error {
         format!("this machine cannot tell whether it still runs; resume it on {host}")
     };
     Error::refused(format!(
-        "run {run_id} is being run by {who}; nothing was sent — {what}"
+        "{what} is being run by {who}; nothing was sent — {todo}"
     ))
 }
 

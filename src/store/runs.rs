@@ -7,10 +7,10 @@
 use super::db::count;
 use super::engine::{Conn, DbError, Row, Value, params};
 use super::{Store, db_err, now};
+use crate::core::error::{Error, Result};
 use crate::core::id::{RunId, SessionId};
 use crate::core::outcome::{Outcome, RunOutcome};
 use crate::core::plan::RunPlan;
-use crate::error::{Error, Result};
 use crate::machine::process::{self as runner, Runner};
 use crate::store::types::RunRow;
 use crate::store::types::{Checkpoint, NewRun};
@@ -20,7 +20,7 @@ const RUN_COLUMNS: &str =
     r.outcome_detail, r.parent_run_id, r.session_id,
     (SELECT COUNT(*) FROM citations c WHERE c.run_id = r.run_id),
     r.runner_pid, r.runner_host, r.runner_token, r.group_id, r.run_user, r.run_host,
-    r.runner_heartbeat";
+    r.runner_heartbeat, r.agent";
 
 fn run_row(r: &Row) -> Result<(RunRow, Option<Runner>, Option<String>), DbError> {
     let runner = r
@@ -44,6 +44,7 @@ fn run_row(r: &Row) -> Result<(RunRow, Option<Runner>, Option<String>), DbError>
         parent_run_id: r.get::<Option<i64>>(8)?.map(RunId),
         session_id: r.get(9)?,
         group_id: r.get(14)?,
+        agent: r.get(18)?,
         citation_count: count(r.get(10)?),
         user: r.get(15)?,
         host: r.get(16)?,
@@ -56,21 +57,10 @@ fn run_row(r: &Row) -> Result<(RunRow, Option<Runner>, Option<String>), DbError>
 /// or on another whose heartbeat is older than the lease's expiry. (Its
 /// figures are read by `Store::figures`, the one place they are summed.)
 fn complete((mut row, runner, heartbeat): (RunRow, Option<Runner>, Option<String>)) -> RunRow {
-    let lapsed = |r: &Runner| {
-        let here = runner::current().host;
-        r.host.is_some()
-            && r.host != here
-            && heartbeat.as_deref().is_some_and(|at| {
-                chrono::DateTime::parse_from_rfc3339(at).is_ok_and(|at| {
-                    chrono::Utc::now().signed_duration_since(at)
-                        > chrono::Duration::from_std(super::lease::EXPIRY).unwrap_or_default()
-                })
-            })
-    };
     if row.outcome.is_none()
         && runner
             .as_ref()
-            .is_some_and(|r| runner::is_gone(r) || lapsed(r))
+            .is_some_and(|r| runner::is_gone(r) || super::lease::lapsed(r, heartbeat.as_deref()))
     {
         row.outcome = Some(Outcome::Interrupted);
         row.outcome_detail = Some(format!(
@@ -133,6 +123,19 @@ impl Store {
                     .map_err(|e| Error::store(format!("run {run_id}'s plan does not parse"), e))
             })
             .transpose()
+    }
+
+    /// The web declaration run `run_id` ran with, as stored (`runs.web_json`: a
+    /// child's is its own, narrowed); `None` when it had none.
+    pub fn web_json(&self, run_id: RunId) -> Result<Option<String>> {
+        self.lock()?
+            .query_opt(
+                "SELECT web_json FROM runs WHERE run_id = ?1",
+                params![run_id],
+            )
+            .and_then(|r| r.map(|r| r.get::<Option<String>>(0)).transpose())
+            .map(Option::flatten)
+            .map_err(db_err("reading a run's web declaration"))
     }
 
     /// Runs a run spawned, oldest first.
@@ -258,8 +261,8 @@ fn insert_run(conn: &Conn, run: &NewRun) -> Result<RunId> {
     let sql = format!(
         "INSERT INTO runs (started_at, goal, provider, model, web_json, parent_run_id, session_id, mcp_declared_json,
            runner_pid, runner_host, runner_token, group_id, plan_json, run_uid, run_user, run_host,
-           runner_user, runner_heartbeat)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?10, ?15, {})
+           runner_user, runner_heartbeat, agent)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?10, ?15, {}, ?16)
          RETURNING run_id",
         conn.clock(1)
     );
@@ -280,7 +283,8 @@ fn insert_run(conn: &Conn, run: &NewRun) -> Result<RunId> {
             run.group_id,
             plan_json,
             fresh_uid(),
-            user
+            user,
+            run.agent
         ],
     )
     .and_then(|r| r.get(0))

@@ -8,11 +8,12 @@
 
 use super::engine::{Conn, params, too_new};
 use super::pg::PgConn;
-use crate::error::{Error, Result};
+use crate::core::error::{Error, Result};
 
 /// Ordered migrations; index + 1 is the version after applying it. The same
 /// numbers, and the same meaning, as `db::MIGRATIONS`.
-pub(crate) const MIGRATIONS_PG: [&str; 16] = [
+/// 0018 (an eval's question sets) lands from another branch before 0019.
+pub(crate) const MIGRATIONS_PG: [&str; 18] = [
     include_str!("migrations_pg/0001_init.sql"),
     include_str!("migrations_pg/0002_web.sql"),
     include_str!("migrations_pg/0003_mcp.sql"),
@@ -28,7 +29,9 @@ pub(crate) const MIGRATIONS_PG: [&str; 16] = [
     include_str!("migrations_pg/0013_claims.sql"),
     include_str!("migrations_pg/0014_evals.sql"),
     include_str!("migrations_pg/0015_plan.sql"),
-    include_str!("migrations_pg/0016_team.sql"),
+    include_str!("migrations_pg/0016_agent.sql"),
+    include_str!("migrations_pg/0017_eval_runner.sql"),
+    include_str!("migrations_pg/0019_team.sql"),
 ];
 
 /// The advisory lock every opening takes while it reads and moves the version

@@ -11,8 +11,8 @@ use serde::Serialize;
 use super::engine::{Conn, DbError, Value, params};
 use super::{Store, db_err};
 use crate::core::completion::{Citation, ServerToolCall};
+use crate::core::error::{Error, Result};
 use crate::core::id::RunId;
-use crate::error::{Error, Result};
 
 /// One match.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

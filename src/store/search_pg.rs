@@ -8,9 +8,9 @@
 //! `[`…`]` as FTS5's `snippet` marks it.
 
 use super::engine::{Conn, Value};
+use crate::core::error::Error;
 use crate::core::id::RunId;
 use crate::core::query::Query;
-use crate::error::Error;
 
 /// One hit as read: run, step, kind, URL, passage.
 pub(crate) type RawHit = (RunId, u32, String, Option<String>, String);

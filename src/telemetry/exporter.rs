@@ -13,7 +13,7 @@ use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::trace::SdkTracerProvider;
 
 use crate::core::endpoint::Endpoint;
-use crate::error::{Error, Result};
+use crate::core::error::{Error, Result};
 use crate::provider::scrub::{Secrets, display_url};
 use crate::run::Observer;
 use crate::telemetry::queue::{BoundedQueue, Counters, Driver, EXPORT_TIMEOUT, QUEUE_SPANS, Scrub};

@@ -256,9 +256,13 @@ async fn a_verdict_shows_on_the_run_that_was_checked_and_no_other() {
     assert_eq!(selected(&l.state), Some(RunId(1)));
     let url = "https://crates.io/crates/io-harness";
     // The by-domain list is drawn once every message the keys asked for is in
-    // (a store read can land after the one that met the condition above).
-    l.until(|s| screen(s, 140, 60).contains(&format!("run 3 · {url}")))
-        .await;
+    // (a store read can land after the one that met the condition above: the
+    // listing and the verdicts are two reads, in either order under load).
+    l.until(|s| {
+        let shown = screen(s, 140, 60);
+        shown.contains(&format!("run 3 · {url}")) && shown.contains("[not_allowed]")
+    })
+    .await;
     let shown = screen(&l.state, 140, 60);
     assert!(
         shown.contains(&format!("run 1 · {url}  [not_allowed]")),

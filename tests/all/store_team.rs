@@ -2,7 +2,7 @@
 //! shown, `runs --mine`; the resume lease across processes and machines — of
 //! several processes claiming one run at once exactly one proceeds, and a run
 //! held on another machine is refused naming who holds it until that
-//! machine's heartbeat lapses.
+//! machine's heartbeat lapses; an eval the same (`claim_eval`).
 
 use io_harness::RunId;
 use io_harness::core::vendor::Vendor;
@@ -65,6 +65,53 @@ on_both_engines! {
             store.claim_run(id).unwrap_err().to_string()
         };
         assert!(e.contains("bob"), "{e}");
+    }
+}
+
+on_both_engines! {
+    fn an_eval_held_on_another_machine_is_refused_until_its_heartbeat_lapses(place) {
+        let store = place.open();
+        let id = store
+            .create_eval(&io_harness::store::NewEval {
+                file: "q.jsonl".into(),
+                vendors: vec![Vendor::Anthropic],
+                jobs: 1,
+                ..Default::default()
+            })
+            .unwrap();
+        // Created by this process, which holds it: shown running, claimed again.
+        assert!(store.eval(id).unwrap().unwrap().running.is_some());
+        store.claim_eval(id).unwrap();
+        let hold = |ago: &str| {
+            let at = if place.is_postgres() {
+                format!("CURRENT_TIMESTAMP - interval '{ago}'")
+            } else {
+                format!("strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-{ago}')")
+            };
+            place.exec(&format!(
+                "UPDATE evals SET runner_pid = 4242, runner_host = 'another-host.invalid', runner_token = NULL,
+                   runner_user = 'bob', runner_heartbeat = {at} WHERE eval_id = {id}"
+            ));
+        };
+        hold("0 minutes");
+        assert_eq!(
+            store.eval(id).unwrap().unwrap().running.as_deref(),
+            Some("bob (process 4242 on another-host.invalid)")
+        );
+        let e = store.claim_eval(id).unwrap_err();
+        assert!(e.before_anything(), "{e}");
+        assert!(
+            e.to_string().starts_with(&format!(
+                "eval {id} is being run by bob (process 4242 on another-host.invalid); nothing was sent — its last heartbeat was at "
+            )),
+            "{e}"
+        );
+        // Lapsed: not running, and taken over.
+        hold("10 minutes");
+        assert_eq!(store.eval(id).unwrap().unwrap().running, None);
+        store.claim_eval(id).unwrap();
+        store.release_eval(id).unwrap();
+        assert_eq!(store.eval(id).unwrap().unwrap().running, None);
     }
 }
 

@@ -100,6 +100,8 @@ pub struct ServerLine {
 pub struct RunView {
     /// The run shown.
     pub run_id: Option<RunId>,
+    /// Its spawned children's agents, by child run: which agent searched.
+    pub agents: std::collections::BTreeMap<RunId, String>,
     /// Its goal.
     pub goal: String,
     /// The vendor asked (`None` before a run is shown).
@@ -147,7 +149,8 @@ pub fn saturating_sum(values: impl Iterator<Item = u64>) -> u64 {
 }
 
 impl RunView {
-    /// The sum of the rows' costs; `None` while any row is unpriced (or none yet).
+    /// The sum of the rows' costs; `None` while any row is unpriced ($0 before
+    /// the first answer: nothing has been billed).
     pub fn total_cost(&self) -> Option<u64> {
         crate::store::ledger_sum(self.calls.iter().map(|c| &c.cost))
     }

@@ -1,4 +1,4 @@
--- 0016: a team's store (SQLite's 0016): who ran a run and who runs it now,
+-- 0019: a team's store (SQLite's 0019): who ran a run and who runs it now,
 -- the runner's heartbeat (the server's clock: CURRENT_TIMESTAMP, so machines
 -- whose clocks differ agree on a lease), and a stable identity for each run,
 -- group and eval, for `store copy`.
@@ -9,6 +9,8 @@ ALTER TABLE runs ADD COLUMN IF NOT EXISTS runner_user TEXT;
 ALTER TABLE runs ADD COLUMN IF NOT EXISTS runner_heartbeat TIMESTAMPTZ;
 ALTER TABLE run_groups ADD COLUMN IF NOT EXISTS group_uid TEXT;
 ALTER TABLE evals ADD COLUMN IF NOT EXISTS eval_uid TEXT;
+ALTER TABLE evals ADD COLUMN IF NOT EXISTS runner_user TEXT;
+ALTER TABLE evals ADD COLUMN IF NOT EXISTS runner_heartbeat TIMESTAMPTZ;
 UPDATE runs SET run_uid = replace(gen_random_uuid()::text, '-', '') WHERE run_uid IS NULL;
 UPDATE runs SET run_host = runner_host WHERE run_host IS NULL;
 UPDATE run_groups SET group_uid = replace(gen_random_uuid()::text, '-', '') WHERE group_uid IS NULL;
