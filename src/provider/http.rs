@@ -78,6 +78,7 @@ const READ_TIMEOUT: Duration = Duration::from_secs(DEFAULT_REQUEST_TIMEOUT.as_se
 const _: () = assert!(READ_TIMEOUT.as_secs() > super::stream::DEFAULT_IDLE_TIMEOUT.as_secs());
 
 fn client(connect: Duration, read: Duration) -> reqwest::Client {
+    super::tls::install();
     reqwest::Client::builder()
         .connect_timeout(connect)
         .read_timeout(read)

@@ -11,6 +11,7 @@ pub mod retry;
 pub mod scrub;
 pub mod stream;
 mod talk;
+pub mod tls;
 
 pub use body::{DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_REQUEST_TIMEOUT};
 pub use fallback::Fallback;

@@ -83,6 +83,7 @@ pub async fn resolve_checked(
 /// A client that connects `host` to exactly `addrs`, follows no redirect and
 /// uses no proxy.
 pub fn pinned_client(host: &str, addrs: &[SocketAddr]) -> Result<reqwest::Client, String> {
+    crate::provider::tls::install();
     let bare = host.trim_start_matches('[').trim_end_matches(']');
     let mut builder = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())

@@ -541,6 +541,7 @@ async fn a_request_from_before_a_rewind_takes_no_answer_from_the_next_run() {
     let cancelled = rewinder.rewind();
     let next = rewinder.rewind();
     let url = format!("{}/v1/messages", stub.base_url(Vendor::Anthropic));
+    io_harness::provider::tls::install();
     let client = reqwest::Client::new();
     let send = |key: String| {
         client
