@@ -35,6 +35,7 @@ mod conversation_recorded;
 mod core_purity;
 mod crash_safety;
 mod decode_props;
+mod embedded_v4;
 mod eval_cli;
 mod exit_codes;
 mod fault_matrix;
