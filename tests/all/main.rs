@@ -44,6 +44,7 @@ mod figures_trace;
 mod gemini_run;
 mod gemini_stream;
 mod gemini_wire;
+mod key_echo;
 mod launch;
 mod layering;
 mod mcp;
