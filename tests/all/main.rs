@@ -18,6 +18,7 @@ mod compare;
 mod compare_cli;
 mod config;
 mod config_corpus;
+mod config_write_mode;
 mod console;
 mod console_claims;
 mod console_compare;
