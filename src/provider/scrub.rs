@@ -19,6 +19,9 @@ pub const REDACTED: &str = "[redacted]";
 /// "password" would garble every message while protecting nothing.
 const MIN_SECRET: usize = 4;
 
+/// Bytes with secrets replaced, and the byte ranges of the original replaced.
+type Scrubbed = (Vec<u8>, Vec<(usize, usize)>);
+
 /// The secrets one provider holds.
 #[derive(Clone, Default, PartialEq, Eq)]
 pub struct Secrets(Vec<String>);
@@ -78,9 +81,9 @@ impl Secrets {
     /// replaced, and the byte ranges of `hay` replaced; `None` when it holds none.
     /// A secret replaced whole is a run of ASCII or whole characters, so UTF-8
     /// stays UTF-8.
-    fn scrub(&self, hay: &[u8]) -> Option<(Vec<u8>, Vec<(usize, usize)>)> {
+    fn scrub(&self, hay: &[u8]) -> Option<Scrubbed> {
         let firsts: Vec<u8> = self.0.iter().filter_map(|s| s.bytes().next()).collect();
-        let mut out: Option<(Vec<u8>, Vec<(usize, usize)>)> = None;
+        let mut out: Option<Scrubbed> = None;
         let mut i = 0;
         let mut copied = 0;
         while i < hay.len() {

@@ -45,6 +45,7 @@ mod figures_trace;
 mod gemini_run;
 mod gemini_stream;
 mod gemini_wire;
+mod hostile_answers;
 mod key_echo;
 mod launch;
 mod layering;
