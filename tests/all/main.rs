@@ -81,3 +81,4 @@ mod wire_encode;
 mod wire_matrix;
 mod wire_runs;
 mod wire_schema;
+mod workspace_copies;
