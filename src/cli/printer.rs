@@ -143,6 +143,7 @@ fn describe(kind: &EventKind) -> Option<String> {
                 .unwrap_or_default()
         ),
         EventKind::CitationRecorded { citation } => format!("source {}", citation.url),
+        EventKind::NotRecorded { .. } => not_recorded(kind)?,
         EventKind::SearchSuggestions { suggestions } => suggested(suggestions),
         EventKind::ToolCalled {
             name,
@@ -207,6 +208,51 @@ fn provider_called(
         searches(u.server_tool_requests, cost),
         io_harness::price::describe(cost)
     )
+}
+
+/// What an answer said past the per-step caps, and the caps.
+fn not_recorded(kind: &EventKind) -> Option<String> {
+    let EventKind::NotRecorded {
+        server_tool_calls,
+        searches,
+        fetches,
+        citations,
+        claim_links,
+        max_server_tool_calls,
+        max_citations,
+        max_cited_bytes,
+    } = kind
+    else {
+        return None;
+    };
+    let mut parts = Vec::new();
+    if *server_tool_calls > 0 {
+        let fees = if searches + fetches > 0 {
+            format!(
+                " ({searches} searches and {fetches} fetches among them; their fees are counted)"
+            )
+        } else {
+            String::new()
+        };
+        parts.push(format!(
+            "{server_tool_calls} server-tool calls over the cap of {max_server_tool_calls}{fees}"
+        ));
+    }
+    if *citations > 0 {
+        parts.push(format!(
+            "{citations} citations over the cap of {max_citations} (or {} MiB of their text)",
+            max_cited_bytes >> 20
+        ));
+    }
+    if *claim_links > 0 {
+        parts.push(format!(
+            "{claim_links} claim links over the cap of {max_citations}"
+        ));
+    }
+    Some(format!(
+        "not recorded (a step records at most so many): {}",
+        parts.join("; ")
+    ))
 }
 
 /// Google Search suggestions, each query with its link.

@@ -410,7 +410,11 @@ impl Provider for HttpProvider {
                     let should_retry = response
                         .header("x-should-retry")
                         .map(|v| v.eq_ignore_ascii_case("true"));
-                    wire::decode_wire(self.endpoint.wire, &response).map_err(|e| (e, should_retry))
+                    // The bytes were scrubbed; what decoding made of them is too
+                    // (a key escaped in the body is whole again once decoded).
+                    wire::decode_wire(self.endpoint.wire, &response)
+                        .map(|c| self.secrets.completion(c))
+                        .map_err(|e| (e, should_retry))
                 }
                 Err(e) => Err((e, None)),
             };

@@ -9,6 +9,7 @@ mod fallback;
 mod http;
 pub mod retry;
 pub mod scrub;
+mod spelling;
 pub mod stream;
 mod talk;
 pub mod tls;

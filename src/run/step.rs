@@ -220,6 +220,7 @@ fn provider_call(reply: &Reply) -> ProviderCall {
         endpoint: reply.endpoint.clone(),
         response_id: c.response_id.clone(),
         finish_reason: c.finish_reason.clone(),
+        cut: c.cut,
     }
 }
 

@@ -99,6 +99,8 @@ pub struct ProviderCall {
     pub response_id: Option<String>,
     /// The vendor's own stop reason, as it spelled it.
     pub finish_reason: Option<String>,
+    /// What the answer said past the per-step caps, counted not recorded.
+    pub cut: crate::core::completion::Cut,
 }
 
 /// One row of `provider_calls`.
@@ -133,6 +135,12 @@ pub struct ProviderCallRow {
     /// The vendor's own stop reason; `None` when not recorded.
     #[serde(default)]
     pub finish_reason: Option<String>,
+    /// What the answer said past the per-step caps (all 0 before 0016).
+    #[serde(
+        default,
+        skip_serializing_if = "crate::core::completion::Cut::is_empty"
+    )]
+    pub cut: crate::core::completion::Cut,
 }
 
 /// One row of `citations`.

@@ -53,6 +53,18 @@ impl RunView {
                 tool, error, input, ..
             } => self.server_used(step, tool, error, input),
             EventKind::CitationRecorded { .. } => self.citations += 1,
+            EventKind::NotRecorded {
+                server_tool_calls,
+                citations,
+                claim_links,
+                ..
+            } => {
+                let line = format!(
+                    "not recorded, over the per-step caps: {server_tool_calls} server-tool calls, \
+                     {citations} citations, {claim_links} claim links (their fees are counted)"
+                );
+                self.log.push((step, line, Tone::Bad));
+            }
             EventKind::SearchSuggestions { suggestions } => {
                 // Google's terms ask for its suggestions beside a grounded answer.
                 let queries: Vec<&str> = suggestions.iter().map(|s| s.query.as_str()).collect();

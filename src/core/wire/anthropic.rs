@@ -21,8 +21,9 @@ use super::json::{
     code_string, decode_with, finish, header_request_id, missing, opaque_error, request,
     retry_after, str_field, u64_field,
 };
+use crate::core::capability::MAX_CITATIONS;
 use crate::core::completion::{
-    Citation, Claim, Completion, ServerToolCall, StopReason, ToolCall, Usage, json_blocks,
+    Citation, ClaimSet, Completion, Cut, ServerToolCall, StopReason, ToolCall, Usage, json_blocks,
 };
 use crate::core::endpoint::Endpoint;
 use crate::core::error::{Error, Result, VendorError};
@@ -227,7 +228,7 @@ fn read_blocks(
 ) -> Completion {
     let mut text = String::new();
     let mut citations = Vec::new();
-    let mut claims = Vec::new();
+    let mut claims = ClaimSet::new(MAX_CITATIONS);
     let mut tool_calls = Vec::new();
     let mut server_tools = Vec::new();
     // Text blocks split only by citations are one run of prose, joined exactly as
@@ -253,7 +254,7 @@ fn read_blocks(
                     .flatten()
                 {
                     if let Some(c) = citation(c, documents) {
-                        Claim::add(&mut claims, &text, start, text.len(), &c.url);
+                        claims.add(&text, start, text.len(), &c.url);
                         citations.push(c);
                     }
                 }
@@ -289,12 +290,17 @@ fn read_blocks(
             _ => {} // unknown block types are tolerated
         }
     }
+    let (claims, claim_links) = claims.finish();
     Completion {
         text,
         tool_calls,
         citations,
         claims,
         server_tools,
+        cut: Cut {
+            claim_links,
+            ..Cut::default()
+        },
         ..Completion::default()
     }
 }
