@@ -11,6 +11,7 @@ mod gemini_support;
 mod agents;
 mod claims;
 mod claims_cli;
+mod claims_stream;
 mod cli;
 mod cli_first_use;
 mod cli_surprises;
