@@ -53,6 +53,7 @@ fn called(step: u32, text: &str, stop: &str) -> Msg {
             response_id: None,
             finish_reason: None,
             tool_calls: Vec::new(),
+            server: Default::default(),
         },
     )
 }

@@ -71,6 +71,7 @@ mod telemetry;
 mod terminal_text;
 mod tools;
 mod untrusted_input;
+mod views_agree;
 mod vocabulary;
 mod wire_decode;
 mod wire_decode_wires;

@@ -162,9 +162,13 @@ impl RunView {
         saturating_sum(self.calls.iter().map(CallLine::tokens))
     }
 
-    /// Searches and fetches made over every call, ok or failed.
-    pub fn total_searches(&self) -> u64 {
-        saturating_sum(self.calls.iter().map(|c| c.server.made()))
+    /// Searches and fetches over every call, made and failed.
+    pub fn total_server(&self) -> ServerCounts {
+        let mut all = ServerCounts::default();
+        for c in &self.calls {
+            all.sum(&c.server);
+        }
+        all
     }
 }
 

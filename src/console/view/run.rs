@@ -150,6 +150,9 @@ fn draw_server(frame: &mut Frame<'_>, server: Rect, state: &State) {
                 Style::default().fg(t.accent),
             ),
             _ if s.interrupted => ("interrupted".to_string(), Style::default().fg(t.muted)),
+            Some(code) if code == crate::core::completion::ServerToolCall::UNANSWERED => {
+                ("unanswered".to_string(), Style::default().fg(t.error))
+            }
             Some(code) => (format!("FAILED ({code})"), Style::default().fg(t.error)),
             None => ("ok".to_string(), Style::default().fg(t.ok)),
         };
