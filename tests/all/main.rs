@@ -27,6 +27,7 @@ mod console_feedback;
 mod console_open;
 mod console_policy;
 mod console_preview;
+mod console_sources_select;
 mod console_pty;
 mod console_stream;
 mod console_surprises;
