@@ -60,6 +60,7 @@ mod resume_plan;
 mod run_loop;
 mod sizes;
 mod small_boundaries;
+mod small_things;
 mod sources_check;
 mod sources_check_boundary;
 mod sources_export;

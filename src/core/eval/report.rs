@@ -270,7 +270,10 @@ fn vendor_row(vendor: Vendor, rows: &[Scored]) -> VendorRow {
         verified_share: mean(ran.iter().filter_map(|r| r.verified_share)),
         unsupported: (!unsupported.is_empty()).then(|| unsupported.iter().sum()),
         cost_micro_usd: cost.filter(|_| n > 0),
-        mean_cost_micro_usd: cost.filter(|_| n > 0).map(|c| c / n.max(1)),
+        // Rounded to the nearest millionth, as every figure is shown.
+        mean_cost_micro_usd: cost
+            .filter(|_| n > 0)
+            .map(|c| c.saturating_add(n / 2) / n.max(1)),
         wall_ms_p50: percentile(&walls, 50),
         wall_ms_p95: percentile(&walls, 95),
         searches: ran.iter().map(|r| r.searches).sum(),
