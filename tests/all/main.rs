@@ -25,6 +25,7 @@ mod console_claims;
 mod console_compare;
 mod console_eval;
 mod console_feedback;
+mod console_narrow;
 mod console_open;
 mod console_policy;
 mod console_preview;
