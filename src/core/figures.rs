@@ -79,8 +79,9 @@ pub struct RunFigures {
     pub vendor_cost_micro_usd: Option<u64>,
     /// True when the fees count calls this program recorded (no vendor counter).
     pub fees_counted_here: bool,
-    /// Why the cost is unknown.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Why the cost is unknown; `null` when it is known (always in the JSON,
+    /// as docs/compare.md's table names it).
+    #[serde(default)]
     pub unpriced: Option<String>,
     /// Started to finished, in milliseconds; `None` while it runs.
     pub wall_ms: Option<u64>,

@@ -39,6 +39,7 @@ mod conversation_recorded;
 mod core_purity;
 mod crash_safety;
 mod decode_props;
+mod docs_agree;
 mod eval_cli;
 mod exit_codes;
 mod fault_matrix;
