@@ -135,6 +135,8 @@ fn to_screen(c: &mut Criterion) {
             provider: Vendor::Anthropic,
             model: "m".into(),
             resumed: false,
+            agent: None,
+            web: None,
         }),
     );
     update(&mut state, start(EventKind::RequestSent { attempt: 1 }));

@@ -23,10 +23,10 @@ mod limits;
 mod text;
 
 use crate::core::claims::{claim_wording, overlap};
+use crate::core::error::{Error, Result};
 use crate::core::id::RunId;
 use crate::core::policy::Policy;
 use crate::core::verdict::Verdict;
-use crate::error::{Error, Result};
 use crate::store::verdicts::VerdictRow;
 use crate::store::{CitationRow, Store};
 use fetch::{Fetched, Page, fetch};

@@ -62,6 +62,7 @@ pub use crate::core::contract::{Budget, TaskContract, Verification};
 pub use crate::core::endpoint::Endpoint;
 /// The crate's error type (`core::error`), where every module names it.
 pub use crate::core::error;
+pub use crate::core::error::{Error, Result, VendorError};
 pub use crate::core::event::{Cost, Event, EventKind};
 pub use crate::core::id::{EvalId, GroupId, RunId, SessionId};
 pub use crate::core::outcome::{BudgetKind, Outcome, RunOutcome};
@@ -71,7 +72,6 @@ pub use crate::core::price::{Price, PriceOverride, PriceRow, PriceTable};
 pub use crate::core::turn::{HeaderValue, ToolSpec, Turn, WireRequest, WireResponse};
 pub use crate::core::vendor::{Vendor, Wire};
 pub use crate::core::web::WebAccess;
-pub use crate::error::{Error, Result, VendorError};
 pub use crate::launch::{Call, Group, Launch, Plan, Preview};
 pub use crate::mcp::McpDef;
 pub use crate::provider::{

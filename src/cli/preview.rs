@@ -34,6 +34,11 @@ pub struct PreviewArgs {
     /// conversation mode, from its checkpoint and transcript).
     #[arg(long, conflicts_with = "goal")]
     pub resume: Option<RunId>,
+    /// The first request this `[[agent]]` would send when the run spawns it
+    /// with the goal as its task: the run's declaration narrowed by the agent's
+    /// own `web` table, or the refusal it would meet.
+    #[arg(long, conflicts_with = "resume")]
+    pub agent: Option<String>,
 }
 
 /// Print `POST <url>`, redacted headers, a blank line and the body; or only the
@@ -51,6 +56,7 @@ pub async fn preview(
         body_only,
         demo,
         resume,
+        agent,
     } = args;
     let loaded = Config::discover(config_path.as_deref())?;
     // Nothing is started: `run --demo` starts the stub on a free port, so none is
@@ -65,7 +71,8 @@ pub async fn preview(
             // As `run --resume` will: the run's own vendor, wire and model.
             if let Some(m) = model.as_deref() {
                 return Err(Error::refused(format!(
-                    "--model {m} with --resume: run {run_id} goes on with the model it started                      with; leave --model out. Nothing was sent."
+                    "--model {m} with --resume: run {run_id} goes on with the model it started \
+                     with; leave --model out. Nothing was sent."
                 )));
             }
             let flag = provider.is_some().then_some(vendor);
@@ -81,7 +88,14 @@ pub async fn preview(
                     c.goal = goal;
                 }
             });
-            (plan.preview(&contract, vendor, model.as_deref()), contract)
+            let preview = match &agent {
+                Some(name) => {
+                    let task = contract.goal.clone();
+                    plan.preview_agent(&contract, vendor, model.as_deref(), name, &task)?
+                }
+                None => plan.preview(&contract, vendor, model.as_deref()),
+            };
+            (preview, contract)
         }
     };
     let Preview {

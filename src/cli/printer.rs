@@ -85,9 +85,15 @@ fn describe(kind: &EventKind) -> Option<String> {
             provider,
             model,
             resumed,
+            agent,
+            ..
         } => format!(
-            "{} {provider} {model}: {goal}",
-            if *resumed { "resuming" } else { "starting" }
+            "{}{} {provider} {model}: {goal}",
+            if *resumed { "resuming" } else { "starting" },
+            agent
+                .as_ref()
+                .map(|a| format!(" agent {a} on"))
+                .unwrap_or_default()
         ),
         EventKind::Retrying {
             attempt,

@@ -13,7 +13,7 @@ use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
 use super::locate::{Problem, Seg, line_of};
-use crate::error::Error;
+use crate::core::error::Error;
 
 impl From<usize> for Seg {
     fn from(i: usize) -> Self {

@@ -207,6 +207,45 @@ pub struct AgentTable {
     pub tools: Vec<String>,
     /// Its model, when not the parent's.
     pub model: Option<String>,
+    /// Its own web declaration (`web = { search = false }`): the same keys as
+    /// `[web]`, narrowing its parent's, never widening it.
+    pub web: Option<AgentWebTable>,
+}
+
+/// `[[agent]] web` as written: the keys of `[web]` but `from_policy`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AgentWebTable {
+    /// Let the provider run web searches for this agent.
+    #[serde(default)]
+    pub search: bool,
+    /// Let the provider fetch a URL for this agent.
+    #[serde(default)]
+    pub fetch: bool,
+    /// Its cap on provider-executed requests.
+    pub max_uses: Option<u32>,
+    /// Hosts it may reach (inside its parent's).
+    #[serde(default)]
+    pub allowed_domains: Vec<String>,
+    /// Hosts it may not reach (added to its parent's).
+    #[serde(default)]
+    pub blocked_domains: Vec<String>,
+    /// Where its searches are localised, when not its parent's location.
+    pub location: Option<crate::core::web::Location>,
+}
+
+impl AgentWebTable {
+    /// The agent's own declaration, as stated.
+    pub fn stated(&self) -> crate::core::web::WebAccess {
+        crate::core::web::WebAccess {
+            search: self.search,
+            fetch: self.fetch,
+            max_uses: self.max_uses,
+            allowed_domains: self.allowed_domains.clone(),
+            blocked_domains: self.blocked_domains.clone(),
+            location: self.location.clone(),
+        }
+    }
 }
 
 /// `[[mcp]]` as written: a stdio MCP server.
@@ -268,6 +307,7 @@ impl From<&AgentTable> for crate::run::AgentDef {
             instructions: t.instructions.clone(),
             tools: t.tools.clone(),
             model: t.model.clone(),
+            web: t.web.as_ref().map(AgentWebTable::stated),
         }
     }
 }

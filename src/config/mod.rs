@@ -7,6 +7,7 @@
 //! expected (`error`), so a misspelled `blocked_domain` is not a boundary that
 //! quietly did not apply. `[web]` is carried whenever present, `search = false` included.
 
+mod agents;
 mod error;
 mod file;
 mod locate;

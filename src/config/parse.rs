@@ -8,9 +8,9 @@ use std::path::Path;
 use super::file::File;
 use super::resolved::{Config, Loaded, usd_micro};
 use super::scope::user_config_path;
-use super::{error, locate, ranges};
+use super::{agents, error, locate, ranges};
+use crate::core::error::{Error, Result};
 use crate::core::price::PriceTable;
-use crate::error::{Error, Result};
 
 impl Config {
     /// Parse `io.toml` text as the project scope; `origin` names it in errors.
@@ -72,6 +72,13 @@ impl Config {
             }
         }
         config.settle(text, origin, layer)?;
+        // With a `[web]` of its own, a file's agents are checked against it here,
+        // where their lines are known; without, once the scopes are merged.
+        if config.web_table.is_some() {
+            if let Some(e) = error::first_problem(agents::widening(&config), text, origin) {
+                return Err(e);
+            }
+        }
         Ok(config)
     }
 

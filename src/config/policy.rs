@@ -11,10 +11,10 @@ use super::locate::line_of;
 use serde::Deserialize;
 use toml::Spanned;
 
+use crate::core::error::{Error, Result};
 use crate::core::host::normalise_host;
 use crate::core::policy::{Act, Effect, Policy, Rule};
 use crate::core::web::WebAccess;
-use crate::error::{Error, Result};
 
 /// `[policy]`: the three lists as written.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use super::file::Scope;
 use super::{Config, Loaded};
-use crate::error::{Error, Result};
+use crate::core::error::{Error, Result};
 
 /// The variable naming the user-level io.toml instead of the platform config
 /// directory's `io-harness/io.toml` (empty: read no user file).
@@ -109,6 +109,17 @@ impl Config {
                 config
             }
         };
+        // The agents against the root the scopes make together, located in the
+        // file whose `[[agent]]` tables are the ones in force.
+        let agents_from = scopes.iter().rev().find(|s| has_agents(&s.text));
+        if let Some(s) = agents_from {
+            let origin = s.path.display().to_string();
+            if let Some(e) =
+                super::error::first_problem(super::agents::widening(&config), &s.text, &origin)
+            {
+                return Err(e);
+            }
+        }
         config.scopes = scopes;
         Ok(config)
     }
@@ -261,4 +272,10 @@ fn overlay(base: &mut toml::Table, top: toml::Table, top_level: bool) {
             }
         }
     }
+}
+
+/// Whether a file states `[[agent]]` tables (a whole table: the last file that
+/// states it is the one in force).
+fn has_agents(text: &str) -> bool {
+    toml::from_str::<toml::Table>(text).is_ok_and(|t| t.contains_key("agent"))
 }

@@ -95,6 +95,15 @@ impl Config {
                 note: Some("applies only where no rule above matches".into()),
             });
         }
+        let agents = self.agent_declarations(&out);
+        // Each agent's effective declaration under its agent's own lines.
+        for (i, line) in agents.into_iter().rev() {
+            let at = out
+                .iter()
+                .rposition(|s| s.key.starts_with(&format!("agent[{i}].")))
+                .map_or(out.len(), |p| p + 1);
+            out.insert(at, line);
+        }
         if self.web_from_policy() {
             for (list, host, rule) in super::policy::projection(&self.policy()) {
                 out.push(Setting {
@@ -111,6 +120,64 @@ impl Config {
             }
         }
         out
+    }
+}
+
+impl Config {
+    /// Each agent with a web table: its effective declaration (the root's
+    /// narrowed by its own, `core::narrow`), a line each, with where each part
+    /// came from. Listed only where the table narrows: a widening one is refused
+    /// when io.toml is read.
+    fn agent_declarations(&self, listed: &[Setting]) -> Vec<(usize, Setting)> {
+        let root = self.web.clone().unwrap_or_default();
+        let origin = |key: &str| {
+            listed
+                .iter()
+                .find(|s| s.key == key)
+                .map_or_else(|| "built-in".to_string(), |s| s.origin.clone())
+        };
+        self.agents
+            .iter()
+            .enumerate()
+            .filter_map(|(i, a)| {
+                let own = a.web.as_ref()?;
+                let web = crate::core::narrow::narrowed(self.web.as_ref(), own)
+                    .ok()?
+                    .unwrap_or_default();
+                let from = |own_states: bool| if own_states { "the agent" } else { "[web]" };
+                let parts = [
+                    ("search", from(own.search != root.search)),
+                    ("fetch", from(own.fetch != root.fetch)),
+                    (
+                        "max_uses",
+                        from(own.max_uses.is_some_and(|n| Some(n) != root.max_uses)),
+                    ),
+                    ("allowed_domains", from(!own.allowed_domains.is_empty())),
+                    ("blocked_domains", from(!own.blocked_domains.is_empty())),
+                ];
+                let note = parts
+                    .iter()
+                    .map(|(k, f)| format!("{k} from {f}"))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                let value = format!(
+                    "{{ search = {}, fetch = {}, max_uses = {}, allowed_domains = {:?}, \
+                     blocked_domains = {:?} }}",
+                    web.search,
+                    web.fetch,
+                    web.max_uses.map_or("none".to_string(), |n| n.to_string()),
+                    web.allowed_domains,
+                    web.blocked_domains
+                );
+                let line = Setting {
+                    key: format!("agent[{i}].web (effective)"),
+                    value,
+                    origin: origin(&format!("agent[{i}].name")),
+                    note: Some(format!("[web] narrowed by agent \"{}\": {note}", a.name)),
+                };
+                Some((i, line))
+            })
+            .collect()
     }
 }
 

@@ -7,8 +7,8 @@ use std::path::Path;
 
 use toml_edit::{Array, DocumentMut, Item, Table, Value, value};
 
+use crate::core::error::{Error, Result};
 use crate::core::web::WebAccess;
-use crate::error::{Error, Result};
 
 /// Replace (or add) the top-level `[web]` table of the file at `path`, creating the
 /// file when it does not exist.

@@ -42,7 +42,7 @@ use crate::config::Config;
 use crate::console::effects::{Executor, setup, terminal};
 use crate::console::state::{Msg, State, Wheel};
 use crate::console::update::update;
-use crate::error::{Error, Result};
+use crate::core::error::{Error, Result};
 use crate::store::Store;
 
 /// Open the console: `config` and `store` as on the command line; `demo` forces

@@ -9,10 +9,10 @@
 //! form (vendor and wire named, what cannot be carried, "No request was sent.").
 //! A new wire is one encoder file plus one row here.
 
+use crate::core::error::{Error, Result};
 use crate::core::refusal::{Asked, Feature, Refusal};
 use crate::core::vendor::{Vendor, Wire};
 use crate::core::web::WebAccess;
-use crate::error::{Error, Result};
 
 /// What a declaration's cap becomes on a wire.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -79,6 +79,13 @@ pub enum EventKind {
         model: String,
         /// Whether it resumes an earlier run's checkpoint.
         resumed: bool,
+        /// The roster agent a spawned child runs as; `None` for a root run.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        agent: Option<String>,
+        /// Its web declaration (a child's: its parent's narrowed by its own
+        /// table), for an observer that records it; `None` when it has none.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        web: Option<crate::core::web::WebAccess>,
     },
     /// A step (one provider request) began.
     StepStarted {

@@ -18,6 +18,7 @@ pub mod id;
 pub mod inert;
 pub mod link;
 pub mod money;
+pub mod narrow;
 pub mod outcome;
 pub mod plan;
 pub mod policy;

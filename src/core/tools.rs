@@ -49,6 +49,23 @@ pub fn offered_tools(agent_names: &[String], extra: &[ToolSpec]) -> Vec<ToolSpec
     tools
 }
 
+/// What a run at some depth is offered: `offered_tools` with `spawn_agent` only
+/// while `nesting` is allowed, within the agent's `subset` of tool names (every
+/// tool without one). The loop and the preview of an agent's first request both
+/// use this list.
+pub fn offered_within(
+    agent_names: &[String],
+    extra: &[ToolSpec],
+    nesting: bool,
+    subset: Option<&[String]>,
+) -> Vec<ToolSpec> {
+    let names: &[String] = if nesting { agent_names } else { &[] };
+    offered_tools(names, extra)
+        .into_iter()
+        .filter(|t| subset.is_none_or(|s| s.contains(&t.name)))
+        .collect()
+}
+
 /// The spec of `spawn_agent`, offered when the config defines agents.
 pub fn spawn_agent_spec(agent_names: &[String]) -> ToolSpec {
     spec(

@@ -153,9 +153,9 @@ impl Exchange {
 
     /// The blocks to send back as the transcript's `i`-th exchange; a block that is
     /// not JSON is a config error naming the exchange and the block.
-    pub(crate) fn resend(&self, i: usize) -> crate::error::Result<Vec<serde_json::Value>> {
+    pub(crate) fn resend(&self, i: usize) -> crate::core::error::Result<Vec<serde_json::Value>> {
         self.values().map_err(|why| {
-            crate::error::Error::refused(format!("the transcript's exchange {i}: {why}"))
+            crate::core::error::Error::refused(format!("the transcript's exchange {i}: {why}"))
         })
     }
 }

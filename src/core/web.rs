@@ -7,9 +7,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::core::error::{Error, Result};
 use crate::core::host::normalise_host;
 use crate::core::policy::{Act, Effect, Policy};
-use crate::error::{Error, Result};
 
 /// What the provider may do on the web for the model, and where.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

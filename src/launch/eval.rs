@@ -14,12 +14,12 @@ use tokio_util::sync::CancellationToken;
 
 use crate::approve::Approver;
 use crate::core::contract::{TaskContract, Verification};
+use crate::core::error::Result;
 use crate::core::eval::Question;
 use crate::core::eval::QuestionStatus;
 use crate::core::id::EvalId;
 use crate::core::vendor::Vendor;
 use crate::core::web::WebAccess;
-use crate::error::Result;
 use crate::launch::start::{Call, Group, Launch};
 use crate::run::group::{Column, Copies};
 use crate::store::Store;

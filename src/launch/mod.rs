@@ -11,6 +11,7 @@
 //! a stored eval's questions as groups. Below the console and the command line,
 //! above `config`, `run`, `mcp`, `telemetry` and `stub`.
 
+mod agent;
 mod eval;
 mod plan;
 mod ready;

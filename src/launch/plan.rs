@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 use crate::config::Config;
 use crate::core::contract::TaskContract;
 use crate::core::endpoint::Endpoint;
+use crate::core::error::{Error, Result};
 use crate::core::id::RunId;
 use crate::core::policy::Policy;
 use crate::core::price::PriceTable;
@@ -23,7 +24,6 @@ use crate::core::turn::{ToolSpec, Turn, WireRequest};
 use crate::core::vendor::Vendor;
 use crate::core::web::WebAccess;
 use crate::core::wire;
-use crate::error::{Error, Result};
 use crate::launch::vendor::VendorSetup;
 use crate::mcp::McpDef;
 use crate::run::{AgentDef, NextStep};
@@ -240,7 +240,14 @@ impl Plan {
             },
             None => self.setup(vendor).clone(),
         };
-        self.build(contract, &setup, Vec::new(), Vec::new(), Vec::new())
+        self.build(
+            contract,
+            &setup,
+            self.tools(),
+            Vec::new(),
+            Vec::new(),
+            Vec::new(),
+        )
     }
 
     /// The request the next step of a stored run would send with `setup` (the
@@ -260,16 +267,18 @@ impl Plan {
         self.build(
             &next.contract,
             setup,
+            self.tools(),
             next.observations,
             next.history,
             notes,
         )
     }
 
-    fn build(
+    pub(super) fn build(
         &self,
         contract: &TaskContract,
         setup: &VendorSetup,
+        tools: Vec<ToolSpec>,
         observations: Vec<String>,
         history: Vec<crate::core::transcript::Exchange>,
         mut notes: Vec<String>,
@@ -279,7 +288,7 @@ impl Plan {
             contract,
             setup.model.clone(),
             setup.max_tokens,
-            self.tools(),
+            tools,
             observations,
             history,
         );

@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use crate::error::{Error, Result};
+use crate::core::error::{Error, Result};
 
 /// Refuse a workspace that is not a folder on this machine.
 pub fn workspace_ready(workspace: &Path) -> Result<()> {

@@ -13,10 +13,10 @@
 
 use std::time::Duration;
 
+use crate::core::error::{Error, Result};
 use crate::core::id::RunId;
 use crate::core::plan::RunPlan;
 use crate::core::vendor::Vendor;
-use crate::error::{Error, Result};
 use crate::launch::plan::Plan;
 use crate::launch::vendor::{Limits, VendorSetup};
 use crate::store::Store;

@@ -14,9 +14,9 @@ use tokio_util::sync::CancellationToken;
 use crate::approve::Approver;
 use crate::config::Loaded;
 use crate::core::contract::TaskContract;
+use crate::core::error::Result;
 use crate::core::id::{GroupId, RunId};
 use crate::core::vendor::Vendor;
-use crate::error::Result;
 use crate::launch::plan::{Plan, Preview};
 use crate::launch::ready::workspace_ready;
 use crate::launch::vendor::Key;
@@ -116,7 +116,7 @@ impl Launch {
     pub fn open_store(&self, flag: Option<PathBuf>) -> Result<(Store, PathBuf)> {
         let path = self.store_path(flag);
         let store =
-            Store::open(&path).map_err(|e| crate::error::Error::store_unusable(&path, &e))?;
+            Store::open(&path).map_err(|e| crate::core::error::Error::store_unusable(&path, &e))?;
         Ok((store, path))
     }
 
@@ -137,7 +137,7 @@ impl Launch {
         if !self.plan.demo {
             return Ok(());
         }
-        Err(crate::error::Error::config(
+        Err(crate::core::error::Error::config(
             "the offline demo needs the built-in stub vendor, which this build of io-harness \
              does not have (cargo feature `stub`). Nothing was sent.",
         ))
@@ -196,7 +196,7 @@ impl Launch {
             .as_ref()
             .and_then(|t| t.otlp_endpoint.as_ref())
         {
-            Some(endpoint) => Err(crate::error::Error::config(format!(
+            Some(endpoint) => Err(crate::core::error::Error::config(format!(
                 "[telemetry] otlp_endpoint = {endpoint:?}, but this build of io-harness has no \
                  OTLP export (cargo feature `otlp`); build with it, or remove otlp_endpoint. \
                  Nothing was sent."
@@ -354,7 +354,7 @@ impl Launch {
             .iter()
             .find_map(|e| e.provider.as_ref().err().map(|err| (&e.vendor, err)))
         {
-            return Err(crate::error::Error::refused(format!(
+            return Err(crate::core::error::Error::refused(format!(
                 "--replay {}: {vendor} cannot start: {e}. Nothing was sent, and nothing was \
                  recorded in the run's group.",
                 replay.original

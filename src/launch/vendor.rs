@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use crate::config::Config;
 use crate::core::endpoint::Endpoint;
+use crate::core::error::Result;
 use crate::core::vendor::Vendor;
-use crate::error::Result;
 use crate::provider::HttpProvider;
 
 /// Where a provider's key comes from.

@@ -10,8 +10,8 @@ use rmcp::service::RunningService;
 use rmcp::transport::TokioChildProcess;
 use rmcp::{RoleClient, ServiceExt};
 
+use crate::core::error::{Error, Result};
 use crate::core::turn::ToolSpec;
-use crate::error::{Error, Result};
 use crate::mcp::def::McpDef;
 
 struct Server {

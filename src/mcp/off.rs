@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
+use crate::core::error::{Error, Result};
 use crate::core::turn::ToolSpec;
-use crate::error::{Error, Result};
 use crate::mcp::def::McpDef;
 
 /// Started MCP servers: in this build there never are any.

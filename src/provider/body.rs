@@ -7,8 +7,8 @@
 use std::future::Future;
 use std::time::Duration;
 
+use crate::core::error::{Error, Result};
 use crate::core::vendor::Vendor;
-use crate::error::{Error, Result};
 
 /// The response size cap unless `[providers.NAME] max_response_bytes` says otherwise.
 pub const DEFAULT_MAX_RESPONSE_BYTES: u64 = 32 * 1024 * 1024;

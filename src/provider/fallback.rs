@@ -7,10 +7,10 @@
 use async_trait::async_trait;
 
 use super::{AttemptSink, Provider, Reply};
+use crate::core::error::{Error, Result};
 use crate::core::turn::Turn;
 use crate::core::vendor::{Vendor, Wire};
 use crate::core::web::WebAccess;
-use crate::error::{Error, Result};
 
 /// Providers in order of preference.
 pub struct Fallback {

@@ -14,13 +14,13 @@ use super::retry::{Next, RetryPolicy};
 use super::scrub::{Secrets, TextScrubber};
 use super::{AttemptSink, Provider, Reply};
 use crate::core::endpoint::Endpoint;
+use crate::core::error::{Error, Result};
 use crate::core::event::EventKind;
 use crate::core::plan::{PlanLimits, RunPlan};
 use crate::core::turn::{HeaderValue, Turn, WireRequest, WireResponse};
 use crate::core::vendor::{Vendor, Wire};
 use crate::core::web::WebAccess;
 use crate::core::wire;
-use crate::error::{Error, Result};
 
 /// An API key. Its `Debug` and `Display` never show it.
 #[derive(Clone, PartialEq, Eq)]

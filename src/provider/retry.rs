@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use crate::error::Error;
+use crate::core::error::Error;
 
 /// The retry bounds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,7 +71,7 @@ impl RetryPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::VendorError;
+    use crate::core::error::VendorError;
 
     fn vendor(status: u16, hint: Option<u64>, error_type: Option<&str>) -> Error {
         Error::from(VendorError {

@@ -5,8 +5,8 @@
 //! reason is handed on, so none reaches the store, an event, the console or a log.
 
 use crate::core::completion::Completion;
+use crate::core::error::Error;
 use crate::core::event::EventKind;
-use crate::error::Error;
 
 /// What a secret is replaced with.
 pub const REDACTED: &str = "[redacted]";
@@ -74,7 +74,7 @@ impl Secrets {
 
     /// An underlying error kept as it is, unless its text carries a secret: then
     /// only the scrubbed text is kept.
-    fn source(&self, source: crate::error::Source) -> crate::error::Source {
+    fn source(&self, source: crate::core::error::Source) -> crate::core::error::Source {
         let said = source.to_string();
         let clean = self.text(&said);
         if clean == said { source } else { clean.into() }

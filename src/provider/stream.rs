@@ -8,11 +8,11 @@ use std::time::Duration;
 
 use super::AttemptSink;
 use crate::core::completion::Completion;
+use crate::core::error::{Error, Result};
 use crate::core::event::EventKind;
 use crate::core::turn::WireResponse;
 use crate::core::vendor::Vendor;
 use crate::core::wire::stream::{Assembler, Delta};
-use crate::error::{Error, Result};
 
 /// How long a stream may stay silent before the attempt is a timeout.
 ///

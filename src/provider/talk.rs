@@ -5,12 +5,12 @@
 use async_trait::async_trait;
 
 use crate::core::completion::Completion;
+use crate::core::error::Result;
 use crate::core::event::EventKind;
 use crate::core::plan::RunPlan;
 use crate::core::turn::Turn;
 use crate::core::vendor::{Vendor, Wire};
 use crate::core::web::WebAccess;
-use crate::error::Result;
 
 /// One completion, with what it took to get it.
 #[derive(Debug, Clone, PartialEq)]

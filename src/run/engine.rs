@@ -14,6 +14,7 @@ use std::time::Duration;
 use crate::approve::Approver;
 use crate::core::completion::Usage;
 use crate::core::contract::TaskContract;
+use crate::core::error::{Error, Result};
 use crate::core::event::EventKind;
 use crate::core::id::RunId;
 use crate::core::outcome::{BudgetKind, RunOutcome};
@@ -21,7 +22,6 @@ use crate::core::plan::RunPlan;
 use crate::core::policy::Policy;
 use crate::core::price::{PriceTable, usd};
 use crate::core::transcript::{Conversation, Exchange};
-use crate::error::{Error, Result};
 use crate::provider::Provider;
 use crate::run::observe::Emitter;
 use crate::run::options::{RunOptions, RunResult};
@@ -77,6 +77,8 @@ where
         provider: provider.vendor(),
         model: provider.model().to_string(),
         resumed: options.resume.is_some(),
+        agent: options.agent.clone(),
+        web: state.contract.web.clone(),
     });
     let mut looper = Loop {
         provider,
@@ -179,6 +181,7 @@ fn start<P: Provider + ?Sized>(
             parent_run_id: options.parent_run_id,
             session_id: options.session_id,
             group_id: options.group_id,
+            agent: options.agent.clone(),
             plan: provider.plan().map(|p| RunPlan {
                 model: model_of(options, provider),
                 tools: options

@@ -9,10 +9,10 @@ use std::sync::Arc;
 
 use crate::approve::Approver;
 use crate::core::contract::TaskContract;
+use crate::core::error::{Error, Result};
 use crate::core::id::{GroupId, RunId};
 use crate::core::policy::Policy;
 use crate::core::vendor::Vendor;
-use crate::error::{Error, Result};
 use crate::provider::Provider;
 use crate::run::copy::{Copied, copy_workspace};
 use crate::run::observe::Observer;

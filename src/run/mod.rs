@@ -10,7 +10,7 @@ pub mod observe;
 mod options;
 mod resume;
 pub mod session;
-mod spawn;
+pub(crate) mod spawn;
 mod step;
 pub mod tools;
 pub mod workspace;

@@ -11,7 +11,7 @@ use crate::core::completion::Usage;
 use crate::core::id::{GroupId, RunId, SessionId};
 use crate::core::outcome::RunOutcome;
 use crate::core::price::PriceTable;
-use crate::core::tools::offered_tools;
+use crate::core::tools::offered_within;
 use crate::core::turn::ToolSpec;
 use crate::mcp::McpServers;
 use crate::run::observe::{NoObserver, Observer};
@@ -36,6 +36,9 @@ pub struct AgentDef {
     pub tools: Vec<String>,
     /// Its model, when not the parent's.
     pub model: Option<String>,
+    /// Its own web declaration (`[[agent]] web`), narrowing its parent's
+    /// (`core::narrow`); `None`: its parent's, copied.
+    pub web: Option<crate::core::web::WebAccess>,
 }
 
 /// What a finished run reports.
@@ -80,6 +83,8 @@ pub struct RunOptions {
     pub depth: u32,
     /// How deep agents may nest.
     pub max_depth: u32,
+    /// The roster agent this run is, when a parent spawned it.
+    pub agent: Option<String>,
     /// Only these local tools are offered and run (`None`: all).
     pub tools: Option<Vec<String>>,
     /// Ask for this model instead of the provider's.
@@ -146,6 +151,7 @@ impl Default for RunOptions {
             agents: Vec::new(),
             depth: 0,
             max_depth: DEFAULT_MAX_DEPTH,
+            agent: None,
             tools: None,
             model: None,
             mcp: None,
@@ -161,16 +167,14 @@ impl RunOptions {
     /// exists and nesting is allowed, and the MCP servers' tools, within the
     /// agent's subset. The loop offers these, and a run's plan records them.
     pub(crate) fn offered_tools(&self) -> Vec<ToolSpec> {
-        let names: Vec<String> = if self.depth < self.max_depth {
-            self.agents.iter().map(|a| a.name.clone()).collect()
-        } else {
-            Vec::new()
-        };
+        let names: Vec<String> = self.agents.iter().map(|a| a.name.clone()).collect();
         let extra = self.mcp.as_ref().map(|m| m.specs()).unwrap_or_default();
-        offered_tools(&names, &extra)
-            .into_iter()
-            .filter(|t| self.allows(&t.name))
-            .collect()
+        offered_within(
+            &names,
+            &extra,
+            self.depth < self.max_depth,
+            self.tools.as_deref(),
+        )
     }
 
     /// Whether `tool` is within the agent's subset (every tool without one).

@@ -4,10 +4,10 @@
 //! the run is resumed, so the operator sees what goes back before it is sent.
 
 use crate::core::contract::TaskContract;
+use crate::core::error::{Error, Result};
 use crate::core::id::RunId;
 use crate::core::outcome::Outcome;
 use crate::core::transcript::{Conversation, Exchange};
-use crate::error::{Error, Result};
 use crate::store::Store;
 
 /// A stored run's state before its next step.

@@ -7,9 +7,9 @@ use std::path::PathBuf;
 
 use crate::approve::Approver;
 use crate::core::contract::{TaskContract, Verification};
+use crate::core::error::Result;
 use crate::core::id::SessionId;
 use crate::core::policy::Policy;
-use crate::error::Result;
 use crate::provider::Provider;
 use crate::run::engine::run_with_options;
 use crate::run::options::{RunOptions, RunResult};

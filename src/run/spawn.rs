@@ -1,8 +1,9 @@
 //! `spawn_agent { agent, task }`: a child run of a roster agent under the same
 //! provider, policy, approver and store, linked to its parent. The child's web
-//! declaration is the parent contract's, copied; only `agent` and `task` are read
-//! from the arguments, so nothing the model writes there (hosts, a `web` object)
-//! can widen what the child may reach. Depth and budget are bounded: the child gets
+//! declaration is the parent contract's, narrowed by the agent's own `[[agent]]
+//! web` table where io.toml gives one (`core::narrow`: never widened); only
+//! `agent` and `task` are read from the arguments, so nothing the model writes
+//! there (hosts, a `web` object) can widen what the child may reach. Depth and budget are bounded: the child gets
 //! what the parent has left, and its usage is charged to the parent.
 
 use std::future::Future;
@@ -14,11 +15,12 @@ use crate::approve::Approver;
 use crate::core::completion::{ToolCall, Usage};
 use crate::core::contract::{Budget, TaskContract, Verification};
 use crate::core::id::RunId;
+use crate::core::narrow::{Widening, narrowed};
 use crate::core::policy::{Act, Policy};
 use crate::core::text::shorten;
 use crate::provider::Provider;
 use crate::run::engine::run_with_options;
-use crate::run::options::RunOptions;
+use crate::run::options::{AgentDef, RunOptions};
 use crate::run::tools::{ToolEnv, ToolResult, gate};
 use crate::store::Store;
 
@@ -94,19 +96,18 @@ where
     if let Err(why) = gate(env, Act::Spawn, &name, "spawn_agent").await {
         return refuse(why);
     }
-    let goal = if def.instructions.trim().is_empty() {
-        task
-    } else {
-        format!("{}\n\nTask: {task}", def.instructions.trim())
+    let child = match child_contract(parent.contract, def, &task, b) {
+        Ok(child) => child,
+        Err(w) => {
+            return refuse(format!(
+                "spawn_agent refused: agent \"{name}\" asks for {} (its web table's `{}`), but its \
+                 parent's declaration {}; an agent narrows its parent's web access, never widens it",
+                w.key(),
+                w.key(),
+                w.parent_allows()
+            ));
+        }
     };
-    let mut child =
-        TaskContract::workspace(goal, parent.contract.workspace.clone(), Verification::None)
-            .with_budget(b);
-    // The root's declaration, and only that one (`None` stays `None`).
-    child.web = parent.contract.web.clone();
-    // A child keeps a transcript of its own, in the parent's mode.
-    child.conversation = parent.contract.conversation;
-    child.cache = parent.contract.cache;
     let options = RunOptions {
         cancel: o.cancel.child_token(),
         resume: None,
@@ -114,6 +115,7 @@ where
         depth: o.depth + 1,
         tools: (!def.tools.is_empty()).then(|| def.tools.clone()),
         model: def.model.clone(),
+        agent: Some(name.clone()),
         // A child belongs to its parent's run; the parent charges the group
         // what the child spent.
         group_id: None,
@@ -148,4 +150,35 @@ where
         ),
         Err(e) => refuse(format!("child run ({name}) did not start: {e}")),
     }
+}
+
+/// The contract a child of `parent` runs as agent `def` on `task`, given what
+/// the parent has left (`budget`): its instructions before the task, the
+/// parent's workspace, conversation mode and caching, and the parent's web
+/// declaration narrowed by the agent's own (`core::narrow`) — or what it asked
+/// for that the parent does not have. `spawn_agent` and the preview of an
+/// agent's first request (`preview --agent`) both build it here.
+pub fn child_contract(
+    parent: &TaskContract,
+    def: &AgentDef,
+    task: &str,
+    budget: Budget,
+) -> Result<TaskContract, Widening> {
+    let goal = if def.instructions.trim().is_empty() {
+        task.to_string()
+    } else {
+        format!("{}\n\nTask: {task}", def.instructions.trim())
+    };
+    let mut child = TaskContract::workspace(goal, parent.workspace.clone(), Verification::None)
+        .with_budget(budget);
+    // A table asking for more than the parent has is refused, never dropped;
+    // without one the child has the parent's declaration (`None` stays `None`).
+    child.web = match &def.web {
+        None => parent.web.clone(),
+        Some(own) => narrowed(parent.web.as_ref(), own)?,
+    };
+    // A child keeps a transcript of its own, in the parent's mode.
+    child.conversation = parent.conversation;
+    child.cache = parent.cache;
+    Ok(child)
 }

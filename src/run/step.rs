@@ -60,20 +60,26 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
         } else {
             state.continuations = 0;
         }
+        // Cancelled (or out of time) while its tools ran: the step still ends
+        // recorded — its answer was given and paid for — with the run's outcome.
+        let mut cut = None;
         if !refused {
             let results = exchange.as_mut().map(|e| &mut e.results);
             if let Err(outcome) = self
                 .act(state, completion, deadline, &mut new_obs, results)
                 .await
             {
-                return Some(outcome);
+                cut = Some(outcome);
             }
         }
         for text in &new_obs {
             self.emitter
                 .emit(EventKind::Observation { text: text.clone() });
         }
-        let ending = self.ending(state, completion, paused, refused);
+        let ending = match cut {
+            Some(outcome) => Some(outcome),
+            None => self.ending(state, completion, paused, refused),
+        };
         state.observations.extend(new_obs.iter().cloned());
         // The step whole — accounting, server tools, citations, its row, the
         // checkpoint and the outcome it reached — or not at all.

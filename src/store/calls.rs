@@ -12,11 +12,11 @@ use rusqlite::{Row, params};
 use super::db::{count, stored};
 use super::{Store, db_err, now};
 use crate::core::completion::{ServerToolCall, Usage};
+use crate::core::error::Result;
 use crate::core::event::Cost;
 use crate::core::figures::{RequestFigures, RunFigures, ServerCounts};
 use crate::core::id::RunId;
 use crate::core::price::PriceTable;
-use crate::error::Result;
 use crate::store::types::{ProviderCall, ProviderCallRow, ServerToolCallRow};
 
 pub use crate::core::figures::{fees_sum, sum};

@@ -8,9 +8,9 @@ use rusqlite::{Row, params};
 
 use super::{Store, db_err};
 use crate::core::completion::Citation;
+use crate::core::error::Result;
 use crate::core::id::RunId;
 use crate::core::record::cited_urls;
-use crate::error::Result;
 use crate::store::types::{CitationQuery, CitationRow};
 
 impl Store {

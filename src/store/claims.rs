@@ -10,9 +10,9 @@ use serde::{Deserialize, Serialize};
 use super::{Store, db_err};
 use crate::core::claims::{ClaimFigures, ClaimSentence, by_sentence};
 use crate::core::completion::Claim;
+use crate::core::error::Result;
 use crate::core::id::RunId;
 use crate::core::record::final_answer;
-use crate::error::Result;
 
 /// One stored claim.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -75,7 +75,7 @@ pub(super) fn write(
         })
         .collect();
     let json = serde_json::to_string(&entries)
-        .map_err(|e| crate::error::Error::store("encoding a step's claims", e))?;
+        .map_err(|e| crate::core::error::Error::store("encoding a step's claims", e))?;
     tx.prepare_cached(
         "INSERT INTO step_claims (run_id, step, claims_json) VALUES (?1, ?2, ?3)
          ON CONFLICT (run_id, step) DO UPDATE SET claims_json = excluded.claims_json",
@@ -102,7 +102,7 @@ impl Store {
         for row in rows {
             let (step, json) = row.map_err(db_err("reading claims"))?;
             let entries: Vec<Entry> = serde_json::from_str(&json).map_err(|e| {
-                crate::error::Error::store_says(format!(
+                crate::core::error::Error::store_says(format!(
                     "run {run_id}: the stored claims of step {step} do not parse ({e})"
                 ))
             })?;

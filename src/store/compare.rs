@@ -6,10 +6,10 @@ use std::collections::BTreeSet;
 
 use super::Store;
 use crate::core::compare::{Column, Comparison, NotRun, domains};
+use crate::core::error::Result;
 use crate::core::id::{GroupId, RunId};
 use crate::core::price::PriceTable;
 use crate::core::record::{final_answer, identity};
-use crate::error::Result;
 
 /// How many lines of each final answer a comparison shows.
 pub const ANSWER_LINES: usize = 3;

@@ -8,10 +8,10 @@ use std::time::Duration;
 
 use rusqlite::{Connection, TransactionBehavior};
 
-use crate::error::{Error, Result};
+use crate::core::error::{Error, Result};
 
 /// Ordered migrations; index + 1 is the `user_version` after applying it.
-pub(crate) const MIGRATIONS: [&str; 15] = [
+pub(crate) const MIGRATIONS: [&str; 16] = [
     include_str!("migrations/0001_init.sql"),
     include_str!("migrations/0002_web.sql"),
     include_str!("migrations/0003_mcp.sql"),
@@ -27,6 +27,7 @@ pub(crate) const MIGRATIONS: [&str; 15] = [
     include_str!("migrations/0013_claims.sql"),
     include_str!("migrations/0014_evals.sql"),
     include_str!("migrations/0015_plan.sql"),
+    include_str!("migrations/0016_agent.sql"),
 ];
 
 /// The schema version a store is brought up to: the number of migrations.
@@ -256,6 +257,6 @@ mod tests {
         assert_eq!(parts.len(), 2, "{parts:?}");
         assert!(parts[0].contains("'a;b'"));
         let counts: Vec<usize> = MIGRATIONS.iter().map(|m| statements(m).len()).collect();
-        assert_eq!(counts, vec![7, 4, 1, 5, 4, 2, 2, 2, 4, 3, 1, 1, 3, 2, 1]);
+        assert_eq!(counts, vec![7, 4, 1, 5, 4, 2, 2, 2, 4, 3, 1, 1, 3, 2, 1, 1]);
     }
 }

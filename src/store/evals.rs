@@ -11,13 +11,13 @@ use rusqlite::{OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
 use super::{Store, db_err, now};
+use crate::core::error::Result;
 use crate::core::eval::QuestionStatus;
 use crate::core::eval::{EvalReport, Question, QuestionRecord, RunRecord};
 use crate::core::id::{EvalId, GroupId, RunId};
 use crate::core::price::PriceTable;
 use crate::core::record::final_answer;
 use crate::core::vendor::Vendor;
-use crate::error::Result;
 
 /// What `create_eval` records.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

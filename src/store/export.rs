@@ -16,9 +16,9 @@ use std::str::FromStr;
 
 use serde::Serialize;
 
+use crate::core::error::{Error, Result};
 use crate::core::id::RunId;
 use crate::core::inert::{csv_cell as cell, markdown as inert};
-use crate::error::{Error, Result};
 use crate::store::CitationRow;
 
 /// What `citations --format` writes.

@@ -4,10 +4,10 @@
 //! Sources panes and exports all read a run's numbers from here.
 
 use super::Store;
+use crate::core::error::Result;
 use crate::core::figures::RunFigures;
 use crate::core::id::RunId;
 use crate::core::price::PriceTable;
-use crate::error::Result;
 use crate::store::types::RunRow;
 
 impl Store {

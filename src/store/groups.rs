@@ -7,9 +7,9 @@ use rusqlite::{OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
 use super::{Store, db_err, now};
+use crate::core::error::{Error, Result};
 use crate::core::id::{GroupId, RunId};
 use crate::core::vendor::Vendor;
-use crate::error::{Error, Result};
 
 /// What `create_group` records.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

@@ -10,9 +10,9 @@
 use rusqlite::{OptionalExtension, TransactionBehavior, params};
 
 use super::{Store, db_err};
+use crate::core::error::{Error, Result};
 use crate::core::id::RunId;
 use crate::core::outcome::Outcome;
-use crate::error::{Error, Result};
 use crate::machine::process::{self as runner, Runner};
 
 impl Store {

@@ -8,10 +8,10 @@ use rusqlite::{OptionalExtension, Row, params};
 
 use super::db::count;
 use super::{Store, db_err, now};
+use crate::core::error::{Error, Result};
 use crate::core::id::{RunId, SessionId};
 use crate::core::outcome::{Outcome, RunOutcome};
 use crate::core::plan::RunPlan;
-use crate::error::{Error, Result};
 use crate::machine::process::{self as runner, Runner};
 use crate::store::types::RunRow;
 use crate::store::types::{Checkpoint, NewRun};
@@ -22,7 +22,7 @@ const RUN_COLUMNS: &str =
     (WITH RECURSIVE tree(id) AS (
          SELECT r.run_id UNION SELECT k.run_id FROM runs k JOIN tree t ON k.parent_run_id = t.id)
      SELECT COUNT(*) FROM citations c WHERE c.run_id IN tree),
-    r.runner_pid, r.runner_host, r.runner_token, r.group_id";
+    r.runner_pid, r.runner_host, r.runner_token, r.group_id, r.agent";
 
 fn run_row(r: &Row<'_>) -> rusqlite::Result<(RunRow, Option<Runner>)> {
     let runner = r
@@ -46,6 +46,7 @@ fn run_row(r: &Row<'_>) -> rusqlite::Result<(RunRow, Option<Runner>)> {
         parent_run_id: r.get::<_, Option<i64>>(8)?.map(RunId),
         session_id: r.get(9)?,
         group_id: r.get(14)?,
+        agent: r.get(15)?,
         citation_count: count(r.get(10)?),
         ..RunRow::default()
     };
@@ -113,6 +114,20 @@ impl Store {
                     .map_err(|e| Error::store(format!("run {run_id}'s plan does not parse"), e))
             })
             .transpose()
+    }
+
+    /// The web declaration run `run_id` ran with, as stored (`runs.web_json`: a
+    /// child's is its own, narrowed); `None` when it had none.
+    pub fn web_json(&self, run_id: RunId) -> Result<Option<String>> {
+        let conn = self.lock()?;
+        conn.query_row(
+            "SELECT web_json FROM runs WHERE run_id = ?1",
+            [run_id.0],
+            |r| r.get(0),
+        )
+        .optional()
+        .map(Option::flatten)
+        .map_err(db_err("reading a run's web declaration"))
     }
 
     /// Runs a run spawned, oldest first.
@@ -225,11 +240,11 @@ fn insert_run(conn: &rusqlite::Connection, run: &NewRun) -> Result<RunId> {
     };
     conn.execute(
         "INSERT INTO runs (started_at, goal, provider, model, web_json, parent_run_id, session_id, mcp_declared_json,
-           runner_pid, runner_host, runner_token, group_id, plan_json)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+           runner_pid, runner_host, runner_token, group_id, plan_json, agent)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
         params![now(), run.goal, run.provider, run.model, run.web_json,
                 run.parent_run_id.map(|r| r.0), run.session_id, run.mcp_declared_json,
-                me.pid, me.host, me.token, run.group_id, plan_json],
+                me.pid, me.host, me.token, run.group_id, plan_json, run.agent],
     )
     .map_err(db_err("recording a new run"))?;
     Ok(RunId(conn.last_insert_rowid()))

@@ -11,8 +11,8 @@ use serde::Serialize;
 
 use super::{Store, db_err};
 use crate::core::completion::{Citation, ServerToolCall};
+use crate::core::error::{Error, Result};
 use crate::core::id::RunId;
-use crate::error::{Error, Result};
 
 /// One match.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -168,6 +168,31 @@ fn quoted(text: &str) -> String {
     format!("'{}'", phrase.replace('\'', "'\\''"))
 }
 
+/// One hit a place: a URL cited twice in a step (two quotes, each indexed to
+/// be found) is one hit, its first in the order read. Rows are read only until
+/// `limit` hits are found.
+fn once_a_place(
+    rows: impl Iterator<Item = rusqlite::Result<Hit>>,
+    limit: usize,
+) -> rusqlite::Result<Vec<Hit>> {
+    let mut seen = std::collections::HashSet::new();
+    let mut hits = Vec::new();
+    for row in rows {
+        let hit = row?;
+        let place = hit
+            .url
+            .clone()
+            .map(|u| (hit.run_id, hit.step, hit.kind.clone(), u));
+        if place.is_none_or(|p| seen.insert(p)) {
+            hits.push(hit);
+        }
+        if hits.len() >= limit {
+            break;
+        }
+    }
+    Ok(hits)
+}
+
 impl Store {
     /// Hits for `q`, most recently recorded first (or best first with `rank`),
     /// one a place (run, step, kind, URL), at most `q.limit`.
@@ -261,25 +286,7 @@ impl Store {
                 })
             })
             .map_err(unparsable)?;
-        // One hit a place: a URL cited twice in a step (two quotes, each indexed
-        // to be found) is one hit, its first in this order. Rows are read only
-        // until the limit is reached.
-        let mut seen = std::collections::HashSet::new();
-        let mut hits = Vec::new();
-        for row in rows {
-            let hit = row.map_err(unparsable)?;
-            let place = hit
-                .url
-                .clone()
-                .map(|u| (hit.run_id, hit.step, hit.kind.clone(), u));
-            if place.is_none_or(|p| seen.insert(p)) {
-                hits.push(hit);
-            }
-            if hits.len() >= q.limit as usize {
-                break;
-            }
-        }
-        Ok(hits)
+        once_a_place(rows, q.limit as usize).map_err(unparsable)
     }
 }
 

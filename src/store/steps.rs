@@ -17,10 +17,10 @@ use super::db::stored;
 use super::runs::outcome_detail;
 use super::{Store, db_err, now};
 use crate::core::completion::{Citation, Claim, ServerToolCall};
+use crate::core::error::{Error, Result};
 use crate::core::id::RunId;
 use crate::core::outcome::RunOutcome;
 use crate::core::transcript::Exchange;
-use crate::error::{Error, Result};
 use crate::store::types::{CHECKPOINT_FORMAT, StepRow};
 use crate::store::types::{Checkpoint, ProviderCall};
 

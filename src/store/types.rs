@@ -36,6 +36,8 @@ pub struct NewRun {
     pub group_id: Option<GroupId>,
     /// What the launch resolved for it (`core::plan`), kept without secrets.
     pub plan: Option<RunPlan>,
+    /// The roster agent a spawned child runs as.
+    pub agent: Option<String>,
 }
 
 /// One row of `runs`.
@@ -64,6 +66,9 @@ pub struct RunRow {
     /// The comparison (run group) it is one column of.
     #[serde(default)]
     pub group_id: Option<GroupId>,
+    /// The roster agent a spawned child ran as.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
     /// Citations recorded for this run and its spawned children, as `compare`
     /// counts them: `citations` in JSON, as `compare --json` names it
     /// (`runs --json` also keeps the old name, `citation_count`, for scripts).

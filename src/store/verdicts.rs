@@ -5,9 +5,9 @@ use rusqlite::params;
 use serde::{Deserialize, Serialize};
 
 use super::{Store, db_err, now};
+use crate::core::error::Result;
 use crate::core::id::RunId;
 use crate::core::verdict::Verdict;
-use crate::error::Result;
 
 /// One citation's verdict.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -6,7 +6,7 @@
 use std::net::{Ipv4Addr, SocketAddr};
 
 use super::{Script, StubHandle, StubVendor};
-use crate::error::Result;
+use crate::core::error::Result;
 
 /// The built-in stub vendor with its demo script, on a free loopback port.
 pub async fn demo_stub() -> Result<StubHandle> {

@@ -22,8 +22,8 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use tokio::sync::oneshot;
 
+use crate::core::error::{Error, Result};
 use crate::core::vendor::{Vendor, Wire};
-use crate::error::{Error, Result};
 pub use script::{Script, ScriptedResponse, StreamScript};
 
 /// One request the stub received.

@@ -31,8 +31,8 @@ use std::path::Path;
 
 use serde::Deserialize;
 
+use crate::core::error::{Error, Result};
 use crate::core::vendor::{Vendor, Wire};
-use crate::error::{Error, Result};
 
 /// One scripted answer.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -17,10 +17,10 @@ use std::time::{Duration, SystemTime};
 use opentelemetry::Context;
 
 use super::spans::{self, AgentStart, Request, ServerCall, Shape, ToolRun};
+use crate::core::error::{Error, Result};
 use crate::core::id::RunId;
 use crate::core::outcome::Outcome;
 use crate::core::price::{PriceTable, Recorded};
-use crate::error::{Error, Result};
 use crate::store::Store;
 use crate::store::types::{CitationRow, ProviderCallRow, RunRow, ServerToolCallRow};
 
@@ -85,6 +85,7 @@ pub fn send_run(
             goal: run.goal.clone(),
             provider: run.provider,
             model: run.model.clone(),
+            web: store.web_json(run.run_id)?,
             at: started,
         },
     );

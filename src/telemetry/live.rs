@@ -78,10 +78,12 @@ impl TraceObserver {
             goal,
             provider,
             model,
+            web,
             ..
         } = &e.kind
         {
-            self.started(fold, e.run_id, goal, *provider, model, now);
+            let web = web.as_ref().and_then(|w| serde_json::to_string(w).ok());
+            self.started(fold, e.run_id, (goal, *provider, model, web), now);
             return;
         }
         let shape = &self.shape;
@@ -154,15 +156,16 @@ impl TraceObserver {
         run.last = now;
     }
 
+    /// A run began: its span, under its parent's `spawn_agent` tool span for a
+    /// child. `run` is its goal, vendor, model and web declaration (JSON).
     fn started(
         &self,
         fold: &mut Fold,
         run_id: RunId,
-        goal: &str,
-        provider: Vendor,
-        model: &str,
+        run: (&str, Vendor, &str, Option<String>),
         now: SystemTime,
     ) {
+        let (goal, provider, model, web) = run;
         let mut agent = "io-harness".to_string();
         let parent = match fold.open.last().and_then(|p| fold.runs.get_mut(p)) {
             Some(p) => {
@@ -182,6 +185,7 @@ impl TraceObserver {
             None => Context::new(),
         };
         let start = AgentStart {
+            web,
             run_id,
             agent,
             goal: goal.to_string(),

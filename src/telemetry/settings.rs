@@ -36,9 +36,9 @@ pub struct Stated {
 /// The telemetry settings io.toml's `[telemetry]` (`stated`) and this process's
 /// `OTEL_*` variables put in effect; a malformed variable is a config error
 /// naming it.
-pub fn resolved(stated: Option<&Stated>) -> crate::error::Result<Resolved> {
+pub fn resolved(stated: Option<&Stated>) -> crate::core::error::Result<Resolved> {
     resolve(stated, &|k| std::env::var(k).ok())
-        .map_err(|e| crate::error::Error::config(format!("{e}. Nothing was sent.")))
+        .map_err(|e| crate::core::error::Error::config(format!("{e}. Nothing was sent.")))
 }
 
 /// OTLP over HTTP with protobuf bodies: the default.

@@ -57,6 +57,9 @@ pub struct AgentStart {
     pub provider: Vendor,
     /// The model asked for.
     pub model: String,
+    /// Its web declaration as JSON (a child's: its parent's narrowed by its
+    /// own table), on the span as `io_harness.web`; `None` when it has none.
+    pub web: Option<String>,
     /// When it started.
     pub at: SystemTime,
 }
@@ -159,6 +162,9 @@ pub fn start_agent(shape: &Shape, parent: &Context, a: &AgentStart) -> Context {
         kv("gen_ai.request.model", text(a.model.clone())),
         kv("io_harness.run_id", Value::I64(a.run_id.0)),
     ];
+    if let Some(web) = &a.web {
+        attrs.push(kv("io_harness.web", text(web.clone())));
+    }
     if shape.capture_content {
         let messages = json!([{"role": "user", "parts": [{"type": "text", "content": a.goal}]}]);
         attrs.push(kv("gen_ai.input.messages", text(messages.to_string())));

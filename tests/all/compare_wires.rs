@@ -90,6 +90,8 @@ fn a_cancelled_runs_header_counts_its_interrupted_call() {
             provider: Vendor::Anthropic,
             model: "claude-sonnet-4-5".into(),
             resumed: false,
+            agent: None,
+            web: None,
         },
         EventKind::StepStarted { observations: 0 },
         EventKind::RequestSent { attempt: 1 },

@@ -645,11 +645,11 @@ async fn a_spawned_child_is_nested_under_its_parent_and_counted_in_the_total() {
     );
     assert_eq!(r.ending.as_deref(), Some("passed"));
     assert_eq!(r.calls.len(), 3, "the child's request is in the table");
-    assert_eq!(r.calls[1].stop, "child 2 end_turn");
+    assert_eq!(r.calls[1].stop, "child 2 (researcher) end_turn");
     assert!(
         r.log
             .iter()
-            .any(|(_, t, _)| t == "  ↳ child 2 finished: passed"),
+            .any(|(_, t, _)| t == "  ↳ child 2 (researcher) finished: passed"),
         "{:?}",
         r.log
     );

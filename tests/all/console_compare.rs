@@ -60,6 +60,8 @@ fn one_key_runs_every_vendor_that_carries_the_declaration_and_shows_the_refusal(
             provider: Vendor::Anthropic,
             model: "claude-sonnet-4-5".into(),
             resumed: false,
+            agent: None,
+            web: None,
         },
         EventKind::ServerToolUsed {
             provider: Vendor::Anthropic,

@@ -67,6 +67,8 @@ fn started(s: &mut State) {
             provider: Vendor::Anthropic,
             model: "claude-sonnet-4-5".into(),
             resumed: false,
+            agent: None,
+            web: None,
         },
     );
     at(s, 1, EventKind::StepStarted { observations: 0 });

@@ -669,6 +669,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         &[
             "core/policy.rs",
             "core/web.rs",
+            "core/narrow.rs",
             "core/transcript.rs",
             "core/endpoint.rs",
             "core/plan.rs",

@@ -51,6 +51,8 @@ mod gemini_wire;
 mod launch;
 mod layering;
 mod mcp;
+mod narrowing;
+mod paths;
 mod policy;
 mod prices;
 mod readme;

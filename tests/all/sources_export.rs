@@ -113,6 +113,7 @@ fn hostile() -> (tempfile::TempDir, String) {
             session_id: None,
             group_id: None,
             plan: None,
+            agent: None,
         })
         .unwrap();
     let cite = |url: &str, title: &str, quote: &str| io_harness::core::completion::Citation {

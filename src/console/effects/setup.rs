@@ -10,7 +10,7 @@ use crate::console::state::State;
 use crate::console::state::form::Form;
 use crate::console::state::keys::Keymap;
 use crate::console::state::theme::Theme;
-use crate::error::Result;
+use crate::core::error::Result;
 use crate::launch::{Launch, Plan};
 
 /// Where the console's runs go: the launch every run and preview goes through,
@@ -69,11 +69,7 @@ pub fn initial_state(loaded: &Loaded, plan: &Arc<Plan>, mode: &str) -> Result<St
     let config = &loaded.config;
     let contract = plan.contract(|_| {});
     let mut form = Form::new(&contract, plan.default_vendor, plan.clone());
-    form.agents = config
-        .agents
-        .iter()
-        .map(|a| (a.name.clone(), a.description.clone()))
-        .collect();
+    form.agents = config.agents.clone();
     form.mcp = config
         .mcp
         .iter()

@@ -30,6 +30,7 @@ impl RunView {
                 provider,
                 model,
                 resumed,
+                ..
             } => self.started(event.run_id, goal, *provider, model, *resumed),
             EventKind::StepStarted { observations } => self.step_started(step, *observations),
             EventKind::RequestSent { .. } => self.in_flight = true,
@@ -252,7 +253,18 @@ impl RunView {
     /// requests count toward the totals, its lines are marked `↳ child N`.
     fn apply_child(&mut self, event: &Event) {
         let (id, step) = (event.run_id, self.step);
-        let tag = format!("  ↳ child {id}");
+        if let EventKind::RunStarted {
+            agent: Some(name), ..
+        } = &event.kind
+        {
+            self.agents.insert(id, name.clone());
+        }
+        // Which agent it is, where the parent named one: `child 2 (researcher)`.
+        let child = match self.agents.get(&id) {
+            Some(name) => format!("child {id} ({name})"),
+            None => format!("child {id}"),
+        };
+        let tag = format!("  ↳ {child}");
         match &event.kind {
             EventKind::RunStarted { goal, .. } => {
                 self.log.push((
@@ -273,7 +285,7 @@ impl RunView {
                     step,
                     *usage,
                     cost,
-                    format!("child {id} {stop_reason}"),
+                    format!("{child} {stop_reason}"),
                 ));
                 self.count_server(*server);
                 self.log_text(step, &format!("{tag} model: "), text);
@@ -282,7 +294,7 @@ impl RunView {
                 tool, error, input, ..
             } => self.server.push(ServerLine {
                 step,
-                tool: format!("child {id} {tool}"),
+                tool: format!("{child} {tool}"),
                 error: error.clone(),
                 input: input.clone(),
                 ..ServerLine::default()

@@ -124,8 +124,11 @@ pub struct Form {
     pub editing: Option<(String, String)>,
     /// Why the last edit was not taken.
     pub error: Option<String>,
-    /// The `[[agent]]` roster: name and description.
-    pub agents: Vec<(String, String)>,
+    /// The `[[agent]]` roster: name, description and its own web table.
+    pub agents: Vec<crate::run::AgentDef>,
+    /// The agent whose first request the preview shows (an index into
+    /// `agents`); `None`: the run's own first request.
+    pub agent_preview: Option<usize>,
     /// The `[[mcp]]` servers: name and the hosts each states it may reach.
     pub mcp: Vec<(String, Vec<String>)>,
     /// The operator's `[policy]` rules, layer by layer (`user`, `project`).
@@ -150,6 +153,8 @@ pub struct VendorPreview {
     pub request: Result<Vec<PreviewLine>, String>,
     /// Caution lines.
     pub cautions: Vec<String>,
+    /// The agent whose first request it is; `None`: the run's.
+    pub agent: Option<String>,
 }
 
 impl VendorPreview {
@@ -211,6 +216,7 @@ impl Form {
             editing: None,
             error: None,
             agents: Vec::new(),
+            agent_preview: None,
             mcp: Vec::new(),
             rules: Vec::new(),
             from_policy: false,
@@ -374,7 +380,29 @@ impl Form {
             .map(|&v| {
                 let mut contract = self.contract();
                 contract.web = Some(web.clone());
-                let preview = self.plan.preview(&contract, v, Some(&self.model_for(v)));
+                let model = self.model_for(v);
+                let agent = self.agent_preview.and_then(|i| self.agents.get(i));
+                let preview = match agent {
+                    None => self.plan.preview(&contract, v, Some(&model)),
+                    Some(a) => {
+                        let task = contract.goal.clone();
+                        match self
+                            .plan
+                            .preview_agent(&contract, v, Some(&model), &a.name, &task)
+                        {
+                            Ok(p) => p,
+                            Err(e) => {
+                                return VendorPreview {
+                                    vendor: v,
+                                    wire: self.plan.setup(v).endpoint.wire,
+                                    request: Err(e.to_string()),
+                                    cautions: Vec::new(),
+                                    agent: Some(a.name.clone()),
+                                };
+                            }
+                        }
+                    }
+                };
                 let undeclared = Turn {
                     web: None,
                     ..preview.turn.clone()
@@ -389,6 +417,7 @@ impl Form {
                     wire: preview.endpoint.wire,
                     request,
                     cautions: preview.cautions,
+                    agent: agent.map(|a| a.name.clone()),
                 }
             })
             .collect()

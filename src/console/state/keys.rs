@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use crossterm::event::KeyEvent;
 
-use crate::error::{Error, Result};
+use crate::core::error::{Error, Result};
 
 pub use super::key_text::parse_key;
 use super::key_text::same;
@@ -49,6 +49,8 @@ pub enum Action {
     SideBySide,
     /// Fold or unfold the local tool schemas in the preview.
     FoldTools,
+    /// Preview the next `[[agent]]`'s first request (then the run's again).
+    AgentPreview,
     /// Next theme.
     CycleTheme,
     /// Cancel the run, close a dialog, undo the edit of a line.
@@ -131,7 +133,7 @@ pub struct Binding {
     pub scope: Scope,
 }
 
-const DEFAULTS: [(Action, &str, &str, &str, Scope); 41] = [
+const DEFAULTS: [(Action, &str, &str, &str, Scope); 42] = [
     (
         Action::Help,
         "help",
@@ -215,6 +217,13 @@ const DEFAULTS: [(Action, &str, &str, &str, Scope); 41] = [
         "fold_tools",
         "ctrl-o",
         "fold / unfold tool schemas in preview",
+        Scope::Declare,
+    ),
+    (
+        Action::AgentPreview,
+        "agent_preview",
+        "ctrl-n",
+        "preview each agent's first request in turn, then the run's",
         Scope::Declare,
     ),
     (

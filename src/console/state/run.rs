@@ -100,6 +100,8 @@ pub struct ServerLine {
 pub struct RunView {
     /// The run shown.
     pub run_id: Option<RunId>,
+    /// Its spawned children's agents, by child run: which agent searched.
+    pub agents: std::collections::BTreeMap<RunId, String>,
     /// Its goal.
     pub goal: String,
     /// The vendor asked (`None` before a run is shown).

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use ratatui::style::Color;
 
-use crate::error::{Error, Result};
+use crate::core::error::{Error, Result};
 
 /// The roles a theme names.
 pub const ROLES: [&str; 11] = [

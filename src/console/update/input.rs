@@ -95,6 +95,7 @@ pub(super) fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
             | Action::Cancel
             | Action::SideBySide
             | Action::FoldTools
+            | Action::AgentPreview
             | Action::PageUp
             | Action::PageDown),
         ) => on_action(state, a),
@@ -201,6 +202,15 @@ pub(super) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
         Action::SideBySide => state.side_by_side = !state.side_by_side,
         Action::FoldTools => {
             state.tools_folded = !state.tools_folded;
+            state.refresh_preview();
+        }
+        Action::AgentPreview => {
+            let n = state.form.agents.len();
+            state.form.agent_preview = match state.form.agent_preview {
+                None if n > 0 => Some(0),
+                Some(i) if i + 1 < n => Some(i + 1),
+                _ => None,
+            };
             state.refresh_preview();
         }
         Action::PageUp => state.preview_scroll = state.preview_scroll.saturating_sub(10),

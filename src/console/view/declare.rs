@@ -14,6 +14,7 @@ use crate::console::state::theme::Theme;
 use crate::console::view::block;
 use crate::console::view::chrome::wrap_line;
 use crate::core::vendor::Wire;
+use crate::core::web::WebAccess;
 
 pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
     // Side by side, every vendor's preview takes the whole width: portability at a glance.
@@ -162,12 +163,18 @@ fn field_lines(state: &State) -> Vec<Line<'static>> {
 fn roster_lines(lines: &mut Vec<Line<'static>>, state: &State) {
     let t = &state.theme.1;
     let f = &state.form;
-    for (name, description) in &f.agents {
+    let web = f.web();
+    for a in &f.agents {
+        let (said, colour) = agent_web(&web, a.web.as_ref());
         lines.push(Line::from(vec![
             Span::styled(format!("{:>15} ", "agent"), Style::default().fg(t.muted)),
             Span::styled(
-                format!("{name} — {description} (inherits this [web])"),
+                format!("{} — {} ", a.name, a.description),
                 Style::default().fg(t.text),
+            ),
+            Span::styled(
+                said,
+                Style::default().fg(if colour { t.error } else { t.muted }),
             ),
         ]));
     }
@@ -184,6 +191,41 @@ fn roster_lines(lines: &mut Vec<Line<'static>>, state: &State) {
                 Style::default().fg(t.text),
             ),
         ]));
+    }
+}
+
+/// What an agent's web access is under the form's declaration, in words: its
+/// own table narrowing this `[web]` (`core::narrow`), or this `[web]` when it has
+/// none; and whether it widens it (said in the error colour: refused at spawn).
+fn agent_web(root: &WebAccess, own: Option<&WebAccess>) -> (String, bool) {
+    let Some(own) = own else {
+        return ("(inherits this [web])".to_string(), false);
+    };
+    match crate::core::narrow::narrowed(Some(root), own) {
+        Err(w) => (
+            format!("(widens this [web]: {} — refused at spawn)", w.key()),
+            true,
+        ),
+        Ok(Some(web)) if web.enabled() => {
+            let mut parts = Vec::new();
+            if web.search {
+                parts.push("search".to_string());
+            }
+            if web.fetch {
+                parts.push("fetch".to_string());
+            }
+            if let Some(n) = web.max_uses {
+                parts.push(format!("max {n}"));
+            }
+            if !web.allowed_domains.is_empty() {
+                parts.push(web.allowed_domains.join(" "));
+            }
+            if !web.blocked_domains.is_empty() {
+                parts.push(format!("not {}", web.blocked_domains.join(" ")));
+            }
+            (format!("(narrowed: {})", parts.join(", ")), false)
+        }
+        Ok(_) => ("(narrowed: no web access)".to_string(), false),
     }
 }
 
@@ -322,11 +364,14 @@ fn preview_pane(
     chosen: bool,
     fold: &str,
 ) {
-    let wire = if p.wire.is_spec() {
+    let mut wire = if p.wire.is_spec() {
         String::new()
     } else {
         format!(" ({} = \"{}\")", Wire::key(p.vendor), p.wire.value())
     };
+    if let Some(agent) = &p.agent {
+        wire.push_str(&format!(" · agent {agent}'s first request"));
+    }
     let Ok(lines) = &p.request else {
         let refusal = p.request.as_ref().err().cloned().unwrap_or_default();
         let para = Paragraph::new(Line::styled(

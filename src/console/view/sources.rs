@@ -164,7 +164,15 @@ fn draw_citations(frame: &mut Frame<'_>, list: Rect, state: &State, visible: &[&
     for (i, c) in visible.iter().enumerate() {
         let g = match s.grouping {
             Grouping::ByStep if Some(c.run_id) != selected_run => {
-                format!("child run {} · step {}", c.run_id, c.step)
+                // Which agent searched, where the child ran as one.
+                let agent = s
+                    .runs
+                    .iter()
+                    .find(|r| r.run_id == c.run_id)
+                    .and_then(|r| r.agent.as_deref())
+                    .map(|a| format!(" ({a})"))
+                    .unwrap_or_default();
+                format!("child run {}{agent} · step {}", c.run_id, c.step)
             }
             Grouping::ByStep => format!("step {}", c.step),
             Grouping::ByDomain => state.domain_of(c),

@@ -29,10 +29,10 @@ use crate::core::completion::{
     Citation, Claim, Completion, ServerToolCall, StopReason, ToolCall, Usage, json_blocks,
 };
 use crate::core::endpoint::Endpoint;
+use crate::core::error::{Error, Result, VendorError};
 use crate::core::turn::{HeaderValue, Turn, WireRequest, WireResponse};
 use crate::core::vendor::{Vendor, Wire};
 use crate::core::web::WebAccess;
-use crate::error::{Error, Result, VendorError};
 
 const PROVIDER: Vendor = Vendor::Anthropic;
 /// The API version every request names.

@@ -6,10 +6,10 @@
 
 use serde_json::{Value, json};
 
+use crate::core::error::Result;
 use crate::core::transcript::{CacheTtl, Caching};
 use crate::core::turn::Turn;
 use crate::core::vendor::Wire;
-use crate::error::Result;
 
 /// The `messages` array. Flattened: the one user message (its observations as
 /// separate text blocks when caching, so the earlier ones stay a cacheable

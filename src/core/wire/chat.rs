@@ -12,11 +12,11 @@ use super::json::{
 };
 use crate::core::completion::{Citation, Completion, StopReason, ToolCall, Usage, json_blocks};
 use crate::core::endpoint::Endpoint;
+use crate::core::error::{Result, VendorError};
 use crate::core::transcript::{CacheTtl, Caching};
 use crate::core::turn::{HeaderValue, Turn, WireResponse};
 use crate::core::vendor::Vendor;
 use crate::core::vendor::Wire;
-use crate::error::{Result, VendorError};
 
 /// The `Authorization: Bearer $VAR` and JSON content type both chat vendors take.
 pub(crate) fn bearer_headers(endpoint: &Endpoint) -> Vec<(String, HeaderValue)> {

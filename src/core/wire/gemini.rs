@@ -35,12 +35,12 @@ use crate::core::completion::{
     Citation, Completion, ServerToolCall, StopReason, ToolCall, Usage, json_blocks,
 };
 use crate::core::endpoint::Endpoint;
+use crate::core::error::{Error, Result, VendorError};
 use crate::core::refusal::{Asked, Refusal};
 use crate::core::transcript::{Exchange, ToolReturn};
 use crate::core::turn::{HeaderValue, Turn, WireRequest, WireResponse};
 use crate::core::vendor::{Vendor, Wire};
 use crate::core::web::WebAccess;
-use crate::error::{Error, Result, VendorError};
 
 /// The provider name in completions, errors and the store.
 pub(crate) const PROVIDER: Vendor = Vendor::Gemini;

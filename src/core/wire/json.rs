@@ -10,9 +10,9 @@ use serde_json::{Map, Value};
 
 use crate::core::completion::{Claim, Completion, char_offset};
 use crate::core::endpoint::Endpoint;
+use crate::core::error::{Error, Result, VendorError};
 use crate::core::turn::{HeaderValue, WireRequest, WireResponse};
 use crate::core::vendor::Vendor;
-use crate::error::{Error, Result, VendorError};
 
 /// The claim of a `url_citation` annotation in a text that begins at byte
 /// `offset` of `answer`: its `start_index` to `end_index` (characters of that

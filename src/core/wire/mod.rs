@@ -36,11 +36,11 @@ pub mod stream;
 
 use crate::core::capability::carries;
 use crate::core::completion::Completion;
+use crate::core::error::Result;
 use crate::core::refusal::{Asked, Refusal};
 use crate::core::turn::{Turn, WireRequest, WireResponse};
 use crate::core::vendor::{Vendor, Wire};
 use crate::core::web::WebAccess;
-use crate::error::Result;
 
 use crate::core::endpoint::Endpoint;
 pub use portability::{Verdict, portability};

@@ -12,10 +12,10 @@ use super::chat::{bearer_headers, chat_body, chat_completion, chat_http_error};
 use super::json::{decode_with, request};
 use crate::core::completion::{Completion, ServerToolCall};
 use crate::core::endpoint::Endpoint;
+use crate::core::error::{Error, Result};
 use crate::core::turn::{Turn, WireRequest, WireResponse};
 use crate::core::vendor::Vendor;
 use crate::core::web::WebAccess;
-use crate::error::{Error, Result};
 
 const PROVIDER: Vendor = Vendor::OpenAi;
 

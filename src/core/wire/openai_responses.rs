@@ -28,11 +28,11 @@ use crate::core::completion::{
     Citation, Completion, ServerToolCall, StopReason, ToolCall, Usage, json_blocks,
 };
 use crate::core::endpoint::Endpoint;
+use crate::core::error::{Error, Result};
 use crate::core::transcript::{Conversation, Exchange, ResponsesState};
 use crate::core::turn::{Turn, WireRequest, WireResponse};
 use crate::core::vendor::{Vendor, Wire};
 use crate::core::web::WebAccess;
-use crate::error::{Error, Result};
 
 const PROVIDER: Vendor = Vendor::OpenAi;
 

@@ -15,9 +15,9 @@ use serde_json::{Map, Value, json};
 use super::chat::{bearer_headers, chat_body};
 use super::json::request;
 use crate::core::endpoint::Endpoint;
+use crate::core::error::Result;
 use crate::core::turn::{Turn, WireRequest};
 use crate::core::web::WebAccess;
-use crate::error::Result;
 
 /// Encode one turn (the declaration has already passed `carries`).
 pub fn encode(endpoint: &Endpoint, turn: &Turn) -> Result<WireRequest> {

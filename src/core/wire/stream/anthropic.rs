@@ -14,11 +14,11 @@ use serde_json::{Map, Value, json};
 
 use super::{Delta, WireAssembler, bad_event, incomplete};
 use crate::core::completion::{Completion, ServerToolCall, ToolCall};
+use crate::core::error::{Error, Result};
 use crate::core::turn::WireResponse;
 use crate::core::vendor::Vendor;
 use crate::core::wire::anthropic::{citation, decode_message, error_from, result_error};
 use crate::core::wire::json::str_field;
-use crate::error::{Error, Result};
 
 const PROVIDER: Vendor = Vendor::Anthropic;
 

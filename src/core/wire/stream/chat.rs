@@ -15,12 +15,12 @@ use serde_json::{Map, Value, json};
 
 use super::{Delta, WireAssembler, bad_event, incomplete};
 use crate::core::completion::{Completion, ToolCall};
+use crate::core::error::Result;
 use crate::core::turn::WireResponse;
 use crate::core::vendor::Vendor;
 use crate::core::wire::chat::url_citation;
 use crate::core::wire::json::str_field;
 use crate::core::wire::{openai_chat, openrouter_plugin};
-use crate::error::Result;
 
 /// One tool call being built.
 #[derive(Default)]

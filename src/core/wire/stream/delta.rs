@@ -3,8 +3,8 @@
 //! share. Below every per-wire assembler and the framing in `mod.rs`.
 
 use crate::core::completion::{Citation, Completion, ServerToolCall, ToolCall};
+use crate::core::error::{Error, Result};
 use crate::core::vendor::Vendor;
-use crate::error::{Error, Result};
 
 /// Something a stream made known before it ended, in the order it arrived.
 #[derive(Debug, Clone, PartialEq)]

@@ -20,11 +20,11 @@ use serde_json::{Map, Value, json};
 use super::frame::{frame, pieces};
 use super::{Delta, WireAssembler, bad_event, incomplete};
 use crate::core::completion::Completion;
+use crate::core::error::Result;
 use crate::core::turn::WireResponse;
 use crate::core::wire::gemini::{
     PROVIDER, citations, decode_value, fetches, function_call, searches,
 };
-use crate::error::Result;
 
 /// The top-level keys of a chunk kept for the rebuilt body (the last one wins).
 const TOP: [&str; 4] = [

@@ -31,10 +31,10 @@ use futures_util::Stream;
 use sse_stream::{Sse, SseByteStream};
 
 use crate::core::completion::Completion;
+use crate::core::error::{Error, Result};
 use crate::core::turn::WireResponse;
 use crate::core::vendor::Vendor;
 use crate::core::vendor::Wire;
-use crate::error::{Error, Result};
 pub use delta::{Delta, WireAssembler};
 pub(crate) use delta::{bad_event, incomplete};
 

@@ -20,13 +20,13 @@ use serde_json::{Map, Value, json};
 use super::frame::{frame, pieces};
 use super::{Delta, WireAssembler, bad_event, incomplete};
 use crate::core::completion::Completion;
+use crate::core::error::Result;
 use crate::core::turn::WireResponse;
 use crate::core::vendor::Vendor;
 use crate::core::wire::json::str_field;
 use crate::core::wire::openai_responses::{
     decode_value, function_call, search_input, url_citation, web_search_call,
 };
-use crate::error::Result;
 
 const PROVIDER: Vendor = Vendor::OpenAi;
 

@@ -8,9 +8,9 @@
 use serde_json::{Map, Value, json};
 
 use super::frame::{frame, pieces};
+use crate::core::error::{Error, Result};
 use crate::core::vendor::Vendor;
 use crate::core::vendor::Wire;
-use crate::error::{Error, Result};
 
 /// Render a non-streamed body as the SSE frames `wire` would send, each ending
 /// in a blank line, ready to be written one after another.
