@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use io_harness::Result;
-use io_harness::price::usd_or_dash;
+use io_harness::core::money::Part;
 
 use super::out;
 use super::task::open;
@@ -54,7 +54,7 @@ pub fn runs(config: Option<PathBuf>, store: Option<PathBuf>, json: bool, limit: 
             io_harness::core::price::fees_or_included(f.fees_micro_usd, f.vendor_reported()),
             format!(
                 "{}{}",
-                usd_or_dash(f.cost_micro_usd),
+                f.cost().text(Part::Request),
                 if f.vendor_reported() { "v" } else { "" }
             ),
             r.goal.lines().next().unwrap_or("")

@@ -18,7 +18,9 @@
 //!   its answer's calls, made and failed (`ServerCounts::of`, `words`), as the
 //!   console's Run pane, `runs` and `compare` count them.
 //! - **cost** is the sum of the requests' costs (`None` when one could not be
-//!   priced); **fees** its server-tool part; **vendor cost** the part the vendor
+//!   priced; $0 for a run that had no request answered); beside it the
+//!   priced requests' sum and how many were unpriced (`RunFigures::cost`, a
+//!   `core::money::Total`, what the views show); **fees** its server-tool part; **vendor cost** the part the vendor
 //!   reported itself (OpenRouter `usage.cost`), `None` when no request had one.
 //! - **wall time** is the run's start to its end.
 //! - **cited share**, **verified share** and **unsupported** are what the final
@@ -31,6 +33,7 @@ use crate::core::claims::ClaimFigures;
 use crate::core::completion::Usage;
 pub use crate::core::counts::ServerCounts;
 use crate::core::event::Cost;
+use crate::core::money::Total;
 use crate::core::price::Recorded;
 
 // `ServerCounts` is defined in `counts.rs` (events carry it, and `event.rs`
@@ -74,6 +77,13 @@ pub struct RunFigures {
     /// The whole cost, in millionths of a US dollar; `None` when a request could
     /// not be priced.
     pub cost_micro_usd: Option<u64>,
+    /// The priced requests' sum, in millionths of a US dollar (the cost when
+    /// every request was priced).
+    #[serde(default)]
+    pub priced_micro_usd: u64,
+    /// How many requests could not be priced.
+    #[serde(default)]
+    pub unpriced_requests: u64,
     /// Of the cost, what the vendor itself reported; `None` when no request had
     /// a figure of the vendor's.
     pub vendor_cost_micro_usd: Option<u64>,
@@ -132,6 +142,7 @@ impl RunFigures {
             server.sum(&r.server);
         }
         let vendor: Vec<u64> = costs().filter_map(|c| c.vendor_micro_usd).collect();
+        let total = Total::of(costs().map(|c| c.total_micro_usd));
         RunFigures {
             requests: requests.len() as u64,
             input_tokens: usage.input_tokens,
@@ -143,7 +154,9 @@ impl RunFigures {
             fetches: server.fetches,
             failed_fetches: server.failed_fetches,
             fees_micro_usd: fees_sum(costs()),
-            cost_micro_usd: sum(costs()),
+            cost_micro_usd: total.whole(),
+            priced_micro_usd: total.priced_micro_usd,
+            unpriced_requests: total.unpriced,
             vendor_cost_micro_usd: (!vendor.is_empty())
                 .then(|| vendor.iter().fold(0u64, |t, v| t.saturating_add(*v))),
             fees_counted_here: costs().any(|c| c.fees_counted_here),
@@ -183,6 +196,21 @@ impl RunFigures {
             .saturating_add(self.output_tokens)
     }
 
+    /// The cost as a total over the requests: the whole cost when it is known,
+    /// else the priced ones' sum and how many were not priced (at least one).
+    pub fn cost(&self) -> Total {
+        match self.cost_micro_usd {
+            Some(whole) => Total {
+                priced_micro_usd: whole,
+                unpriced: 0,
+            },
+            None => Total {
+                priced_micro_usd: self.priced_micro_usd,
+                unpriced: self.unpriced_requests.max(1),
+            },
+        }
+    }
+
     /// True when some of the cost is the vendor's own figure (shown `v`).
     pub fn vendor_reported(&self) -> bool {
         self.vendor_cost_micro_usd.is_some()
@@ -199,13 +227,11 @@ pub fn token_words(u: &Usage) -> String {
     )
 }
 
-/// The total of some requests' costs: `None` if any is unknown or there are none.
+/// The total of some requests' costs: `None` if any is unknown; $0 when there
+/// are none (a run that has had nothing answered has cost nothing, as its fees
+/// say) — the console's live rows and a stored run's figures alike.
 pub fn sum<'a>(costs: impl IntoIterator<Item = &'a Cost>) -> Option<u64> {
-    let mut total = None;
-    for c in costs {
-        total = Some(u64::saturating_add(total.unwrap_or(0), c.total_micro_usd?));
-    }
-    total
+    Total::of(costs.into_iter().map(|c| c.total_micro_usd)).whole()
 }
 
 /// The fee part of some requests' costs, saturating: a vendor's own figure counts
@@ -266,6 +292,37 @@ mod tests {
         assert_eq!((f.searches, f.failed_searches, f.fetches), (2, 1, 1));
         assert_eq!((f.cost_micro_usd, f.fees_micro_usd), (Some(30), Some(2)));
         assert_eq!(f.vendor_cost_micro_usd, None);
+        assert_eq!(
+            f.cost().text(crate::core::money::Part::Request),
+            "$0.000030"
+        );
+        // A run that had no request answered cost nothing.
+        let none = RunFigures::of([], None);
+        assert_eq!(
+            (none.cost_micro_usd, none.fees_micro_usd),
+            (Some(0), Some(0))
+        );
+        let unpriced = Cost::default();
+        let half = RunFigures::of(
+            [
+                RequestFigures {
+                    usage: None,
+                    cost: &a,
+                    server: ServerCounts::default(),
+                },
+                RequestFigures {
+                    usage: None,
+                    cost: &unpriced,
+                    server: ServerCounts::default(),
+                },
+            ],
+            None,
+        );
+        assert_eq!(half.cost_micro_usd, None);
+        assert_eq!(
+            half.cost().text(crate::core::money::Part::Request),
+            "$0.000010 + 1 request unpriced"
+        );
         assert_eq!(
             server.ran(),
             Recorded {

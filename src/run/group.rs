@@ -1,8 +1,9 @@
 //! One goal on several vendors at once: a run group. Each vendor that can carry
 //! the declaration gets its own copy of the operator's workspace and its own run,
 //! all concurrent in one task, sharing one cancellation and (when set) one dollar
-//! cap; a vendor that cannot carry it is recorded with its refusal and the others
-//! run. Every run is an ordinary run of the store, resumable on its own.
+//! cap; a vendor that cannot carry it, or cannot start (no key, its copy could
+//! not be made), is recorded with its reason and the others run. Every run is an
+//! ordinary run of the store, resumable on its own.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -187,7 +188,17 @@ where
             columns.push((i, entrant.vendor, None, Column::Refused(said)));
             continue;
         }
-        let copy = own_copy(&contract.workspace, &dir, entrant.vendor, &skip, copies)?;
+        // A copy that fails (a full disk, too many open files) ends this
+        // vendor's part only, recorded as not started.
+        let copy = match own_copy(&contract.workspace, &dir, entrant.vendor, &skip, copies) {
+            Ok(copy) => copy,
+            Err(e) => {
+                let column = not_started(store, group_id, entrant.vendor, &e)?;
+                columns.push((i, entrant.vendor, None, column));
+                continue;
+            }
+        };
+        store.clear_refusal(group_id, entrant.vendor)?;
         let mut own = contract.clone();
         own.workspace = copy.clone();
         let options = RunOptions {

@@ -149,7 +149,8 @@ pub fn saturating_sum(values: impl Iterator<Item = u64>) -> u64 {
 }
 
 impl RunView {
-    /// The sum of the rows' costs; `None` while any row is unpriced (or none yet).
+    /// The sum of the rows' costs; `None` while any row is unpriced ($0 before
+    /// the first answer: nothing has been billed).
     pub fn total_cost(&self) -> Option<u64> {
         crate::store::ledger_sum(self.calls.iter().map(|c| &c.cost))
     }

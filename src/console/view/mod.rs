@@ -167,8 +167,11 @@ fn status_lines(state: &State, cols: usize, max_rows: usize) -> Vec<Line<'static
                 crate::core::price::usd_or_dash(spent),
                 crate::core::price::usd(limit)
             ),
-            (None, Some(spent)) => format!(" · {}", crate::core::price::usd(spent)),
-            (None, None) => String::new(),
+            // Nothing said before the first answer: $0 spent tells nothing.
+            (None, Some(spent)) if !r.calls.is_empty() => {
+                format!(" · {}", crate::core::price::usd(spent))
+            }
+            (None, _) => String::new(),
         };
         spans.push(Span::styled(
             format!(

@@ -11,6 +11,7 @@ use std::fmt::Write as _;
 
 use super::Comparison;
 use crate::core::id::RunId;
+use crate::core::money::Part;
 use crate::core::outcome::{Outcome, or_running};
 use crate::core::price::usd;
 
@@ -188,13 +189,12 @@ fn rows(c: &Comparison) -> Vec<(&'static str, Vec<String>)> {
             "cost",
             c.runs
                 .iter()
-                .map(|r| match r.figures.cost_micro_usd {
-                    Some(m) => format!(
+                .map(|r| {
+                    format!(
                         "{}{}",
-                        usd(m),
+                        r.figures.cost().text(Part::Request),
                         if r.figures.vendor_reported() { "v" } else { "" }
-                    ),
-                    None => "—".into(),
+                    )
                 })
                 .collect(),
         ),
