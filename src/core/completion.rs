@@ -159,6 +159,21 @@ impl ServerToolCall {
         }
     }
 
+    /// The code of a call started and never answered: the response ended
+    /// (a paused turn, a cut-off answer) before its result came.
+    pub const UNANSWERED: &'static str = "unanswered";
+
+    /// A call started and never answered (`UNANSWERED`): counted as made and
+    /// failed, said as unanswered.
+    pub fn unanswered(provider: Vendor, tool: impl Into<String>) -> Self {
+        ServerToolCall::failed(provider, tool, Self::UNANSWERED)
+    }
+
+    /// True when the call was started and never answered.
+    pub fn is_unanswered(&self) -> bool {
+        self.error.as_deref() == Some(Self::UNANSWERED)
+    }
+
     /// A call that failed with the vendor's own code.
     pub fn failed(provider: Vendor, tool: impl Into<String>, code: impl Into<String>) -> Self {
         ServerToolCall {

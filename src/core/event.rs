@@ -193,6 +193,10 @@ pub enum EventKind {
         /// follow answer them in this order (their ids are what traces carry).
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         tool_calls: Vec<ToolCall>,
+        /// The provider-executed calls its answer reported, made and failed
+        /// (`ServerCounts::of`): what the step's line and the Run pane count.
+        #[serde(default)]
+        server: crate::core::counts::ServerCounts,
     },
     /// A provider-executed tool ran or failed.
     ServerToolUsed {

@@ -7,6 +7,7 @@ use std::collections::HashSet;
 use crate::approve::Approver;
 use crate::core::completion::{Completion, Usage};
 use crate::core::event::EventKind;
+use crate::core::figures::ServerCounts;
 use crate::core::price::Recorded;
 use crate::provider::{Provider, Reply};
 use crate::run::engine::Loop;
@@ -61,6 +62,7 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
             response_id: c.response_id.clone(),
             finish_reason: c.finish_reason.clone(),
             tool_calls: c.tool_calls.clone(),
+            server: ServerCounts::of(&c.server_tools),
         });
         let mut observations = Vec::new();
         for call in &c.server_tools {

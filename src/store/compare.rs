@@ -56,6 +56,7 @@ impl Store {
             figures: self.figures(id, prices)?,
             vendor: run.provider,
             model: run.model,
+            wire: self.run_plan(id).ok().flatten().map(|p| p.wire()),
             outcome: run.outcome,
             outcome_detail: run.outcome_detail,
             ..Column::default()

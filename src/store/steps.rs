@@ -241,6 +241,23 @@ impl Store {
             .map_err(db_err("reading steps"))
     }
 
+    /// Each step's search suggestions as the vendor sent them (Google's HTML),
+    /// for the steps that had any, in step order.
+    pub fn step_suggestions(&self, run_id: RunId) -> Result<Vec<(u32, String)>> {
+        let conn = self.lock()?;
+        let mut stmt = conn
+            .prepare(
+                "SELECT step, search_suggestions FROM steps
+                 WHERE run_id = ?1 AND search_suggestions IS NOT NULL ORDER BY step",
+            )
+            .map_err(db_err("reading search suggestions"))?;
+        let rows = stmt
+            .query_map([run_id.0], |r| Ok((r.get(0)?, r.get(1)?)))
+            .map_err(db_err("reading search suggestions"))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(db_err("reading search suggestions"))
+    }
+
     /// The search suggestions a run's steps were given to show (Google Search
     /// suggestions, read out of the HTML Google sent), in step order, each once.
     pub fn search_suggestions(

@@ -69,7 +69,10 @@ pub struct RunRow {
     /// The roster agent a spawned child ran as.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent: Option<String>,
-    /// Citations recorded for this run.
+    /// Citations recorded for this run and its spawned children, as `compare`
+    /// counts them: `citations` in JSON, as `compare --json` names it
+    /// (`runs --json` also keeps the old name, `citation_count`, for scripts).
+    #[serde(rename = "citations", alias = "citation_count")]
     pub citation_count: u64,
     /// Its figures (tokens, searches, cost; its children's requests included),
     /// where the reader priced it (`Store::priced_runs`, `Store::figures`); given

@@ -108,6 +108,21 @@ fn decoded(wire: Wire, response: &WireResponse) -> Result<Completion> {
     }
 }
 
+/// The provider-executed calls a paused answer left open (`carried`, its blocks
+/// as a transcript sends them back) that the continuation's answer (`answer`,
+/// its blocks) did not answer either: each `unanswered`, recorded at the end of
+/// the step that settles it. Only Anthropic's paused turns carry calls on.
+pub fn still_unanswered(
+    wire: Wire,
+    carried: &[serde_json::Value],
+    answer: &[serde_json::Value],
+) -> Vec<crate::core::completion::ServerToolCall> {
+    match wire {
+        Wire::Anthropic2025 | Wire::Anthropic2026 => anthropic::still_open(carried, answer),
+        _ => Vec::new(),
+    }
+}
+
 /// Whether the vendor's spec wire can carry the declaration (see `carries`).
 pub fn carries_spec(vendor: Vendor, web: Option<&WebAccess>) -> Result<()> {
     carries(Wire::spec(vendor), web)

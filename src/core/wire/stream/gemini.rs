@@ -16,7 +16,9 @@
 //! blocked prompt's `blockReason`) is incomplete: a retryable transport error,
 //! never a completion. An error chunk ends the attempt as the vendor error.
 //! `render` is the inverse, for the stub vendor: a whole body as the chunks
-//! Google would stream. Pure: no I/O, no clock.
+//! Google would stream, its support segments measured in the streamed text as
+//! Google's are (a body in several parts claims the same sentences either way).
+//! Pure: no I/O, no clock.
 
 use std::collections::HashSet;
 
@@ -383,7 +385,9 @@ pub(crate) fn render(v: &Value) -> Vec<String> {
         .and_then(Value::as_array)
         .cloned()
         .unwrap_or_default();
-    for part in parts {
+    // Each piece with the index of the part it is cut from.
+    let mut cut: Vec<(usize, Value)> = Vec::new();
+    for (at, part) in parts.iter().enumerate() {
         match part
             .get("text")
             .and_then(Value::as_str)
@@ -401,18 +405,94 @@ pub(crate) fn render(v: &Value) -> Vec<String> {
                             o.remove("thoughtSignature");
                         }
                     }
-                    out.push(chunk(with_parts(vec![p]), false));
+                    cut.push((at, p));
                 }
             }
-            None => out.push(chunk(with_parts(vec![part]), false)),
+            None => cut.push((at, part.clone())),
         }
     }
+    let landed = landings(&cut, parts.len());
+    out.extend(
+        cut.into_iter()
+            .map(|(_, p)| chunk(with_parts(vec![p]), false)),
+    );
     let mut last = with_parts(vec![json!({"text": ""})]);
     for (k, x) in candidate.iter().filter(|(k, _)| k.as_str() != "content") {
         last.insert(k.clone(), x.clone());
     }
+    if let Some(g) = last.get_mut("groundingMetadata") {
+        restate_segments(g, &landed);
+    }
     out.push(chunk(last, true));
     out
+}
+
+/// Where each of a body's parts lands among the parts the assembler rebuilds
+/// from `cut` (its pieces, each with the index of the part it is cut from): the
+/// rebuilt part and the bytes of its text before the part's first piece. Found
+/// by the assembler itself, so it cannot disagree with it.
+fn landings(cut: &[(usize, Value)], parts: usize) -> Vec<(usize, usize)> {
+    let mut rebuilt = Gemini::new(WireResponse::default());
+    let mut landed: Vec<Option<(usize, usize)>> = vec![None; parts];
+    let mut sink = Vec::new();
+    let text_len = |p: Option<&Value>| {
+        p.and_then(|p| p.get("text"))
+            .and_then(Value::as_str)
+            .map_or(0, str::len)
+    };
+    for (at, piece) in cut {
+        rebuilt.part(piece.clone(), &mut sink);
+        if let Some(slot) = landed.get_mut(*at).filter(|s| s.is_none()) {
+            let own = text_len(Some(piece));
+            let before = text_len(rebuilt.parts.last()).saturating_sub(own);
+            *slot = Some((rebuilt.parts.len().saturating_sub(1), before));
+        }
+    }
+    landed
+        .into_iter()
+        .enumerate()
+        .map(|(at, l)| l.unwrap_or((at, 0)))
+        .collect()
+}
+
+/// A whole body's support segments restated as a stream's: Google measures a
+/// streamed answer's segments in the text the chunks add up to (its recorded
+/// streams carry no `partIndex`, and their offsets run over the joined text,
+/// tests/fixtures/gemini/search_stream.sse), so a segment of part `i` becomes
+/// one of the part the assembler joins it into, shifted by the text before it
+/// there. Without this a body in several parts streamed would claim other
+/// sentences than the same body whole.
+fn restate_segments(g: &mut Value, landed: &[(usize, usize)]) {
+    let supports = g.get_mut("groundingSupports").and_then(Value::as_array_mut);
+    for segment in supports
+        .into_iter()
+        .flatten()
+        .filter_map(|s| s.get_mut("segment").and_then(Value::as_object_mut))
+    {
+        let index = |k: &str, s: &Map<String, Value>| {
+            s.get(k)
+                .and_then(Value::as_u64)
+                .and_then(|n| usize::try_from(n).ok())
+        };
+        let part = index("partIndex", segment).unwrap_or(0);
+        let Some(&(to, shift)) = landed.get(part) else {
+            continue;
+        };
+        if (to, shift) == (part, 0) {
+            continue;
+        }
+        for k in ["startIndex", "endIndex"] {
+            let n = index(k, segment).unwrap_or(0);
+            if segment.contains_key(k) || shift > 0 {
+                segment.insert(k.into(), json!(n + shift));
+            }
+        }
+        if to == 0 {
+            segment.remove("partIndex");
+        } else {
+            segment.insert("partIndex".into(), json!(to));
+        }
+    }
 }
 
 #[cfg(test)]
