@@ -55,7 +55,8 @@ const RUN_TABLES: [(&str, &str, &str); 8] = [
         "step, provider, model, input_tokens, output_tokens, server_tool_requests, has_usage,
          stop_reason, latency_ms, request_id, created_at, step_attempt, cache_write_tokens,
          cache_read_tokens, web_fetch_requests, reported_cost_micro_usd, cache_write_1h_tokens,
-         endpoint, response_id, finish_reason",
+         endpoint, response_id, finish_reason, server_tool_calls_cut, searches_cut, fetches_cut,
+         citations_cut, claim_links_cut",
         "id",
     ),
     (

@@ -13,8 +13,7 @@ use crate::core::error::{Error, Result};
 use crate::core::location;
 
 /// Ordered migrations; index + 1 is the `user_version` after applying it.
-/// 0018 (an eval's question sets) lands from another branch before 0019.
-pub(crate) const MIGRATIONS: [&str; 18] = [
+pub(crate) const MIGRATIONS: [&str; 19] = [
     include_str!("migrations/0001_init.sql"),
     include_str!("migrations/0002_web.sql"),
     include_str!("migrations/0003_mcp.sql"),
@@ -32,6 +31,7 @@ pub(crate) const MIGRATIONS: [&str; 18] = [
     include_str!("migrations/0015_plan.sql"),
     include_str!("migrations/0016_agent.sql"),
     include_str!("migrations/0017_eval_runner.sql"),
+    include_str!("migrations/0018_cut.sql"),
     include_str!("migrations/0019_team.sql"),
 ];
 
@@ -311,7 +311,7 @@ mod tests {
         let counts: Vec<usize> = MIGRATIONS.iter().map(|m| statements(m).len()).collect();
         assert_eq!(
             counts,
-            vec![7, 4, 1, 5, 4, 2, 2, 2, 4, 3, 1, 1, 3, 2, 1, 1, 3, 17]
+            vec![7, 4, 1, 5, 4, 2, 2, 2, 4, 3, 1, 1, 3, 2, 1, 1, 3, 5, 17]
         );
     }
 }

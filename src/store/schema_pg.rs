@@ -12,8 +12,7 @@ use crate::core::error::{Error, Result};
 
 /// Ordered migrations; index + 1 is the version after applying it. The same
 /// numbers, and the same meaning, as `db::MIGRATIONS`.
-/// 0018 (an eval's question sets) lands from another branch before 0019.
-pub(crate) const MIGRATIONS_PG: [&str; 18] = [
+pub(crate) const MIGRATIONS_PG: [&str; 19] = [
     include_str!("migrations_pg/0001_init.sql"),
     include_str!("migrations_pg/0002_web.sql"),
     include_str!("migrations_pg/0003_mcp.sql"),
@@ -31,6 +30,7 @@ pub(crate) const MIGRATIONS_PG: [&str; 18] = [
     include_str!("migrations_pg/0015_plan.sql"),
     include_str!("migrations_pg/0016_agent.sql"),
     include_str!("migrations_pg/0017_eval_runner.sql"),
+    include_str!("migrations_pg/0018_cut.sql"),
     include_str!("migrations_pg/0019_team.sql"),
 ];
 

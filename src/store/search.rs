@@ -168,8 +168,49 @@ fn quoted(text: &str) -> String {
     format!("'{}'", phrase.replace('\'', "'\\''"))
 }
 
+/// One hit a place: a URL cited twice in a step (two quotes, each indexed to
+/// be found) is one hit, its first in the order read; at most `limit`.
+fn once_a_place(rows: Vec<Hit>, limit: usize) -> Vec<Hit> {
+    let mut seen = std::collections::HashSet::new();
+    let mut hits = Vec::new();
+    for hit in rows {
+        let place = hit
+            .url
+            .clone()
+            .map(|u| (hit.run_id, hit.step, hit.kind.clone(), u));
+        if place.is_none_or(|p| seen.insert(p)) {
+            hits.push(hit);
+        }
+        if hits.len() >= limit {
+            break;
+        }
+    }
+    hits
+}
+
+/// `limit` hits once a place from `fetch(n)`, which reads at most `n` rows in
+/// order: first `limit` rows, then four times as many while places repeated
+/// and more rows may be there — so a search reads about as many rows as it
+/// shows, on either engine, and never stops short of `limit` hits that exist.
+fn widening<E>(
+    limit: u32,
+    mut fetch: impl FnMut(u32) -> std::result::Result<Vec<Hit>, E>,
+) -> std::result::Result<Vec<Hit>, E> {
+    let mut rows = limit;
+    loop {
+        let read = fetch(rows)?;
+        let exhausted = read.len() < rows as usize || rows == u32::MAX;
+        let hits = once_a_place(read, limit as usize);
+        if exhausted || hits.len() >= limit as usize {
+            return Ok(hits);
+        }
+        rows = rows.saturating_mul(4);
+    }
+}
+
 impl Store {
-    /// Hits for `q`, newest run first (or best first with `rank`).
+    /// Hits for `q`, most recently recorded first (or best first with `rank`),
+    /// one a place (run, step, kind, URL), at most `q.limit`.
     pub fn search(&self, q: &SearchQuery) -> Result<Vec<Hit>> {
         if q.text.trim().is_empty() {
             return Err(Error::refused(
@@ -200,10 +241,9 @@ impl Store {
         } else {
             "rowid DESC"
         };
-        let mut values: Vec<Value> = vec![
-            q.run.map_or(Value::Null, |r| Value::Int(r.0)),
-            Value::Int(i64::from(q.limit)),
-        ];
+        // The row limit (?2) is set by `widening`: the limit counts hits once
+        // a place.
+        let mut values: Vec<Value> = vec![q.run.map_or(Value::Null, |r| Value::Int(r.0)), Value::Null];
         let mut wheres = vec!["(?1 IS NULL OR run_id = ?1)".to_string()];
         if let Some(fts) = &read.fts {
             values.push(Value::Text(fts.clone()));
@@ -249,13 +289,16 @@ impl Store {
             (None, Some(needle)) => crate::core::query::passage(&body, needle, 24),
             _ => body,
         };
-        conn.query_map(&sql, &values, |r| {
-            Ok(Hit {
-                run_id: RunId(r.get(0)?),
-                step: r.get(1)?,
-                kind: r.get(2)?,
-                url: r.get(3)?,
-                snippet: marked(r.get(4)?),
+        widening(q.limit, |rows| {
+            values[1] = Value::Int(i64::from(rows));
+            conn.query_map(&sql, &values, |r| {
+                Ok(Hit {
+                    run_id: RunId(r.get(0)?),
+                    step: r.get(1)?,
+                    kind: r.get(2)?,
+                    url: r.get(3)?,
+                    snippet: marked(r.get(4)?),
+                })
             })
         })
         .map_err(unparsable)
@@ -272,17 +315,21 @@ impl Store {
     ) -> Result<Vec<Hit>> {
         use super::search_pg::{Failed, search};
         let conn = self.lock()?;
-        match search(&conn, read, q.run, q.limit, q.rank) {
-            Ok(rows) => Ok(rows
-                .into_iter()
-                .map(|(run_id, step, kind, url, snippet)| Hit {
-                    run_id,
-                    step,
-                    kind,
-                    url,
-                    snippet,
-                })
-                .collect()),
+        let found = widening(q.limit, |rows| {
+            search(&conn, read, q.run, rows, q.rank).map(|rows| {
+                rows.into_iter()
+                    .map(|(run_id, step, kind, url, snippet)| Hit {
+                        run_id,
+                        step,
+                        kind,
+                        url,
+                        snippet,
+                    })
+                    .collect()
+            })
+        });
+        match found {
+            Ok(hits) => Ok(hits),
             Err(Failed::Unparsable(why)) => Err(Error::refused(format!(
                 "cannot search for {:?}: {why}. To search for the words as written, put them in double quotes: {}",
                 q.text,

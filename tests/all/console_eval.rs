@@ -80,7 +80,7 @@ fn records() -> Vec<QuestionRecord> {
     ]
 }
 
-fn listed() -> (EvalListed, io_harness::core::eval::EvalReport) {
+pub(crate) fn listed() -> (EvalListed, io_harness::core::eval::EvalReport) {
     let mut r = report(
         EvalId(3),
         "sets/rust.jsonl",
