@@ -64,6 +64,8 @@ fn the_figures_table_names_the_json_fields_and_citations_are_named_once() {
         "parent_run_id",
         "session_id",
         "group_id",
+        "user",
+        "host",
         "citation_count",
         "vendor",
         "domains",

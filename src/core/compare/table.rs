@@ -145,17 +145,7 @@ fn table(c: &Comparison, text: &mut String) {
 
 /// The table's rows: a name, then one cell per run.
 fn rows(c: &Comparison) -> Vec<(&'static str, Vec<String>)> {
-    let mut rows = Vec::new();
-    // Who ran each, when any says (a team's store holds several operators').
-    if c.runs.iter().any(|r| r.by.is_some()) {
-        rows.push((
-            "by",
-            c.runs
-                .iter()
-                .map(|r| r.by.clone().unwrap_or_else(|| "—".into()))
-                .collect(),
-        ));
-    }
+    let mut rows: Vec<_> = by_row(c).into_iter().collect();
     rows.extend([
         ("model", c.runs.iter().map(|r| r.model.clone()).collect()),
         (
@@ -247,6 +237,19 @@ fn rows(c: &Comparison) -> Vec<(&'static str, Vec<String>)> {
         ("unsupported", claim_row(c, 2)),
     ]);
     rows
+}
+
+/// Who ran each, when any says (a team's store holds several operators').
+fn by_row(c: &Comparison) -> Option<(&'static str, Vec<String>)> {
+    c.runs.iter().any(|r| r.by.is_some()).then(|| {
+        (
+            "by",
+            c.runs
+                .iter()
+                .map(|r| r.by.clone().unwrap_or_else(|| "—".into()))
+                .collect(),
+        )
+    })
 }
 
 /// One of the three claim figures of each run, as `ClaimFigures::words` says it.

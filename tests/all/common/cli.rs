@@ -18,10 +18,11 @@ pub fn bin() -> Command {
         .env_remove("GOOGLE_API_KEY")
         .env(io_harness::USER_CONFIG_ENV, "")
         // Nor the real data directory: a command given no --store (and a
-        // comparison's copies) writes under the tests' own.
+        // comparison's copies) writes under the tests' own, in this build's
+        // folder (a store another checkout's binary migrated is not met here).
         .env(
             "XDG_DATA_HOME",
-            std::env::temp_dir().join("io-harness-tests-data"),
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join("io-harness-tests-data"),
         );
     c
 }
