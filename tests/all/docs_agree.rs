@@ -66,6 +66,7 @@ fn the_figures_table_names_the_json_fields_and_citations_are_named_once() {
         "group_id",
         "user",
         "host",
+        "by",
         "citation_count",
         "vendor",
         "domains",
