@@ -243,7 +243,8 @@ impl Store {
         };
         // The row limit (?2) is set by `widening`: the limit counts hits once
         // a place.
-        let mut values: Vec<Value> = vec![q.run.map_or(Value::Null, |r| Value::Int(r.0)), Value::Null];
+        let mut values: Vec<Value> =
+            vec![q.run.map_or(Value::Null, |r| Value::Int(r.0)), Value::Null];
         let mut wheres = vec!["(?1 IS NULL OR run_id = ?1)".to_string()];
         if let Some(fts) = &read.fts {
             values.push(Value::Text(fts.clone()));
@@ -343,6 +344,34 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Rows whose places repeat (a URL quoted twice in a step): the row limit
+    /// widens until `limit` hits are found, and stops when the rows run out.
+    #[test]
+    fn a_repeated_place_widens_the_rows_read_until_the_limit_is_found() {
+        let rows: Vec<Hit> = (0..40)
+            .map(|i| Hit {
+                run_id: RunId(1),
+                step: i / 4,
+                kind: "citation".into(),
+                url: Some(format!("https://example.com/{}", i / 4)),
+                snippet: String::new(),
+            })
+            .collect();
+        let mut asked = Vec::new();
+        let hits = widening(3, |n| {
+            asked.push(n);
+            Ok::<_, ()>(rows.iter().take(n as usize).cloned().collect())
+        })
+        .unwrap_or_default();
+        assert_eq!(hits.len(), 3);
+        assert_eq!(asked, vec![3, 12]);
+        let all = widening(20, |n| {
+            Ok::<_, ()>(rows.iter().take(n as usize).cloned().collect())
+        })
+        .unwrap_or_default();
+        assert_eq!(all.len(), 10, "ten places in all");
+    }
 
     #[test]
     fn terms_are_counted_as_fts5_splits_them() {

@@ -1,8 +1,9 @@
 //! Every command on either engine: the real binary, `--store` a SQLite file or
 //! a PostgreSQL URL (`engines`), the built-in demo stub as the vendor — run,
 //! `--providers`, replay, resume and preview --resume (refused once finished),
-//! runs, citations, search, claims, check-sources, compare, eval and evals read
-//! and write the same things on both.
+//! runs, citations, search, claims, check-sources, compare, eval, evals and
+//! export otlp read and write the same things on both (the console's screens:
+//! `console_pty`).
 
 #![cfg(feature = "stub")]
 
@@ -71,6 +72,12 @@ on_both_engines! {
         let report = json(d, s, &["eval", "--demo", "--json"]);
         assert!(report["eval_id"].as_i64().is_some(), "{report}");
         assert!(ok(d, s, &["evals"]).contains("finished"));
+        // export otlp reads the run from the store (the collector is down:
+        // nothing listens on the discard port, so exit 1 once it was read).
+        std::fs::write(d.join("io.toml"), "[telemetry]\notlp_endpoint = \"http://127.0.0.1:9\"\n").unwrap();
+        let (code, _, err) = cmd(d, s, &["export", "otlp", "1"]);
+        assert_eq!(code, 1, "{err}");
+        assert!(err.contains("1 run was read from the store"), "{err}");
         // Nothing of the store's password reached anything printed.
         for args in [&["runs"][..], &["config"][..]] {
             let (_, out, err) = cmd(d, s, args);
