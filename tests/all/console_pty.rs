@@ -243,7 +243,7 @@ crate::engines::on_both_engines! {
         press(b"\x1b");
         screen.wait_for(&["citations · by step"]);
         press(b"\x1bOS");
-        screen.wait_for(&["runs · newest first", "bob@", "ann@"]);
+        screen.wait_for(&["runs · newest first", " bob ", " ann "]);
         press(b"\x1b[15~");
         screen.wait_for(&["▶ #2 anthropic"]);
         press(b"r");
