@@ -2,8 +2,9 @@
 //! into a `sqlite` test (a temp file) and a `postgres` one (a database of its
 //! own on the server `IO_HARNESS_TEST_PG` names — `scripts/pg-test-server`
 //! starts one — created for the test and dropped after it). No mock: a real
-//! server or nothing. Without the variable the PostgreSQL half says so and
-//! passes; under CI (`CI` set) it fails, so CI always runs it.
+//! server or nothing. Without the variable the PostgreSQL half passes without
+//! running, said once on stderr past the harness's capture; under CI (`CI`
+//! set) it fails, so CI always runs it.
 
 use std::path::{Path, PathBuf};
 
@@ -87,10 +88,18 @@ pub fn server() -> Option<String> {
             )
         }
         None => {
-            eprintln!(
-                "IO_HARNESS_TEST_PG is not set: the PostgreSQL half of this test did NOT run \
-                 (start a server with `eval \"$(scripts/pg-test-server start)\"`)"
-            );
+            // Once, past the test harness's capture (which keeps a passing
+            // test's eprintln! to itself), so a run without a server says so.
+            static SAID: std::sync::Once = std::sync::Once::new();
+            SAID.call_once(|| {
+                use std::io::Write;
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "\nIO_HARNESS_TEST_PG is not set: the PostgreSQL halves of the store's tests \
+                     (the `::postgres` tests) pass WITHOUT running; start a server with \
+                     `eval \"$(scripts/pg-test-server start)\"` to run them\n"
+                );
+            });
             None
         }
     }
