@@ -16,8 +16,16 @@
 //!   tracking parameters below dropped (the rest kept in order), and a path's
 //!   trailing `/` dropped (`/a/` is `/a`; the root stays `/`). Text that does
 //!   not parse as a URL is its own identity, trimmed.
+//! - **a Wikipedia article** has one identity whichever of its URL forms is
+//!   cited (`wikipedia`): the mobile host (`en.m.wikipedia.org`) is the
+//!   desktop one, `http` is `https`, `/w/index.php?title=T` is `/wiki/T`, and
+//!   the title is read as MediaWiki reads it — percent-decoded, a space is
+//!   `_`, the first letter upper case — then written in one encoding. A title
+//!   that redirects (`/wiki/USA`) is another URL until `check-sources` fetched
+//!   it and recorded the page's canonical link as where it led (`resolved_url`).
 //! - **domain**: the identity's host with a leading `www.` folded
-//!   (`www.docs.rs` is `docs.rs`); `None` without a host.
+//!   (`www.docs.rs` is `docs.rs`) and Wikipedia's mobile host folded into its
+//!   desktop one; `None` without a host.
 //!
 //! Pure: string work, no lookup.
 
@@ -82,7 +90,73 @@ pub fn identity(raw: &str) -> String {
     if path.len() > 1 && path.ends_with('/') {
         u.set_path(path.trim_end_matches('/'));
     }
+    wikipedia(&mut u);
     u.to_string()
+}
+
+/// A Wikipedia host's desktop form (`en.m.wikipedia.org` → `en.wikipedia.org`);
+/// `None` for a host that is not a Wikipedia language's.
+fn wikipedia_host(host: &str) -> Option<String> {
+    let lang = host.strip_suffix(".wikipedia.org")?;
+    let lang = lang.strip_suffix(".m").unwrap_or(lang);
+    (!lang.is_empty() && !lang.contains('.')).then(|| format!("{lang}.wikipedia.org"))
+}
+
+/// A Wikipedia article's URL in its one form (see the module); other URLs as
+/// they are.
+fn wikipedia(u: &mut url::Url) {
+    let Some(host) = u.host_str().and_then(wikipedia_host) else {
+        return;
+    };
+    let title = match u.path().strip_prefix("/wiki/") {
+        Some(t) if u.query().is_none() => Some(t.to_string()),
+        Some(_) => None,
+        None if u.path() == "/w/index.php" => {
+            let pairs: Vec<(String, String)> = u.query_pairs().into_owned().collect();
+            match pairs.as_slice() {
+                [(k, t)] if k == "title" => Some(t.replace(' ', "_")),
+                _ => None,
+            }
+        }
+        None => None,
+    };
+    let _ = u.set_host(Some(&host));
+    if u.scheme() == "http" {
+        let _ = u.set_scheme("https");
+    }
+    let Some(title) = title.filter(|t| !t.is_empty()) else {
+        return;
+    };
+    let decoded = percent_decoded(&title).replace(' ', "_");
+    let mut chars = decoded.chars();
+    let title: String = match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => return,
+    };
+    u.set_query(None);
+    u.set_path(&format!("/wiki/{title}"));
+}
+
+/// `%XX` sequences decoded; the result read as UTF-8 (a sequence that is not
+/// is kept as written).
+fn percent_decoded(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = |c: u8| char::from(c).to_digit(16);
+        match (b[i], b.get(i + 1).copied().and_then(hex), b.get(i + 2).copied().and_then(hex)) {
+            (b'%', Some(h), Some(l)) => {
+                out.push(u8::try_from(h * 16 + l).unwrap_or(b'%'));
+                i += 3;
+            }
+            (c, _, _) => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).unwrap_or_else(|_| s.to_string())
 }
 
 /// The URL's host as rules compare it (`core::host::normalise_host`); `None`
@@ -95,6 +169,9 @@ pub fn host(raw: &str) -> Option<String> {
 /// The domain a page is on: its host with a leading `www.` folded.
 pub fn domain(raw: &str) -> Option<String> {
     let host = host(raw)?;
+    if let Some(desktop) = wikipedia_host(&host) {
+        return Some(desktop);
+    }
     Some(match host.strip_prefix("www.") {
         Some(rest) if !rest.is_empty() => rest.to_string(),
         _ => host,
@@ -140,6 +217,50 @@ mod tests {
         assert_eq!(
             identity("https://e.com/p?a=1&b=2"),
             "https://e.com/p?a=1&b=2"
+        );
+    }
+
+    /// Every form a Wikipedia article is cited in is one page; another
+    /// article, another language or a page that is not an article is not.
+    #[test]
+    fn a_wikipedia_article_has_one_identity_in_every_form() {
+        let one = "https://en.wikipedia.org/wiki/Nobody%27s_Example_Album";
+        for form in [
+            "https://en.wikipedia.org/wiki/Nobody's_Example_Album",
+            "https://en.m.wikipedia.org/wiki/Nobody's_Example_Album",
+            "http://en.wikipedia.org/wiki/Nobody%27s_Example_Album",
+            "https://en.wikipedia.org/wiki/Nobody's Example Album",
+            "https://en.wikipedia.org/wiki/Nobody%27s%20Example%20Album#History",
+            "https://en.wikipedia.org/wiki/nobody's_Example_Album",
+            "https://en.wikipedia.org/w/index.php?title=Nobody's_Example_Album",
+            "https://EN.M.Wikipedia.org/wiki/Nobody's_Example_Album/",
+        ] {
+            assert_eq!(identity(form), identity(one), "{form}");
+        }
+        assert_eq!(
+            identity(one),
+            "https://en.wikipedia.org/wiki/Nobody's_Example_Album"
+        );
+        // Non-ASCII titles in one encoding, whichever was cited.
+        assert_eq!(
+            identity("https://de.m.wikipedia.org/wiki/Kölner_Dom"),
+            identity("https://de.wikipedia.org/wiki/K%C3%B6lner_Dom")
+        );
+        for other in [
+            "https://en.wikipedia.org/wiki/Nobody's_Other_Album",
+            "https://fr.wikipedia.org/wiki/Nobody's_Example_Album",
+            "https://en.wikipedia.org/w/index.php?title=Nobody's_Example_Album&oldid=7",
+            "https://en.wikipedia.org/wiki/Nobody's_Example_album",
+        ] {
+            assert_ne!(identity(other), identity(one), "{other}");
+        }
+        assert_eq!(
+            domain("https://en.m.wikipedia.org/wiki/X"),
+            Some("en.wikipedia.org".into())
+        );
+        assert_eq!(
+            domain("https://wikipedia.org/"),
+            Some("wikipedia.org".into())
         );
     }
 

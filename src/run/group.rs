@@ -143,6 +143,7 @@ where
         goal: contract.goal.clone(),
         workspace: absolute(&contract.workspace).display().to_string(),
         max_usd_micro: cap,
+        private: false,
     })?;
     run_in_group(venue, contract, entrants, options, cap, group_id).await
 }
@@ -344,6 +345,7 @@ impl Replay {
             goal: self.contract.goal.clone(),
             workspace: absolute(&self.contract.workspace).display().to_string(),
             max_usd_micro: cap,
+            private: false,
         })?;
         store.join_group(self.original, group_id)?;
         Ok(group_id)

@@ -11,7 +11,7 @@ use rusqlite::{Connection, TransactionBehavior};
 use crate::core::error::{Error, Result};
 
 /// Ordered migrations; index + 1 is the `user_version` after applying it.
-pub(crate) const MIGRATIONS: [&str; 17] = [
+pub(crate) const MIGRATIONS: [&str; 18] = [
     include_str!("migrations/0001_init.sql"),
     include_str!("migrations/0002_web.sql"),
     include_str!("migrations/0003_mcp.sql"),
@@ -29,6 +29,7 @@ pub(crate) const MIGRATIONS: [&str; 17] = [
     include_str!("migrations/0015_plan.sql"),
     include_str!("migrations/0016_agent.sql"),
     include_str!("migrations/0017_eval_runner.sql"),
+    include_str!("migrations/0018_eval_sets.sql"),
 ];
 
 /// The schema version a store is brought up to: the number of migrations.
