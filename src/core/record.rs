@@ -145,7 +145,11 @@ fn percent_decoded(s: &str) -> String {
     let mut i = 0;
     while i < b.len() {
         let hex = |c: u8| char::from(c).to_digit(16);
-        match (b[i], b.get(i + 1).copied().and_then(hex), b.get(i + 2).copied().and_then(hex)) {
+        match (
+            b[i],
+            b.get(i + 1).copied().and_then(hex),
+            b.get(i + 2).copied().and_then(hex),
+        ) {
             (b'%', Some(h), Some(l)) => {
                 out.push(u8::try_from(h * 16 + l).unwrap_or(b'%'));
                 i += 3;

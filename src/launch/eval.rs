@@ -274,7 +274,14 @@ impl Launch {
                             cap: None,
                             gate: Some(gate.clone()),
                         };
-                        running.push(self.question(q, needs, Some(group), group_id, &call, judging));
+                        running.push(self.question(
+                            q,
+                            needs,
+                            Some(group),
+                            group_id,
+                            &call,
+                            judging,
+                        ));
                     }
                     // Every vendor had ended before the eval was stopped: what
                     // is left is to judge them.

@@ -57,8 +57,8 @@ pub fn read_set(path: &Path, set: Option<SetName>) -> Result<SetFile> {
     if meta.len() > MAX_FILE_BYTES {
         return Err(file_too_large(&origin, meta.len()));
     }
-    let digest = Rc::new(RefCell::new(aws_lc_rs::digest::Context::new(
-        &aws_lc_rs::digest::SHA256,
+    let digest = Rc::new(RefCell::new(ring::digest::Context::new(
+        &ring::digest::SHA256,
     )));
     let bound = Bounded {
         inner: file.take(MAX_FILE_BYTES + 1),
@@ -71,12 +71,16 @@ pub fn read_set(path: &Path, set: Option<SetName>) -> Result<SetFile> {
     let over = bound.over.clone();
     let mut reader = BufReader::new(bound);
     let failed = |n: u64, e: std::io::Error| match over.get() {
-        Some(Over::Line(line)) => line_too_long(&origin, usize::try_from(line).unwrap_or(usize::MAX)),
+        Some(Over::Line(line)) => {
+            line_too_long(&origin, usize::try_from(line).unwrap_or(usize::MAX))
+        }
         Some(Over::File(bytes)) => file_too_large(&origin, bytes),
         None => Error::config(format!("{origin}:{n}: cannot be read: {e}")),
     };
     let mut first = Vec::new();
-    reader.read_until(b'\n', &mut first).map_err(|e| failed(1, e))?;
+    reader
+        .read_until(b'\n', &mut first)
+        .map_err(|e| failed(1, e))?;
     let head = String::from_utf8_lossy(&first);
     let head = head.trim_start_matches('\u{feff}').trim_start();
     let json = head.starts_with('{');
@@ -94,9 +98,7 @@ pub fn read_set(path: &Path, set: Option<SetName>) -> Result<SetFile> {
         let chained = std::io::Cursor::new(first).chain(reader);
         table(chained, &origin, set, delimiter, &failed)?
     };
-    let revision = crate::core::eval::browsecomp::hex(
-        digest.borrow().clone().finish().as_ref(),
-    );
+    let revision = crate::core::eval::browsecomp::hex(digest.borrow().clone().finish().as_ref());
     Ok(SetFile {
         set: questions.0,
         questions: questions.1,
@@ -129,7 +131,11 @@ fn json_lines(
     let mut own = QuestionSet::new(origin);
     let mut sealqa = match set {
         SetName::Own => None,
-        SetName::SealQa => Some(SetRows::new(SetName::SealQa, origin, &["question", "answer"])?),
+        SetName::SealQa => Some(SetRows::new(
+            SetName::SealQa,
+            origin,
+            &["question", "answer"],
+        )?),
         other => {
             return Err(Error::config(format!(
                 "{origin}: --set {other} reads the published {other} file, a table; this file is JSON Lines (its first line is a JSON object)"
@@ -156,11 +162,17 @@ fn json_lines(
             return Err(line_too_long(origin, at));
         }
         let text = std::str::from_utf8(&line).map_err(|e| {
-            Error::config(format!("{origin}:{n}: not UTF-8 ({e}); save the file as UTF-8"))
+            Error::config(format!(
+                "{origin}:{n}: not UTF-8 ({e}); save the file as UTF-8"
+            ))
         })?;
         match &mut sealqa {
             Some(rows) => {
-                let text = if n == 1 { text.trim_start_matches('\u{feff}') } else { text };
+                let text = if n == 1 {
+                    text.trim_start_matches('\u{feff}')
+                } else {
+                    text
+                };
                 if text.trim().is_empty() {
                     return Err(Error::config(format!(
                         "{origin}:{n}: the line is empty; every line is one question (remove the empty line)"
@@ -229,7 +241,14 @@ fn header_set(origin: &str, cells: &[&str]) -> Result<SetName> {
     let cleaned: Vec<&str> = cells
         .iter()
         .enumerate()
-        .map(|(i, c)| if i == 0 { c.trim_start_matches('\u{feff}') } else { c }.trim())
+        .map(|(i, c)| {
+            if i == 0 {
+                c.trim_start_matches('\u{feff}')
+            } else {
+                c
+            }
+            .trim()
+        })
         .collect();
     SetName::of_header(&cleaned).ok_or_else(|| {
         let shown: String = cleaned.join(",").chars().take(120).collect();
@@ -252,7 +271,7 @@ enum Over {
 /// line ending — a read that would pass either fails, saying which (`over`).
 struct Bounded<R> {
     inner: R,
-    digest: Rc<RefCell<aws_lc_rs::digest::Context>>,
+    digest: Rc<RefCell<ring::digest::Context>>,
     read: u64,
     line: u64,
     in_line: usize,

@@ -12,7 +12,7 @@ use base64::engine::general_purpose::STANDARD;
 
 /// The SHA-256 digest of `bytes`.
 pub fn sha256(bytes: &[u8]) -> [u8; 32] {
-    let d = aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, bytes);
+    let d = ring::digest::digest(&ring::digest::SHA256, bytes);
     let mut out = [0u8; 32];
     out.copy_from_slice(d.as_ref());
     out
@@ -52,7 +52,8 @@ mod tests {
     use super::*;
 
     /// The invented sample's canary (tests/fixtures/eval-sets/README.md).
-    const CANARY: &str = "SAMPLE DATA NOT FROM BROWSECOMP. canary GUID sample:0f1e2d3c-4b5a-6978-8695-a4b3c2d1e0f9";
+    const CANARY: &str =
+        "SAMPLE DATA NOT FROM BROWSECOMP. canary GUID sample:0f1e2d3c-4b5a-6978-8695-a4b3c2d1e0f9";
 
     #[test]
     fn a_published_cell_decrypts_with_its_rows_canary() {

@@ -110,7 +110,10 @@ mod tests {
             (Some(1.0), Some(1.0))
         );
         // Nothing checked: unknown, not 0.
-        assert_eq!(quality(&[sentence(&[]), sentence(&[(None, None)])]), (None, None));
+        assert_eq!(
+            quality(&[sentence(&[]), sentence(&[(None, None)])]),
+            (None, None)
+        );
         assert_eq!(quality(&[]), (None, None));
     }
 }

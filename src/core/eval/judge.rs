@@ -46,7 +46,9 @@ impl JudgeSpec {
         };
         let vendor: Vendor = vendor.trim().parse().map_err(|e| format!("{e}"))?;
         if model.is_some_and(str::is_empty) {
-            return Err(format!("{text:?} names no model after `:`: give VENDOR or VENDOR:MODEL"));
+            return Err(format!(
+                "{text:?} names no model after `:`: give VENDOR or VENDOR:MODEL"
+            ));
         }
         Ok(JudgeSpec {
             vendor,
@@ -66,7 +68,8 @@ impl std::fmt::Display for JudgeSpec {
 
 /// The grading prompt, with `{question}`, `{gold}`, `{answer}` and `{set_rule}`
 /// where a question's own text goes (`prompt`).
-pub const PROMPT: &str = "You are grading one answer to a question against the question's reference answer. \
+pub const PROMPT: &str =
+    "You are grading one answer to a question against the question's reference answer. \
 Use only what is written below: do not search, do not call tools, and do not second-guess the \
 reference, which is right by definition.
 
@@ -146,6 +149,7 @@ pub fn read_grade(reply: &str) -> Option<Grade> {
         match word
             .trim()
             .trim_matches(['*', '.', '`'])
+            .trim()
             .to_ascii_uppercase()
             .replace([' ', '-'], "_")
             .as_str()
@@ -220,21 +224,33 @@ mod tests {
             .map(Some)
             .chain([None]);
         let f = JudgeFigures::of(grades);
-        assert_eq!((f.correct, f.incorrect, f.not_attempted, f.ungraded), (6, 2, 2, 1));
+        assert_eq!(
+            (f.correct, f.incorrect, f.not_attempted, f.ungraded),
+            (6, 2, 2, 1)
+        );
         assert_eq!(f.accuracy, Some(0.6));
         assert_eq!(f.accuracy_given_attempted, Some(0.75));
         assert!((f.f1.expect("f1") - 2.0 / 3.0).abs() < 1e-12);
         // Nothing attempted: correct 0, given attempted unknown, F1 0.
         let f = JudgeFigures::of([Some(NotAttempted)]);
-        assert_eq!((f.accuracy, f.accuracy_given_attempted, f.f1), (Some(0.0), None, Some(0.0)));
+        assert_eq!(
+            (f.accuracy, f.accuracy_given_attempted, f.f1),
+            (Some(0.0), None, Some(0.0))
+        );
         let f = JudgeFigures::of([None]);
         assert_eq!((f.accuracy, f.f1, f.ungraded), (None, None, 1));
     }
 
     #[test]
     fn the_grade_is_the_last_grade_line() {
-        assert_eq!(read_grade("It matches.\nGRADE: CORRECT"), Some(Grade::Correct));
-        assert_eq!(read_grade("**Grade:** not attempted"), Some(Grade::NotAttempted));
+        assert_eq!(
+            read_grade("It matches.\nGRADE: CORRECT"),
+            Some(Grade::Correct)
+        );
+        assert_eq!(
+            read_grade("**Grade:** not attempted"),
+            Some(Grade::NotAttempted)
+        );
         assert_eq!(
             read_grade("GRADE: CORRECT\nOn reflection:\nGRADE: INCORRECT\n"),
             Some(Grade::Incorrect)

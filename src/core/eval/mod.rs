@@ -154,6 +154,7 @@ mod tests {
             question: "?".into(),
             answers: gold(answers),
             urls: gold(&["https://a.com/x"]),
+            ..Question::default()
         };
         let run = |id: i64, vendor: Vendor, answer: &str, wall: u64| RunRecord {
             run_id: RunId(id),
@@ -168,6 +169,7 @@ mod tests {
                 failed_searches: 1,
                 ..RunFigures::default()
             },
+            claims: vec![],
         };
         let records = vec![
             QuestionRecord {
@@ -176,6 +178,7 @@ mod tests {
                 status: QuestionStatus::Done,
                 runs: vec![run(1, A, "Yes.", 10), run(2, B, "no", 30)],
                 refusals: vec![],
+                judgings: vec![],
             },
             QuestionRecord {
                 question: q("q2", &[]),
@@ -183,6 +186,7 @@ mod tests {
                 status: QuestionStatus::Done,
                 runs: vec![run(3, A, "x", 20)],
                 refusals: vec![(B, "refused web".into())],
+                judgings: vec![],
             },
             QuestionRecord {
                 question: q("q3", &["y"]),
@@ -224,6 +228,7 @@ mod tests {
                 question: "q".into(),
                 answers: vec![],
                 urls: vec![],
+                ..Question::default()
             },
             status: QuestionStatus::Pending,
             ..QuestionRecord::default()
@@ -252,11 +257,13 @@ mod tests {
                     question: "q".into(),
                     answers: vec![],
                     urls: vec![],
+                    ..Question::default()
                 },
                 group_id: Some(GroupId(1)),
                 status: QuestionStatus::Done,
                 runs: vec![],
                 refusals: vec![(A, "=HYPERLINK(\"http://e\") <b>".into())],
+                judgings: vec![],
             },
             QuestionRecord {
                 question: Question {
@@ -264,6 +271,7 @@ mod tests {
                     question: "q".into(),
                     answers: vec![],
                     urls: vec![],
+                    ..Question::default()
                 },
                 status: QuestionStatus::Pending,
                 ..QuestionRecord::default()

@@ -139,7 +139,9 @@ impl Parser<'_> {
             self.space();
             let at = self.at();
             if self.chars.next_if(|(_, c)| *c == ':').is_none() {
-                return Err(format!("expected : after the key {key:?}, at character {at}"));
+                return Err(format!(
+                    "expected : after the key {key:?}, at character {at}"
+                ));
             }
             let value = self.value(depth + 1)?;
             out.insert(key, value);
@@ -161,7 +163,11 @@ impl Parser<'_> {
         let mut out = String::new();
         loop {
             match self.chars.next() {
-                None => return Err(format!("the string opened at character {start} is not closed")),
+                None => {
+                    return Err(format!(
+                        "the string opened at character {start} is not closed"
+                    ));
+                }
                 Some((_, c)) if c == quote => return Ok(out),
                 Some((at, '\\')) => out.push(self.escape(at)?),
                 Some((_, c)) => out.push(c),
@@ -171,7 +177,9 @@ impl Parser<'_> {
 
     fn escape(&mut self, at: usize) -> Result<char, String> {
         let hex = |p: &mut Self, n: usize| -> Result<char, String> {
-            let digits: String = (0..n).filter_map(|_| p.chars.next().map(|(_, c)| c)).collect();
+            let digits: String = (0..n)
+                .filter_map(|_| p.chars.next().map(|(_, c)| c))
+                .collect();
             u32::from_str_radix(&digits, 16)
                 .ok()
                 .filter(|_| digits.len() == n)

@@ -64,7 +64,11 @@ pub struct Question {
     #[serde(default)]
     pub urls: Vec<String>,
     /// Whether any one gold answer is wanted or all of them.
-    #[serde(default, rename = "answer_kind", skip_serializing_if = "AnswerKind::is_any")]
+    #[serde(
+        default,
+        rename = "answer_kind",
+        skip_serializing_if = "AnswerKind::is_any"
+    )]
     pub kind: AnswerKind,
 }
 
@@ -214,7 +218,9 @@ fn question_line(line: &str, at: &str) -> Result<Question> {
     let kind = match object.get("answer_kind") {
         None => AnswerKind::Any,
         Some(serde_json::Value::String(k)) => k.parse().map_err(|e| {
-            Error::config(format!("{at}: field `answer_kind`: {e} (`all`: every answer is wanted)"))
+            Error::config(format!(
+                "{at}: field `answer_kind`: {e} (`all`: every answer is wanted)"
+            ))
         })?,
         Some(_) => {
             return Err(Error::config(format!(

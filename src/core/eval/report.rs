@@ -567,9 +567,7 @@ fn vendor_row(vendor: Vendor, rows: &[Scored], judged: bool) -> VendorRow {
     let priced = made.iter().filter(|r| r.cost_micro_usd.is_some()).count() as u64;
     let walls: Vec<u64> = ran.iter().filter_map(|r| r.wall_ms).collect();
     let unsupported: Vec<u64> = ran.iter().filter_map(|r| r.unsupported).collect();
-    let judging = made
-        .iter()
-        .fold(Total::default(), |t, r| t.plus(r.judging));
+    let judging = made.iter().fold(Total::default(), |t, r| t.plus(r.judging));
     let judge = judged.then(|| {
         JudgeFigures::of(
             ran.iter()

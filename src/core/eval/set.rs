@@ -78,8 +78,8 @@ impl SetName {
         let all = |s: SetName| s.required().iter().all(|c| has(c));
         [
             SetName::BrowseComp,
-            SetName::DeepSearchQa,
             SetName::SimpleQaVerified,
+            SetName::DeepSearchQa,
             SetName::SimpleQa,
             SetName::Frames,
             SetName::SealQa,
@@ -111,7 +111,12 @@ impl SetRows {
             .enumerate()
             .map(|(i, h)| {
                 let h = h.trim();
-                if i == 0 { h.trim_start_matches('\u{feff}') } else { h }.to_string()
+                if i == 0 {
+                    h.trim_start_matches('\u{feff}')
+                } else {
+                    h
+                }
+                .to_string()
             })
             .collect();
         if let Some(missing) = set
@@ -160,8 +165,8 @@ impl SetRows {
     /// A JSON Lines row (SealQA converted from Parquet) on line `line`.
     pub fn json_row(&mut self, line: u64, text: &str) -> Result<()> {
         let at = format!("{}:{line}", self.origin);
-        let value: serde_json::Value =
-            serde_json::from_str(text).map_err(|e| Error::config(format!("{at}: not JSON: {e}")))?;
+        let value: serde_json::Value = serde_json::from_str(text)
+            .map_err(|e| Error::config(format!("{at}: not JSON: {e}")))?;
         let Some(object) = value.as_object() else {
             return Err(Error::config(format!("{at}: a row is a JSON object")));
         };
@@ -169,7 +174,9 @@ impl SetRows {
             match object.get(field) {
                 Some(serde_json::Value::String(s)) => Ok(s.clone()),
                 None | Some(serde_json::Value::Null) => Ok(String::new()),
-                Some(_) => Err(Error::config(format!("{at}: field `{field}` is not a string"))),
+                Some(_) => Err(Error::config(format!(
+                    "{at}: field `{field}` is not a string"
+                ))),
             }
         };
         let urls = match object.get("urls") {
@@ -182,7 +189,9 @@ impl SetRows {
                     Error::config(format!("{at}: field `urls` is not a list of strings"))
                 })?,
             Some(_) => {
-                return Err(Error::config(format!("{at}: field `urls` is not a list of strings")));
+                return Err(Error::config(format!(
+                    "{at}: field `urls` is not a list of strings"
+                )));
             }
         };
         let q = checked(
@@ -301,15 +310,23 @@ fn question(set: SetName, row: &Row<'_>, n: usize) -> Result<Question> {
             let urls = match pyliteral::parse(row.cell("metadata")) {
                 Ok(Literal::Dict(d)) => match d.get("urls") {
                     None => Vec::new(),
-                    Some(u) => u
-                        .strings()
-                        .ok_or_else(|| row.refuse("metadata", "its `urls` is not a list of strings"))?,
+                    Some(u) => u.strings().ok_or_else(|| {
+                        row.refuse("metadata", "its `urls` is not a list of strings")
+                    })?,
                 },
                 Ok(_) => return Err(row.refuse("metadata", "not a Python dict literal")),
-                Err(why) => return Err(row.refuse("metadata", &format!("not a Python dict literal: {why}"))),
+                Err(why) => {
+                    return Err(row.refuse("metadata", &format!("not a Python dict literal: {why}")));
+                }
             };
             let problem = row.cell("problem").to_string();
-            checked(at, format!("simpleqa-{n}"), ("problem", problem), gold(row.cell("answer")), urls)
+            checked(
+                at,
+                format!("simpleqa-{n}"),
+                ("problem", problem),
+                gold(row.cell("answer")),
+                urls,
+            )
         }
         SetName::SimpleQaVerified => {
             let index = row.cell("original_index").trim();
@@ -318,7 +335,13 @@ fn question(set: SetName, row: &Row<'_>, n: usize) -> Result<Question> {
             }
             let problem = row.cell("problem").to_string();
             let urls = comma_joined(row.cell("urls"));
-            checked(at, format!("sqv-{index}"), ("problem", problem), gold(row.cell("answer")), urls)
+            checked(
+                at,
+                format!("sqv-{index}"),
+                ("problem", problem),
+                gold(row.cell("answer")),
+                urls,
+            )
         }
         SetName::Frames => {
             let id = match INDEX_COLUMNS.iter().find_map(|c| row.get(c)) {
@@ -327,7 +350,9 @@ fn question(set: SetName, row: &Row<'_>, n: usize) -> Result<Question> {
             };
             let urls = match row.get("wiki_links").filter(|l| !l.trim().is_empty()) {
                 Some(links) => pyliteral::parse(links)
-                    .map_err(|why| row.refuse("wiki_links", &format!("not a Python list literal: {why}")))?
+                    .map_err(|why| {
+                        row.refuse("wiki_links", &format!("not a Python list literal: {why}"))
+                    })?
                     .strings()
                     .ok_or_else(|| row.refuse("wiki_links", "not a list of strings"))?,
                 None => wikipedia_link_cells(row),
@@ -346,7 +371,13 @@ fn question(set: SetName, row: &Row<'_>, n: usize) -> Result<Question> {
                 Some(u) => comma_joined(u),
             };
             let question = row.cell("question").to_string();
-            checked(at, format!("sealqa-{n}"), ("question", question), gold(row.cell("answer")), urls)
+            checked(
+                at,
+                format!("sealqa-{n}"),
+                ("question", question),
+                gold(row.cell("answer")),
+                urls,
+            )
         }
         SetName::DeepSearchQa => {
             let id = match row.get("example_id").map(str::trim) {
@@ -378,9 +409,17 @@ fn question(set: SetName, row: &Row<'_>, n: usize) -> Result<Question> {
         }
         SetName::BrowseComp => {
             let canary = row.cell("canary");
-            let problem = decrypt(row.cell("problem"), canary).map_err(|why| row.refuse("problem", &why))?;
-            let answer = decrypt(row.cell("answer"), canary).map_err(|why| row.refuse("answer", &why))?;
-            checked(at, format!("browsecomp-{n}"), ("problem", problem), gold(&answer), Vec::new())
+            let problem =
+                decrypt(row.cell("problem"), canary).map_err(|why| row.refuse("problem", &why))?;
+            let answer =
+                decrypt(row.cell("answer"), canary).map_err(|why| row.refuse("answer", &why))?;
+            checked(
+                at,
+                format!("browsecomp-{n}"),
+                ("problem", problem),
+                gold(&answer),
+                Vec::new(),
+            )
         }
     }
 }
@@ -451,7 +490,11 @@ mod tests {
     fn comma_joined_urls_split_before_each_url_only() {
         assert_eq!(
             comma_joined("https://a.org/x,https://b.org/y_(z),'https://c.org/1,2')"),
-            vec!["https://a.org/x", "https://b.org/y_(z)", "https://c.org/1,2"]
+            vec![
+                "https://a.org/x",
+                "https://b.org/y_(z)",
+                "https://c.org/1,2"
+            ]
         );
         assert_eq!(comma_joined("https://a.org/x"), vec!["https://a.org/x"]);
         assert!(comma_joined(" ").is_empty());
@@ -466,16 +509,27 @@ mod tests {
         let of = |h: &str| SetName::of_header(&h.split(',').collect::<Vec<_>>());
         assert_eq!(of("metadata,problem,answer"), Some(SetName::SimpleQa));
         assert_eq!(
-            of("original_index,problem,answer,topic,answer_type,multi_step,requires_reasoning,urls"),
+            of(
+                "original_index,problem,answer,topic,answer_type,multi_step,requires_reasoning,urls"
+            ),
             Some(SetName::SimpleQaVerified)
         );
-        assert_eq!(of("problem,problem_category,answer,answer_type"), Some(SetName::DeepSearchQa));
+        assert_eq!(
+            of("problem,problem_category,answer,answer_type"),
+            Some(SetName::DeepSearchQa)
+        );
         assert_eq!(
             of("example_id,problem,problem_category,answer,answer_type"),
             Some(SetName::DeepSearchQa)
         );
-        assert_eq!(of("problem,answer,problem_topic,canary"), Some(SetName::BrowseComp));
-        assert_eq!(of("Unnamed: 0,Prompt,Answer,wiki_links"), Some(SetName::Frames));
+        assert_eq!(
+            of("problem,answer,problem_topic,canary"),
+            Some(SetName::BrowseComp)
+        );
+        assert_eq!(
+            of("Unnamed: 0,Prompt,Answer,wiki_links"),
+            Some(SetName::Frames)
+        );
         assert_eq!(of("question,answer,urls,freshness"), Some(SetName::SealQa));
         assert_eq!(of("q,a"), None);
     }
