@@ -78,6 +78,7 @@ fn eval(c: &mut Criterion) {
             question: format!("Question {i}: what is it?"),
             answers: vec!["42".into()],
             urls: Vec::new(),
+            ..Question::default()
         })
         .collect();
     // One eval, start to end: its wall time, and the sum of its runs'.

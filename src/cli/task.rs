@@ -56,6 +56,11 @@ pub struct RunArgs {
     /// new run in the original's group.
     #[arg(long, requires = "provider", conflicts_with_all = ["resume", "goal", "workspace", "verify_file"])]
     pub replay: Option<RunId>,
+    /// With --providers or --replay: keep each run's workspace copy when the run
+    /// ends (they are removed otherwise; a run that is killed keeps its copy for
+    /// --resume).
+    #[arg(long)]
+    pub keep_copies: bool,
 }
 
 /// io.toml (`--config`, else `./io.toml` and the user's) resolved for a run;

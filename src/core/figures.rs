@@ -9,8 +9,14 @@
 //!   the prompt tokens written to and read from the vendor's cache. Every prompt
 //!   token is in exactly one of the three.
 //! - **searches** and **fetches** are the provider-executed calls the answers
-//!   reported, ok or failed; **failed** counts those the vendor said failed. The
-//!   fees count what the vendor billed (its counter where it has one).
+//!   reported, ok or failed; **failed** counts those the vendor said failed and
+//!   those started but never answered (`unanswered`). The fees count what the
+//!   vendor billed (its counter where it has one): a different number, said
+//!   beside the fees, never as "searches".
+//! - A step's line says the same: `in` is the plain input (`292 in, 0 cache
+//!   write, 0 cache read / 212 out tokens`, `token_words`), and its searches are
+//!   its answer's calls, made and failed (`ServerCounts::of`, `words`), as the
+//!   console's Run pane, `runs` and `compare` count them.
 //! - **cost** is the sum of the requests' costs (`None` when one could not be
 //!   priced; $0 for a run that had no request answered); beside it the
 //!   priced requests' sum and how many were unpriced (`RunFigures::cost`, a
@@ -25,55 +31,20 @@ use serde::{Deserialize, Serialize};
 
 use crate::core::claims::ClaimFigures;
 use crate::core::completion::Usage;
+pub use crate::core::counts::ServerCounts;
 use crate::core::event::Cost;
 use crate::core::money::Total;
 use crate::core::price::Recorded;
 
-/// The provider-executed calls one answer reported, made and failed.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ServerCounts {
-    /// Searches, ok or failed.
-    pub searches: u64,
-    /// Of them, those the vendor said failed.
-    pub failed_searches: u64,
-    /// Fetches, ok or failed.
-    pub fetches: u64,
-    /// Of them, those the vendor said failed.
-    pub failed_fetches: u64,
-}
-
+// `ServerCounts` is defined in `counts.rs` (events carry it, and `event.rs`
+// is below this file); what fees make of it is here, beside the prices.
 impl ServerCounts {
-    /// Count one call by its tool name (`web_fetch`, `web_search`, …); a tool
-    /// that is neither is not counted.
-    pub fn add(&mut self, tool: &str, failed: bool) {
-        let failed = u64::from(failed);
-        if tool.contains("fetch") {
-            self.fetches += 1;
-            self.failed_fetches += failed;
-        } else if tool.contains("search") {
-            self.searches += 1;
-            self.failed_searches += failed;
-        }
-    }
-
-    /// Searches and fetches made, ok or failed.
-    pub fn made(&self) -> u64 {
-        self.searches.saturating_add(self.fetches)
-    }
-
     /// The calls that ran: what fees count where the vendor has no counter.
     pub fn ran(&self) -> Recorded {
         Recorded {
             searches: self.searches.saturating_sub(self.failed_searches),
             fetches: self.fetches.saturating_sub(self.failed_fetches),
         }
-    }
-
-    fn sum(&mut self, other: &ServerCounts) {
-        self.searches = self.searches.saturating_add(other.searches);
-        self.failed_searches = self.failed_searches.saturating_add(other.failed_searches);
-        self.fetches = self.fetches.saturating_add(other.fetches);
-        self.failed_fetches = self.failed_fetches.saturating_add(other.failed_fetches);
     }
 }
 
@@ -118,8 +89,9 @@ pub struct RunFigures {
     pub vendor_cost_micro_usd: Option<u64>,
     /// True when the fees count calls this program recorded (no vendor counter).
     pub fees_counted_here: bool,
-    /// Why the cost is unknown.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Why the cost is unknown; `null` when it is known (always in the JSON,
+    /// as docs/compare.md's table names it).
+    #[serde(default)]
     pub unpriced: Option<String>,
     /// Started to finished, in milliseconds; `None` while it runs.
     pub wall_ms: Option<u64>,
@@ -243,6 +215,16 @@ impl RunFigures {
     pub fn vendor_reported(&self) -> bool {
         self.vendor_cost_micro_usd.is_some()
     }
+}
+
+/// A request's tokens as every view words them: `in` is the plain input, as
+/// `RunFigures::input_tokens` and the Run pane's `in` column count it; cache
+/// writes and reads beside it, each prompt token in exactly one of the three.
+pub fn token_words(u: &Usage) -> String {
+    format!(
+        "{} in, {} cache write, {} cache read / {} out tokens",
+        u.input_tokens, u.cache_write_tokens, u.cache_read_tokens, u.output_tokens
+    )
 }
 
 /// The total of some requests' costs: `None` if any is unknown; $0 when there

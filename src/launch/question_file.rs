@@ -81,9 +81,14 @@ pub fn read_set(path: &Path, set: Option<SetName>) -> Result<SetFile> {
     reader
         .read_until(b'\n', &mut first)
         .map_err(|e| failed(1, e))?;
+    if first.starts_with(b"PAR1") {
+        return Err(Error::config(format!(
+            "{origin}: a Parquet file (SealQA is published so); eval reads its rows as JSON Lines — convert it once with `{PARQUET_TO_JSONL}`, then give the .jsonl file"
+        )));
+    }
     let head = String::from_utf8_lossy(&first);
     let head = head.trim_start_matches('\u{feff}').trim_start();
-    let json = head.starts_with('{');
+    let json = head.is_empty() || head.starts_with('{');
     let set = match set {
         Some(s) => s,
         None if json => json_set(head),
@@ -105,6 +110,10 @@ pub fn read_set(path: &Path, set: Option<SetName>) -> Result<SetFile> {
         revision,
     })
 }
+
+/// The one command that turns a Parquet file (SealQA's) into the JSON Lines
+/// eval reads (pyarrow only).
+pub const PARQUET_TO_JSONL: &str = "python3 -c \"import json,sys,pyarrow.parquet as pq; [print(json.dumps(r,ensure_ascii=False,default=str)) for r in pq.read_table(sys.argv[1]).to_pylist()]\" seal-0.parquet > seal-0.jsonl";
 
 /// The set a JSON Lines file is, from its first line: SealQA converted from
 /// Parquet (a `question` and an `answer`, no `id`), else io-harness's own.

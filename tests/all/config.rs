@@ -183,7 +183,11 @@ fn write_web_never_writes_through_a_planted_link() {
 fn the_example_file_loads_with_every_table() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("io.toml.example");
     let c = Config::load(&path).unwrap();
-    assert_eq!(c.providers.len(), 3);
+    assert_eq!(
+        c.providers.len(),
+        io_harness::Vendor::ALL.len(),
+        "a table for every vendor"
+    );
     assert!(c.task.is_some() && c.budget.is_some() && c.store.is_some());
     assert_eq!(
         c.web,

@@ -36,6 +36,7 @@ fn records() -> Vec<QuestionRecord> {
         question: text.into(),
         answers: strings(&["2015"]),
         urls: strings(&["https://blog.rust-lang.org/2015/05/15/Rust-1.0.html"]),
+        ..Question::default()
     };
     let run = |id: i64, vendor: &str, answer: &str, cost: u64, wall: u64| RunRecord {
         run_id: RunId(id),
@@ -50,6 +51,7 @@ fn records() -> Vec<QuestionRecord> {
             cited_share: Some(1.0),
             ..RunFigures::default()
         },
+        claims: vec![],
     };
     vec![
         QuestionRecord {
@@ -61,6 +63,7 @@ fn records() -> Vec<QuestionRecord> {
                 run(22, "openai", "2015", 11_733, 900),
             ],
             refusals: vec![],
+            judgings: vec![],
         },
         QuestionRecord {
             question: q("q2", "Which year did Rust 1.0 ship?"),
@@ -71,6 +74,7 @@ fn records() -> Vec<QuestionRecord> {
                 run(24, "openai", "2016", 11_790, 700),
             ],
             refusals: vec![],
+            judgings: vec![],
         },
         QuestionRecord {
             question: q("q3", "And Rust 2018?"),
@@ -80,7 +84,7 @@ fn records() -> Vec<QuestionRecord> {
     ]
 }
 
-fn listed() -> (EvalListed, io_harness::core::eval::EvalReport) {
+pub(crate) fn listed() -> (EvalListed, io_harness::core::eval::EvalReport) {
     let mut r = report(
         EvalId(3),
         "sets/rust.jsonl",
@@ -101,6 +105,7 @@ fn listed() -> (EvalListed, io_harness::core::eval::EvalReport) {
         done: 2,
         skipped: 1,
         running: None,
+        ..EvalRow::default()
     };
     let cost = r.cost();
     (EvalListed { row, cost }, r)
@@ -249,6 +254,7 @@ async fn demo_eval(c: &LiveConsole) -> EvalId {
             max_usd_micro: None,
             demo: true,
             questions: io_harness::core::eval::questions(&set, "demo").unwrap(),
+            ..NewEval::default()
         })
         .unwrap();
     let copies = io_harness::run::group::Copies::beside(&c.store_path);

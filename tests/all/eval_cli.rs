@@ -355,6 +355,7 @@ fn a_resolved_redirect_counts_for_url_recall() {
             goal: "Which crate?".into(),
             workspace: ".".into(),
             max_usd_micro: None,
+            private: false,
         })
         .unwrap();
     let run = store
@@ -396,7 +397,9 @@ fn a_resolved_redirect_counts_for_url_recall() {
                 question: "Which crate?".into(),
                 answers: vec![],
                 urls: vec![gold.into()],
+                ..Question::default()
             }],
+            ..NewEval::default()
         })
         .unwrap();
     store.eval_question_done(eval_id, "q1", group).unwrap();

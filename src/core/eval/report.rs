@@ -600,7 +600,9 @@ fn vendor_row(vendor: Vendor, rows: &[Scored], judged: bool) -> VendorRow {
         cost_micro_usd: cost.whole(),
         priced_micro_usd: cost.priced_micro_usd,
         unpriced_runs: cost.unpriced,
-        mean_cost_micro_usd: (priced > 0).then(|| cost.priced_micro_usd / priced),
+        // Rounded to the nearest millionth, as every figure is shown.
+        mean_cost_micro_usd: (priced > 0)
+            .then(|| cost.priced_micro_usd.saturating_add(priced / 2) / priced),
         wall_ms_p50: percentile(&walls, 50),
         wall_ms_p95: percentile(&walls, 95),
         searches: made.iter().map(|r| r.searches).sum(),

@@ -316,7 +316,9 @@ fn question(set: SetName, row: &Row<'_>, n: usize) -> Result<Question> {
                 },
                 Ok(_) => return Err(row.refuse("metadata", "not a Python dict literal")),
                 Err(why) => {
-                    return Err(row.refuse("metadata", &format!("not a Python dict literal: {why}")));
+                    return Err(
+                        row.refuse("metadata", &format!("not a Python dict literal: {why}"))
+                    );
                 }
             };
             let problem = row.cell("problem").to_string();

@@ -1,4 +1,4 @@
--- 0018: the field's question sets (issue 36). An eval keeps which set its file
+-- 0019: the field's question sets (issue 36). An eval keeps which set its file
 -- is, the file's SHA-256 as read (its revision) and how many questions it holds,
 -- the subset it runs (`--limit`, `--sample --seed`, as JSON), its judge
 -- (`VENDOR` or `VENDOR:MODEL`, NULL without one) and whether it is private; a
