@@ -300,32 +300,53 @@ impl Launch {
             let Some((q, needs, ran)) = running.next().await else {
                 break;
             };
-            let (g, group_id, judged) = match ran {
-                Ok(g) => g,
-                Err(e) => {
-                    // This question ends here, pending; the others run on.
-                    end.failed.push((q.question.id.clone(), e.to_string()));
-                    continue;
-                }
-            };
-            let (ended, cost) = match &g {
-                Some(g) => self.settle(g, &q.question.id, &mut end, store)?,
-                None => (true, 0),
-            };
-            spent = spent.saturating_add(cost).saturating_add(judged);
-            if call.cancel.is_cancelled() || !ended || !needs.waiting.is_empty() {
-                // Left pending for `--resume`: its runs were cancelled, or a
-                // vendor could not start.
-                continue;
+            let (cost, finished) = self.answered(eval_id, &q, &needs, ran, &mut end, &call)?;
+            spent = spent.saturating_add(cost);
+            if finished {
+                done += 1;
+                call.progress.ended(&q.question.id, done, total, spent);
             }
-            store.eval_question_done(eval_id, &q.question.id, group_id)?;
-            done += 1;
-            call.progress.ended(&q.question.id, done, total, spent);
         }
         if !call.cancel.is_cancelled() && end.finished() {
             store.eval_finished(eval_id)?;
         }
         Ok(end)
+    }
+
+    /// Question `q`'s call ended (`ran`): its group settled and, unless it is
+    /// left pending (cancelled, a run not ended, a vendor that could not
+    /// start, or its group failed), recorded done; what it cost (judging
+    /// included) and whether it is done.
+    fn answered(
+        &self,
+        eval_id: EvalId,
+        q: &QuestionRecord,
+        needs: &Needs,
+        ran: Asked,
+        end: &mut EvalEnd,
+        call: &EvalCall<'_>,
+    ) -> Result<(u64, bool)> {
+        let (g, group_id, judged) = match ran {
+            Ok(g) => g,
+            Err(e) => {
+                // This question ends here, pending; the others run on.
+                end.failed.push((q.question.id.clone(), e.to_string()));
+                return Ok((0, false));
+            }
+        };
+        let (ended, cost) = match &g {
+            Some(g) => self.settle(g, &q.question.id, end, call.store)?,
+            None => (true, 0),
+        };
+        let cost = cost.saturating_add(judged);
+        if call.cancel.is_cancelled() || !ended || !needs.waiting.is_empty() {
+            // Left pending for `--resume`: its runs were cancelled, or a
+            // vendor could not start.
+            return Ok((cost, false));
+        }
+        call.store
+            .eval_question_done(eval_id, &q.question.id, group_id)?;
+        Ok((cost, true))
     }
 
     /// Of `vendors`, those that cannot start (no key) and why: found once,
@@ -350,22 +371,26 @@ impl Launch {
         call: &EvalCall<'_>,
         judging: Option<&Judging<'_>>,
     ) -> (QuestionRecord, Needs, Asked) {
+        let run = Call {
+            store: call.store,
+            approver: call.approver,
+            cancel: call.cancel.clone(),
+        };
         let ran = async {
             let g = match group {
                 Some(group) => {
                     let contract = self.eval_contract(&q.question);
-                    let run = Call {
-                        store: call.store,
-                        approver: call.approver,
-                        cancel: call.cancel.clone(),
+                    let call = Call {
+                        cancel: run.cancel.clone(),
+                        ..run
                     };
-                    Some(self.run_in_group(&contract, group, run, group_id).await?)
+                    Some(self.run_in_group(&contract, group, call, group_id).await?)
                 }
                 None => None,
             };
             let judged = match judging {
-                Some(j) if !call.cancel.is_cancelled() => {
-                    self.judge_question(&q.question, group_id, j, call).await?
+                Some(j) if !run.cancel.is_cancelled() => {
+                    self.judge_question(&q.question, group_id, j, &run).await?
                 }
                 _ => 0,
             };

@@ -16,8 +16,7 @@ use crate::core::eval::{JudgingRecord, Question};
 use crate::core::id::{EvalId, GroupId, RunId};
 use crate::core::outcome::Outcome;
 use crate::core::record::final_answer;
-use crate::launch::eval::EvalCall;
-use crate::launch::start::Launch;
+use crate::launch::start::{Call, Launch};
 use crate::launch::vendor::Key;
 use crate::store::NewGroup;
 
@@ -43,7 +42,7 @@ impl Launch {
         q: &Question,
         group_id: GroupId,
         j: &Judging<'_>,
-        call: &EvalCall<'_>,
+        call: &Call<'_>,
     ) -> Result<u64> {
         let store = call.store;
         let prices = &self.plan().prices;
@@ -86,7 +85,7 @@ impl Launch {
         answer: &str,
         group: Option<GroupId>,
         j: &Judging<'_>,
-        call: &EvalCall<'_>,
+        call: &Call<'_>,
     ) -> Result<u64> {
         let store = call.store;
         let goal = prompt(q, answer);

@@ -27,6 +27,7 @@ pub mod judge;
 pub mod number;
 pub mod pyliteral;
 mod question;
+mod ran;
 mod report;
 mod score;
 pub mod set;

@@ -306,30 +306,7 @@ fn question(set: SetName, row: &Row<'_>, n: usize) -> Result<Question> {
         SetName::Own => Err(Error::config(format!(
             "{at}: io-harness's own question files are JSON Lines, not a table"
         ))),
-        SetName::SimpleQa => {
-            let urls = match pyliteral::parse(row.cell("metadata")) {
-                Ok(Literal::Dict(d)) => match d.get("urls") {
-                    None => Vec::new(),
-                    Some(u) => u.strings().ok_or_else(|| {
-                        row.refuse("metadata", "its `urls` is not a list of strings")
-                    })?,
-                },
-                Ok(_) => return Err(row.refuse("metadata", "not a Python dict literal")),
-                Err(why) => {
-                    return Err(
-                        row.refuse("metadata", &format!("not a Python dict literal: {why}"))
-                    );
-                }
-            };
-            let problem = row.cell("problem").to_string();
-            checked(
-                at,
-                format!("simpleqa-{n}"),
-                ("problem", problem),
-                gold(row.cell("answer")),
-                urls,
-            )
-        }
+        SetName::SimpleQa => simpleqa(row, n),
         SetName::SimpleQaVerified => {
             let index = row.cell("original_index").trim();
             if index.is_empty() || !index.chars().all(|c| c.is_ascii_digit()) {
@@ -381,34 +358,7 @@ fn question(set: SetName, row: &Row<'_>, n: usize) -> Result<Question> {
                 urls,
             )
         }
-        SetName::DeepSearchQa => {
-            let id = match row.get("example_id").map(str::trim) {
-                Some(i) if !i.is_empty() => format!("dsqa-{i}"),
-                _ => format!("dsqa-{n}"),
-            };
-            let answer = row.cell("answer");
-            let (answers, kind) = match row.cell("answer_type").trim() {
-                "Single Answer" => (gold(answer), AnswerKind::Any),
-                "Set Answer" => (
-                    answer
-                        .split(", ")
-                        .map(str::trim)
-                        .filter(|a| !a.is_empty())
-                        .map(str::to_string)
-                        .collect(),
-                    AnswerKind::All,
-                ),
-                other => {
-                    return Err(row.refuse(
-                        "answer_type",
-                        &format!("{other:?} is neither `Single Answer` nor `Set Answer`"),
-                    ));
-                }
-            };
-            let problem = row.cell("problem").to_string();
-            let q = checked(at, id, ("problem", problem), answers, Vec::new())?;
-            Ok(Question { kind, ..q })
-        }
+        SetName::DeepSearchQa => deepsearchqa(row, n),
         SetName::BrowseComp => {
             let canary = row.cell("canary");
             let problem =
@@ -424,6 +374,62 @@ fn question(set: SetName, row: &Row<'_>, n: usize) -> Result<Question> {
             )
         }
     }
+}
+
+/// A SimpleQA row: its `urls` from the Python dict literal in `metadata`.
+fn simpleqa(row: &Row<'_>, n: usize) -> Result<Question> {
+    let at = &row.at;
+    let urls = match pyliteral::parse(row.cell("metadata")) {
+        Ok(Literal::Dict(d)) => match d.get("urls") {
+            None => Vec::new(),
+            Some(u) => u
+                .strings()
+                .ok_or_else(|| row.refuse("metadata", "its `urls` is not a list of strings"))?,
+        },
+        Ok(_) => return Err(row.refuse("metadata", "not a Python dict literal")),
+        Err(why) => {
+            return Err(row.refuse("metadata", &format!("not a Python dict literal: {why}")));
+        }
+    };
+    let problem = row.cell("problem").to_string();
+    checked(
+        at,
+        format!("simpleqa-{n}"),
+        ("problem", problem),
+        gold(row.cell("answer")),
+        urls,
+    )
+}
+
+/// A DeepSearchQA row: a `Set Answer`'s items split at `, `, every one wanted.
+fn deepsearchqa(row: &Row<'_>, n: usize) -> Result<Question> {
+    let at = &row.at;
+    let id = match row.get("example_id").map(str::trim) {
+        Some(i) if !i.is_empty() => format!("dsqa-{i}"),
+        _ => format!("dsqa-{n}"),
+    };
+    let answer = row.cell("answer");
+    let (answers, kind) = match row.cell("answer_type").trim() {
+        "Single Answer" => (gold(answer), AnswerKind::Any),
+        "Set Answer" => (
+            answer
+                .split(", ")
+                .map(str::trim)
+                .filter(|a| !a.is_empty())
+                .map(str::to_string)
+                .collect(),
+            AnswerKind::All,
+        ),
+        other => {
+            return Err(row.refuse(
+                "answer_type",
+                &format!("{other:?} is neither `Single Answer` nor `Set Answer`"),
+            ));
+        }
+    };
+    let problem = row.cell("problem").to_string();
+    let q = checked(at, id, ("problem", problem), answers, Vec::new())?;
+    Ok(Question { kind, ..q })
 }
 
 /// URLs joined by commas in one cell (SimpleQA Verified): split only where a
