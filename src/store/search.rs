@@ -213,6 +213,12 @@ fn once_a_place(
 }
 
 impl Store {
+    /// Whether run `run` is private (a private eval's, or spawned by one):
+    /// nothing of it is indexed, and `export` leaves it out.
+    pub fn is_private(&self, run: RunId) -> Result<bool> {
+        private(&*self.lock()?, run)
+    }
+
     /// Hits for `q`, most recently recorded first (or best first with `rank`),
     /// one a place (run, step, kind, URL), at most `q.limit`.
     pub fn search(&self, q: &SearchQuery) -> Result<Vec<Hit>> {
