@@ -137,6 +137,62 @@ fn wikipedia(u: &mut url::Url) {
     u.set_path(&format!("/wiki/{title}"));
 }
 
+/// The `href` of an HTML page's `<link rel="canonical">` (the first), with
+/// `&amp;` read as `&`; `None` without one. Only the page's first 256 KiB are
+/// looked at (the link is in its head).
+pub fn canonical_link(html: &str) -> Option<String> {
+    let head = html.get(..html.len().min(256 << 10)).unwrap_or(html);
+    let lower = head.to_ascii_lowercase();
+    let mut from = 0;
+    while let Some(i) = lower[from..].find("<link") {
+        let start = from + i;
+        let end = lower[start..].find('>').map_or(lower.len(), |e| start + e);
+        let tag = &lower[start..end];
+        from = end;
+        let rel = attribute(tag, "rel").unwrap_or_default();
+        if !rel.split_ascii_whitespace().any(|r| r == "canonical") {
+            continue;
+        }
+        // The value as written (case kept), at the offset found in the lowered tag.
+        let at = tag.find("href")?;
+        let written = &head[start + at..end];
+        return attribute(written, "href").map(|h| h.replace("&amp;", "&"));
+    }
+    None
+}
+
+/// The value of attribute `name` in the start of a tag (`tag` from `name`'s
+/// first occurrence on), quoted or not.
+fn attribute(tag: &str, name: &str) -> Option<String> {
+    let at = tag.find(name)?;
+    let rest = tag[at + name.len()..]
+        .trim_start()
+        .strip_prefix('=')?
+        .trim_start();
+    let value = match rest.chars().next()? {
+        q @ ('"' | '\'') => rest[1..].split(q).next()?,
+        _ => rest
+            .split(|c: char| c.is_ascii_whitespace() || c == '/')
+            .next()?,
+    };
+    Some(value.to_string())
+}
+
+/// Where a cited Wikipedia article led when its page's canonical link names
+/// another article of the same Wikipedia (a redirect title such as
+/// `/wiki/USA`, served as `United_States`): that article's identity; `None`
+/// for any other page, or when the canonical link is the cited article itself.
+pub fn wikipedia_redirect(cited: &str, canonical: &str) -> Option<String> {
+    let (from, to) = (identity(cited), identity(canonical));
+    let article = |u: &str| {
+        let parsed = url::Url::parse(u).ok()?;
+        let host = parsed.host_str().and_then(wikipedia_host)?;
+        parsed.path().starts_with("/wiki/").then_some(host)
+    };
+    let (a, b) = (article(&from)?, article(&to)?);
+    (a == b && from != to).then_some(to)
+}
+
 /// `%XX` sequences decoded; the result read as UTF-8 (a sequence that is not
 /// is kept as written).
 fn percent_decoded(s: &str) -> String {
@@ -265,6 +321,38 @@ mod tests {
         assert_eq!(
             domain("https://wikipedia.org/"),
             Some("wikipedia.org".into())
+        );
+    }
+
+    /// A redirect title is the article its page's canonical link names, once
+    /// a check read the page; any other page's canonical link changes nothing.
+    #[test]
+    fn a_wikipedia_redirect_is_read_from_the_pages_canonical_link() {
+        let page = "<html><head><LINK rel=\"canonical\" href=\"https://en.wikipedia.org/wiki/United_States\"/></head>";
+        let canonical = canonical_link(page).expect("a canonical link");
+        assert_eq!(canonical, "https://en.wikipedia.org/wiki/United_States");
+        assert_eq!(
+            wikipedia_redirect("https://en.m.wikipedia.org/wiki/USA", &canonical),
+            Some("https://en.wikipedia.org/wiki/United_States".into())
+        );
+        // The article itself, in another form: no redirect.
+        assert_eq!(
+            wikipedia_redirect("https://en.wikipedia.org/wiki/United%20States", &canonical),
+            None
+        );
+        // Not Wikipedia, or another language's: not followed.
+        assert_eq!(
+            wikipedia_redirect("https://example.org/usa", &canonical),
+            None
+        );
+        assert_eq!(
+            wikipedia_redirect("https://de.wikipedia.org/wiki/USA", &canonical),
+            None
+        );
+        assert_eq!(canonical_link("<link rel=stylesheet href=a.css><p>x"), None);
+        assert_eq!(
+            canonical_link("<link href='https://a.org/?x=1&amp;y=2' rel='canonical'>"),
+            Some("https://a.org/?x=1&y=2".into())
         );
     }
 

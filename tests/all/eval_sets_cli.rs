@@ -69,7 +69,10 @@ fn a_subset_is_reproducible_and_every_report_names_it_with_the_files_hash() {
         a.extend(extra);
         a
     };
-    let r = report(dir.path(), &args(&["--sample", "2", "--seed", "7", "--json"]));
+    let r = report(
+        dir.path(),
+        &args(&["--sample", "2", "--seed", "7", "--json"]),
+    );
     assert_eq!(r["set"], "simpleqa");
     assert_eq!(r["revision"], hash.as_str());
     assert_eq!(r["rows"], 4);
@@ -83,24 +86,45 @@ fn a_subset_is_reproducible_and_every_report_names_it_with_the_files_hash() {
         .collect();
     assert_eq!(ids(&r), drawn);
     // The same draw again.
-    let again = report(dir.path(), &args(&["--sample", "2", "--seed", "7", "--json"]));
+    let again = report(
+        dir.path(),
+        &args(&["--sample", "2", "--seed", "7", "--json"]),
+    );
     assert_eq!(ids(&again), drawn);
     let first = report(dir.path(), &args(&["--limit", "3", "--json"]));
     assert_eq!(ids(&first), ["simpleqa-0", "simpleqa-1", "simpleqa-2"]);
     // The text, Markdown and CSV reports carry the set, the hash and the subset.
     let (code, text, err) = run(at(dir.path()).args(args(&["--sample", "2", "--seed", "7"])));
     assert_eq!(code, 0, "{err}");
-    let line = format!("set simpleqa · sha256 {} · 2 of 4 drawn with seed 7", &hash[..12]);
+    let line = format!(
+        "set simpleqa · sha256 {} · 2 of 4 drawn with seed 7",
+        &hash[..12]
+    );
     assert!(text.contains(&line), "{text}");
     assert!(text.contains("≥0% (0/2)"), "{text}");
-    assert!(text.contains("a lower bound on the set's own grader"), "{text}");
-    assert!(text.contains("verifier: the quote found on the page fetched"), "{text}");
+    assert!(
+        text.contains("a lower bound on the set's own grader"),
+        "{text}"
+    );
+    assert!(
+        text.contains("verifier: the quote found on the page fetched"),
+        "{text}"
+    );
     let (_, md, _) = run(at(dir.path()).args(args(&["--limit", "1", "--format", "markdown"])));
-    assert!(md.contains(&format!("set simpleqa · sha256 {} · the first 1 of 4", &hash[..12])), "{md}");
+    assert!(
+        md.contains(&format!(
+            "set simpleqa · sha256 {} · the first 1 of 4",
+            &hash[..12]
+        )),
+        "{md}"
+    );
     let (_, csv, _) = run(at(dir.path()).args(args(&["--limit", "1", "--format", "csv"])));
     let row = csv.lines().nth(1).unwrap();
     assert!(
-        row.starts_with(&format!("{},simpleqa,{hash},the first 1 of 4,simpleqa-0,anthropic,", 6)),
+        row.starts_with(&format!(
+            "{},simpleqa,{hash},the first 1 of 4,simpleqa-0,anthropic,",
+            6
+        )),
         "{row}"
     );
     // Nothing to run: refused before anything is recorded.
@@ -116,11 +140,21 @@ fn a_subset_is_reproducible_and_every_report_names_it_with_the_files_hash() {
 fn browsecomp_is_private_by_default_out_of_the_index_and_the_export() {
     let name = "browse_comp_test_set.sample.csv";
     let dir = placed(name);
-    let base = ["eval", name, "--demo", "--providers", "anthropic", "--limit", "2"];
+    let base = [
+        "eval",
+        name,
+        "--demo",
+        "--providers",
+        "anthropic",
+        "--limit",
+        "2",
+    ];
     let (code, text, err) = run(at(dir.path()).args(base));
     assert_eq!(code, 0, "{err}");
     assert!(
-        text.contains("private: its questions and answers are kept out of the search index and exports"),
+        text.contains(
+            "private: its questions and answers are kept out of the search index and exports"
+        ),
         "{text}"
     );
     // Neither the decrypted question nor the goal is searchable.
@@ -227,7 +261,12 @@ async fn a_judge_grades_each_answered_run_and_its_cost_is_the_evals() {
     // (1/3 + 1/2) = (1/3)/(5/6) = 2/5.
     let f = &a["judge"];
     assert_eq!(
-        (&f["correct"], &f["incorrect"], &f["not_attempted"], &f["ungraded"]),
+        (
+            &f["correct"],
+            &f["incorrect"],
+            &f["not_attempted"],
+            &f["ungraded"]
+        ),
         (&json!(1), &json!(1), &json!(1), &json!(0))
     );
     assert!((f["accuracy"].as_f64().unwrap() - 1.0 / 3.0).abs() < 1e-12);
@@ -235,8 +274,20 @@ async fn a_judge_grades_each_answered_run_and_its_cost_is_the_evals() {
     assert!((f["f1"].as_f64().unwrap() - 0.4).abs() < 1e-12);
     // The judge-free match beside it: only "Jane Q. Placeholder" matches.
     assert_eq!((&a["correct"], &a["graded"]), (&json!(1), &json!(3)));
-    let grades: Vec<&Value> = r["questions"].as_array().unwrap().iter().map(|q| &q["grade"]).collect();
-    assert_eq!(grades, [&json!("correct"), &json!("not_attempted"), &json!("incorrect")]);
+    let grades: Vec<&Value> = r["questions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|q| &q["grade"])
+        .collect();
+    assert_eq!(
+        grades,
+        [
+            &json!("correct"),
+            &json!("not_attempted"),
+            &json!("incorrect")
+        ]
+    );
     // Answering was free; judging was not, and is in the total.
     let judging = r["judging_cost_micro_usd"].as_u64().unwrap();
     assert!(judging > 0, "{r}");
@@ -254,7 +305,13 @@ async fn a_judge_grades_each_answered_run_and_its_cost_is_the_evals() {
     assert_eq!(judges, 3);
     // Under --max-usd, judging counts: the first question's judging crosses a
     // one-millionth cap, so the second is not started though answering is free.
-    let (code, out, err) = run(&mut eval(&["--judge", "openai", "--max-usd", "0.000001", "--json"]));
+    let (code, out, err) = run(&mut eval(&[
+        "--judge",
+        "openai",
+        "--max-usd",
+        "0.000001",
+        "--json",
+    ]));
     assert_eq!(code, 0, "{err}");
     let r: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(r["not_run"], json!(["simpleqa-1", "simpleqa-2"]), "{r}");
@@ -263,7 +320,10 @@ async fn a_judge_grades_each_answered_run_and_its_cost_is_the_evals() {
     assert_eq!(code, 0, "{err}");
     assert!(text.contains("judged correct"), "{text}");
     assert!(text.contains("33% (1/3)"), "{text}");
-    assert!(text.contains("judge: openai, grading each answered run"), "{text}");
+    assert!(
+        text.contains("judge: openai, grading each answered run"),
+        "{text}"
+    );
     // Without --judge nothing grades.
     let (code, out, err) = run(&mut eval(&["--json"]));
     assert_eq!(code, 0, "{err}");

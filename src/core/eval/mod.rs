@@ -34,6 +34,8 @@ pub mod set;
 mod status;
 pub mod subset;
 pub mod table;
+#[cfg(test)]
+mod worked;
 
 pub use judge::{Grade, JudgeFigures, JudgeSpec};
 pub use question::{
