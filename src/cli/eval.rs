@@ -23,6 +23,10 @@ use io_harness::core::id::EvalId;
 /// The bundled question set `eval --demo` runs.
 const DEMO_SET: &str = include_str!("../../demo/eval-demo.jsonl");
 
+/// The bundled SimpleQA-shaped sample `eval --demo --set simpleqa` runs: three
+/// invented questions in SimpleQA's published form.
+const DEMO_SIMPLEQA: &str = include_str!("../../demo/simple_qa_test_set.sample.csv");
+
 /// The flags of `eval`.
 #[derive(Debug, clap::Args)]
 pub struct EvalArgs {
@@ -388,6 +392,20 @@ fn questions(args: &EvalArgs) -> Result<Read> {
                 revision: Some(f.revision),
             })
         }
+        None if args.demo && set == Some(SetName::SimpleQa) => {
+            let f =
+                io_harness::launch::read_set_bytes(DEMO_SIMPLEQA.as_bytes(), "demo-simpleqa", set)?;
+            Ok(Read {
+                file: "demo-simpleqa".into(),
+                set: f.set,
+                questions: f.questions,
+                revision: Some(f.revision),
+            })
+        }
+        None if args.demo && set.is_some_and(|s| s != SetName::Own) => Err(Error::config(format!(
+            "eval --demo bundles a sample of simpleqa only; give the {} file as FILE (the demo's stub answers its questions with `nothing found`)",
+            set.map(SetName::as_str).unwrap_or_default()
+        ))),
         None if args.demo => Ok(Read {
             file: "demo".into(),
             set: SetName::Own,

@@ -57,11 +57,26 @@ pub fn read_set(path: &Path, set: Option<SetName>) -> Result<SetFile> {
     if meta.len() > MAX_FILE_BYTES {
         return Err(file_too_large(&origin, meta.len()));
     }
+    read_from(file.take(MAX_FILE_BYTES + 1), &origin, set)
+}
+
+/// A question file's bytes held in memory (the demo's bundled sample), read
+/// as `read_set` reads a file; `origin` names it in errors and reports.
+pub fn read_set_bytes(bytes: &[u8], origin: &str, set: Option<SetName>) -> Result<SetFile> {
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(file_too_large(origin, bytes.len() as u64));
+    }
+    read_from(bytes, origin, set)
+}
+
+/// The questions read from `inner` (see `read_set`).
+fn read_from(inner: impl Read, origin: &str, set: Option<SetName>) -> Result<SetFile> {
+    let origin = origin.to_string();
     let digest = Rc::new(RefCell::new(ring::digest::Context::new(
         &ring::digest::SHA256,
     )));
     let bound = Bounded {
-        inner: file.take(MAX_FILE_BYTES + 1),
+        inner,
         digest: digest.clone(),
         read: 0,
         line: 1,

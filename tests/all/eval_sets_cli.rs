@@ -101,7 +101,7 @@ fn a_subset_is_reproducible_and_every_report_names_it_with_the_files_hash() {
         &hash[..12]
     );
     assert!(text.contains(&line), "{text}");
-    assert!(text.contains("≥0% (0/2)"), "{text}");
+    assert!(text.contains("anthropic  ≥"), "{text}");
     assert!(
         text.contains("a lower bound on the set's own grader"),
         "{text}"
@@ -343,4 +343,70 @@ fn show_prompt_prints_the_grading_prompt_and_runs_nothing() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("--judge acme"), "{err}");
     assert_eq!(json(dir.path(), &["evals", "--json"]), json!([]));
+}
+
+/// `eval --demo --set simpleqa` runs the bundled SimpleQA-shaped sample on the
+/// stub: answer match marked a lower bound beside the judge's figures, each
+/// worked out from the script (demo/stub-eval.toml) by hand.
+#[test]
+fn the_demo_runs_a_simpleqa_shaped_sample_with_every_column() {
+    let dir = place();
+    let r = report(
+        dir.path(),
+        &[
+            "eval",
+            "--demo",
+            "--set",
+            "simpleqa",
+            "--judge",
+            "anthropic",
+            "--json",
+        ],
+    );
+    assert_eq!(
+        (&r["file"], &r["set"], &r["rows"]),
+        (&json!("demo-simpleqa"), &json!("simpleqa"), &json!(3))
+    );
+    assert_eq!(r["lower_bound"], true);
+    let row = |v: &str| {
+        r["vendors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["vendor"] == v)
+            .unwrap()
+            .clone()
+    };
+    // Answer match: Anthropic's "3 March 2001" is not "March 3, 2001" (2/3);
+    // OpenAI's "Jane Placeholder" and "About 1,300" miss (1/3).
+    assert_eq!(
+        (
+            row("anthropic")["correct"].clone(),
+            row("openai")["correct"].clone()
+        ),
+        (json!(2), json!(1))
+    );
+    // The judge accepts both of Anthropic's and OpenAI's name: 3/3 and 2/3;
+    // OpenRouter found nothing once: 2 correct of 3 graded, 2 of 2 attempted,
+    // F1 = 2·(2/3)·1/(2/3 + 1) = 4/5.
+    assert_eq!(row("anthropic")["judge"]["accuracy"], 1.0);
+    let or = &row("openrouter")["judge"];
+    assert_eq!(
+        (&or["not_attempted"], &or["accuracy_given_attempted"]),
+        (&json!(1), &json!(1.0))
+    );
+    assert!((or["f1"].as_f64().unwrap() - 0.8).abs() < 1e-12);
+    // Anthropic cites the gold Wikipedia page in its mobile, percent-encoded
+    // form: one of the two gold URLs of the first question.
+    let first = r["questions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|q| q["id"] == "simpleqa-0" && q["vendor"] == "anthropic")
+        .unwrap();
+    assert_eq!(first["url_recall"], 0.5);
+    assert!(r["judging_cost_micro_usd"].as_u64().unwrap() > 0);
+    let (code, _, err) = run(at(dir.path()).args(["eval", "--demo", "--set", "frames"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("bundles a sample of simpleqa only"), "{err}");
 }
