@@ -23,9 +23,38 @@ use io_harness::core::id::EvalId;
 /// The bundled question set `eval --demo` runs.
 const DEMO_SET: &str = include_str!("../../demo/eval-demo.jsonl");
 
-/// The bundled SimpleQA-shaped sample `eval --demo --set simpleqa` runs: three
-/// invented questions in SimpleQA's published form.
-const DEMO_SIMPLEQA: &str = include_str!("../../demo/simple_qa_test_set.sample.csv");
+/// The bundled sample of each published set `eval --demo --set NAME` runs
+/// (demo/sets/: invented rows in each set's published form; the stub answers
+/// them), and the name its report gives it.
+fn demo_sample(set: SetName) -> (&'static str, &'static str) {
+    match set {
+        SetName::Own => ("demo", DEMO_SET),
+        SetName::SimpleQa => (
+            "demo/simple_qa_test_set.csv",
+            include_str!("../../demo/sets/simple_qa_test_set.demo.csv"),
+        ),
+        SetName::SimpleQaVerified => (
+            "demo/simpleqa_verified.csv",
+            include_str!("../../demo/sets/simpleqa_verified.sample.csv"),
+        ),
+        SetName::Frames => (
+            "demo/test.tsv",
+            include_str!("../../demo/sets/frames_test.sample.tsv"),
+        ),
+        SetName::SealQa => (
+            "demo/seal-0.jsonl",
+            include_str!("../../demo/sets/seal-0.sample.jsonl"),
+        ),
+        SetName::DeepSearchQa => (
+            "demo/DSQA-full.csv",
+            include_str!("../../demo/sets/DSQA-full.sample.csv"),
+        ),
+        SetName::BrowseComp => (
+            "demo/browse_comp_test_set.csv",
+            include_str!("../../demo/sets/browse_comp_test_set.sample.csv"),
+        ),
+    }
+}
 
 /// The flags of `eval`.
 #[derive(Debug, clap::Args)]
@@ -392,20 +421,16 @@ fn questions(args: &EvalArgs) -> Result<Read> {
                 revision: Some(f.revision),
             })
         }
-        None if args.demo && set == Some(SetName::SimpleQa) => {
-            let f =
-                io_harness::launch::read_set_bytes(DEMO_SIMPLEQA.as_bytes(), "demo-simpleqa", set)?;
+        None if args.demo && set.is_some_and(|s| s != SetName::Own) => {
+            let (name, text) = demo_sample(set.unwrap_or_default());
+            let f = io_harness::launch::read_set_bytes(text.as_bytes(), name, set)?;
             Ok(Read {
-                file: "demo-simpleqa".into(),
+                file: name.into(),
                 set: f.set,
                 questions: f.questions,
                 revision: Some(f.revision),
             })
         }
-        None if args.demo && set.is_some_and(|s| s != SetName::Own) => Err(Error::config(format!(
-            "eval --demo bundles a sample of simpleqa only; give the {} file as FILE (the demo's stub answers its questions with `nothing found`)",
-            set.map(SetName::as_str).unwrap_or_default()
-        ))),
         None if args.demo => Ok(Read {
             file: "demo".into(),
             set: SetName::Own,

@@ -365,7 +365,11 @@ fn the_demo_runs_a_simpleqa_shaped_sample_with_every_column() {
     );
     assert_eq!(
         (&r["file"], &r["set"], &r["rows"]),
-        (&json!("demo-simpleqa"), &json!("simpleqa"), &json!(3))
+        (
+            &json!("demo/simple_qa_test_set.csv"),
+            &json!("simpleqa"),
+            &json!(3)
+        )
     );
     assert_eq!(r["lower_bound"], true);
     let row = |v: &str| {
@@ -406,7 +410,51 @@ fn the_demo_runs_a_simpleqa_shaped_sample_with_every_column() {
         .unwrap();
     assert_eq!(first["url_recall"], 0.5);
     assert!(r["judging_cost_micro_usd"].as_u64().unwrap() > 0);
-    let (code, _, err) = run(at(dir.path()).args(["eval", "--demo", "--set", "frames"]));
-    assert_eq!(code, 2, "{err}");
-    assert!(err.contains("bundles a sample of simpleqa only"), "{err}");
+    // Every set has a bundled sample the demo runs.
+    for (set, rows) in [
+        ("simpleqa-verified", 4),
+        ("frames", 3),
+        ("sealqa", 3),
+        ("deepsearchqa", 4),
+        ("browsecomp", 4),
+    ] {
+        let r = report(
+            dir.path(),
+            &[
+                "eval",
+                "--demo",
+                "--set",
+                set,
+                "--providers",
+                "anthropic",
+                "--json",
+            ],
+        );
+        assert_eq!(
+            (&r["set"], &r["rows"]),
+            (&json!(set), &json!(rows)),
+            "{set}"
+        );
+        assert_eq!(r["private"], set == "browsecomp", "{set}");
+    }
+}
+
+/// The demo's bundled samples are the test fixtures, byte for byte (the
+/// fixtures' README says where each form comes from).
+#[test]
+fn the_demos_samples_are_the_fixtures() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for name in [
+        "simpleqa_verified.sample.csv",
+        "frames_test.sample.tsv",
+        "seal-0.sample.jsonl",
+        "DSQA-full.sample.csv",
+        "browse_comp_test_set.sample.csv",
+    ] {
+        assert_eq!(
+            std::fs::read(root.join("demo/sets").join(name)).unwrap(),
+            std::fs::read(fixture(name)).unwrap(),
+            "{name}"
+        );
+    }
 }
