@@ -169,7 +169,7 @@ fn json_lines(
     let mut line = Vec::new();
     for n in 1u64.. {
         line.clear();
-        let got = (&mut reader)
+        let got = reader
             .read_until(b'\n', &mut line)
             .map_err(|e| failed(n, e))?;
         if got == 0 {

@@ -146,7 +146,7 @@ fn compare_lists_evals_beside_comparisons_and_enter_shows_the_matrix() {
         update(&mut s, key(KeyCode::Enter)),
         vec![Effect::OpenEval(EvalId(3))]
     );
-    update(&mut s, Msg::Eval(Ok(report.clone())));
+    update(&mut s, Msg::Eval(Ok(Box::new(report.clone()))));
     insta::assert_snapshot!("eval_matrix_120x24", screen(&s, 120, 24));
     // The rows drawn are the ones `eval` prints, a row a vendor then a row a
     // question and vendor.
@@ -207,7 +207,7 @@ fn in_an_eval_each_row_asks_for_what_it_opens() {
     let (eval, report) = listed();
     update(&mut s, Msg::Evals(vec![eval]));
     update(&mut s, key(KeyCode::Enter));
-    update(&mut s, Msg::Eval(Ok(report)));
+    update(&mut s, Msg::Eval(Ok(Box::new(report))));
     // Rows: anthropic, openai, then q1 × (anthropic, openai), q2 × …, q3 × ….
     for _ in 0..5 {
         update(&mut s, key(KeyCode::Down));
