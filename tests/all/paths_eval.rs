@@ -32,7 +32,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::common::cli::{at, place, run};
-use crate::paths::Draw;
+use crate::paths::{Draw, seed_and_cases};
 
 /// The demo's vendors (the set it answers every question of on each).
 const VENDORS: [&str; 4] = ["anthropic", "openai", "openrouter", "gemini"];
@@ -230,18 +230,7 @@ fn check(case: &EvalCase, d: &Path, report: &Value) {
 
 #[test]
 fn every_eval_path_tells_the_truth() {
-    let seed: u64 = std::env::var("IO_HARNESS_PATHS_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(1, |d| d.as_nanos() as u64)
-        });
-    let cases: usize = std::env::var("IO_HARNESS_PATHS_EVAL_CASES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(3);
+    let (seed, cases) = seed_and_cases("IO_HARNESS_PATHS_EVAL_CASES", 3);
     eprintln!("paths_eval: seed {seed} (IO_HARNESS_PATHS_SEED={seed} reruns these {cases} cases)");
     let mut draw = Draw(seed);
     for n in 0..cases {
