@@ -62,6 +62,7 @@ mod layering;
 mod mcp;
 mod narrowing;
 mod paths;
+mod paths_eval;
 mod policy;
 mod prices;
 mod readme;

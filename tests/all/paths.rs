@@ -70,11 +70,29 @@ struct Case {
     interruption: Interruption,
 }
 
+/// The seed (`IO_HARNESS_PATHS_SEED`, else the clock) and how many cases to
+/// draw (`cases_var`, else `default`).
+pub(crate) fn seed_and_cases(cases_var: &str, default: usize) -> (u64, usize) {
+    let seed: u64 = std::env::var("IO_HARNESS_PATHS_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(1, |d| d.as_nanos() as u64)
+        });
+    let cases = std::env::var(cases_var)
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default);
+    (seed, cases)
+}
+
 /// splitmix64: a small, stable generator, so a seed names its cases forever.
-struct Draw(u64);
+pub(crate) struct Draw(pub(crate) u64);
 
 impl Draw {
-    fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -82,7 +100,7 @@ impl Draw {
         z ^ (z >> 31)
     }
 
-    fn pick<T: Copy>(&mut self, from: &[T]) -> T {
+    pub(crate) fn pick<T: Copy>(&mut self, from: &[T]) -> T {
         from[(self.next() % from.len() as u64) as usize]
     }
 
@@ -463,18 +481,7 @@ fn run_replay(dir: &Path, id: &str, other: Vendor) -> (i32, String, String) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_path_tells_the_truth() {
-    let seed: u64 = std::env::var("IO_HARNESS_PATHS_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(1, |d| d.as_nanos() as u64)
-        });
-    let cases: usize = std::env::var("IO_HARNESS_PATHS_CASES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(12);
+    let (seed, cases) = seed_and_cases("IO_HARNESS_PATHS_CASES", 12);
     eprintln!("paths: seed {seed} (IO_HARNESS_PATHS_SEED={seed} reruns these {cases} cases)");
     let mut draw = Draw(seed);
     for n in 0..cases {
