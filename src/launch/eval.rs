@@ -150,6 +150,21 @@ impl Standing {
 /// before), the group's id, and what judging it cost.
 type Asked = Result<(Option<GroupResult>, GroupId, u64)>;
 
+/// What an eval whose every vendor cannot start ends with: every question
+/// stays pending, as it was, each vendor's reason said for each.
+fn none_can_start(
+    pending: impl Iterator<Item = QuestionRecord>,
+    cannot: &[(Vendor, String)],
+) -> EvalEnd {
+    let mut end = EvalEnd::default();
+    for q in pending {
+        for (v, why) in cannot {
+            end.not_started(*v, why, &q.question.id);
+        }
+    }
+    end
+}
+
 /// An eval's runs tell no one their events.
 fn quiet(_: Vendor) -> Arc<dyn Observer> {
     Arc::new(crate::run::NoObserver)
@@ -224,16 +239,10 @@ impl Launch {
         // One key for every group: in the demo, one rewind of the stub's script.
         let key = self.key();
         let cannot = self.cannot_start(vendors, &key);
-        let mut end = EvalEnd::default();
         if cannot.len() == vendors.len() {
-            // Nothing can run: every question stays pending, as it was.
-            for q in pending {
-                for (v, why) in &cannot {
-                    end.not_started(*v, why, &q.question.id);
-                }
-            }
-            return Ok(end);
+            return Ok(none_can_start(pending, &cannot));
         }
+        let mut end = EvalEnd::default();
         let jobs = usize::try_from(jobs.clamp(1, MAX_JOBS)).unwrap_or(1);
         let gate = Arc::new(tokio::sync::Semaphore::new(jobs));
         let judging = row.judge.as_ref().map(|judge| Judging {
@@ -244,8 +253,7 @@ impl Launch {
             key: &key,
         });
         let judging = judging.as_ref();
-        let mut running = FuturesUnordered::new();
-        let mut open = true;
+        let (mut running, mut open) = (FuturesUnordered::new(), true);
         loop {
             while open && running.len() < jobs {
                 let Some(q) = pending.next() else {
@@ -265,8 +273,7 @@ impl Launch {
                 for (v, why) in &needs.waiting {
                     end.not_started(*v, why, &q.question.id);
                 }
-                let private = row.private;
-                match self.question_group(eval_id, &q, &needs, store, (private, judging))? {
+                match self.question_group(eval_id, &q, &needs, store, (row.private, judging))? {
                     Some(group_id) => {
                         let group = Group {
                             entrants: self.entrants_with(&named(&needs.run), &quiet, &key),
