@@ -247,3 +247,28 @@ fn a_malformed_row_is_refused_naming_file_line_and_field() {
         "{e}"
     );
 }
+
+/// FRAMES' cleaned file (`test_clean.tsv`, today's `test.tsv` on one revision)
+/// has no index column: ids count rows, and the links come from the
+/// `wikipedia_link_*` cells when there is no `wiki_links`.
+#[test]
+fn frames_without_its_index_column_counts_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("test_clean.tsv");
+    std::fs::write(
+        &path,
+        "Prompt\tAnswer\twikipedia_link_1\twikipedia_link_2\treasoning_types\nQ one?\t1712\ten.wikipedia.org/wiki/A (NOT REQUIRED, BUT HELPFUL),\thttps://en.m.wikipedia.org/wiki/B\tNumerical reasoning\nQ two?\tX\t\t\tPost processing\n",
+    )
+    .unwrap();
+    let f = read_set(&path, None).unwrap();
+    assert_eq!(f.set, SetName::Frames);
+    assert_eq!(ids(&f.questions), ["frames-0", "frames-1"]);
+    assert_eq!(
+        f.questions[0].urls,
+        strings(&[
+            "https://en.wikipedia.org/wiki/A",
+            "https://en.m.wikipedia.org/wiki/B"
+        ])
+    );
+    assert!(f.questions[1].urls.is_empty());
+}

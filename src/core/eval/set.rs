@@ -464,16 +464,42 @@ pub fn comma_joined(cell: &str) -> Vec<String> {
         .collect()
 }
 
-/// FRAMES' `wikipedia_link_1` … `wikipedia_link_11+` cells, in order (the last
-/// may hold several, comma-separated).
+/// FRAMES' `wikipedia_link_1` … `wikipedia_link_11+` cells, in order: each
+/// cell one link (a note after it kept for `wiki_link` to drop), but the last,
+/// which runs several together — split where a comma is followed by a link.
 fn wikipedia_link_cells(row: &Row<'_>) -> Vec<String> {
-    row.header
+    let starts_link = |rest: &str| {
+        let rest = rest.trim_start();
+        [
+            "http://",
+            "https://",
+            "en.wikipedia.org",
+            "en.m.wikipedia.org",
+            "www.",
+        ]
         .iter()
-        .zip(row.cells)
-        .filter(|(h, _)| h.starts_with("wikipedia_link_"))
-        .flat_map(|(_, c)| c.split(", "))
-        .map(str::to_string)
-        .collect()
+        .any(|p| rest.starts_with(p))
+    };
+    let mut out = Vec::new();
+    for (h, c) in row.header.iter().zip(row.cells) {
+        if !h.starts_with("wikipedia_link_") {
+            continue;
+        }
+        if h != "wikipedia_link_11+" {
+            out.push(c.to_string());
+            continue;
+        }
+        let mut start = 0;
+        for (i, _) in c.match_indices(',') {
+            if starts_link(&c[i + 1..]) {
+                out.push(c[start..i].to_string());
+                start = i + 1;
+            }
+        }
+        out.push(c[start..].to_string());
+    }
+    out.retain(|l| !l.trim().is_empty());
+    out
 }
 
 /// A FRAMES link as a URL: a trailing comma and a parenthesised note
