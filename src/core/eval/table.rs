@@ -227,6 +227,33 @@ pub fn question_row(s: &Scored) -> Vec<String> {
     ]
 }
 
+/// The per-question table of `r`: `QUESTION_HEAD`, and the judge's grade of
+/// each run when a judge ran (`—` for a run not graded).
+pub fn question_table(r: &EvalReport) -> (Vec<&'static str>, Vec<Vec<String>>) {
+    let judged = r.judge.is_some();
+    let mut head = QUESTION_HEAD.to_vec();
+    if judged {
+        head.push("grade");
+    }
+    let rows = r
+        .questions
+        .iter()
+        .map(|s| {
+            let mut row = question_row(s);
+            if judged {
+                let grade = s.grade.map_or("—", |g| g.as_str());
+                row.push(if s.run_id.is_some() {
+                    grade.to_string()
+                } else {
+                    String::new()
+                });
+            }
+            row
+        })
+        .collect();
+    (head, rows)
+}
+
 /// Columns padded to their widest cell, two spaces apart. A row's last cell
 /// with text (a not-run row's reason) runs on over the empty cells after it
 /// rather than widening its column for every row.
@@ -409,8 +436,8 @@ pub fn render(r: &EvalReport) -> String {
     aligned(&head, &rows, &mut text);
     text.push_str(&notes(r, false));
     text.push('\n');
-    let rows: Vec<Vec<String>> = r.questions.iter().map(question_row).collect();
-    aligned(&QUESTION_HEAD, &rows, &mut text);
+    let (head, rows) = question_table(r);
+    aligned(&head, &rows, &mut text);
     if !r.not_run.is_empty() || !r.pending.is_empty() {
         text.push('\n');
         unrun(r, &mut text);
@@ -462,8 +489,8 @@ pub fn markdown(r: &EvalReport) -> String {
         let _ = writeln!(text, "- {line}");
     }
     text.push('\n');
-    let rows: Vec<Vec<String>> = r.questions.iter().map(question_row).collect();
-    md_table(&QUESTION_HEAD, &rows, &mut text);
+    let (head, rows) = question_table(r);
+    md_table(&head, &rows, &mut text);
     if !r.not_run.is_empty() || !r.pending.is_empty() {
         text.push('\n');
         unrun(r, &mut text);
