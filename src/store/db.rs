@@ -11,7 +11,7 @@ use rusqlite::{Connection, TransactionBehavior};
 use crate::core::error::{Error, Result};
 
 /// Ordered migrations; index + 1 is the `user_version` after applying it.
-pub(crate) const MIGRATIONS: [&str; 18] = [
+pub(crate) const MIGRATIONS: [&str; 19] = [
     include_str!("migrations/0001_init.sql"),
     include_str!("migrations/0002_web.sql"),
     include_str!("migrations/0003_mcp.sql"),
@@ -30,6 +30,7 @@ pub(crate) const MIGRATIONS: [&str; 18] = [
     include_str!("migrations/0016_agent.sql"),
     include_str!("migrations/0017_eval_runner.sql"),
     include_str!("migrations/0018_cut.sql"),
+    include_str!("migrations/0019_eval_sets.sql"),
 ];
 
 /// The schema version a store is brought up to: the number of migrations.
@@ -261,7 +262,7 @@ mod tests {
         let counts: Vec<usize> = MIGRATIONS.iter().map(|m| statements(m).len()).collect();
         assert_eq!(
             counts,
-            vec![7, 4, 1, 5, 4, 2, 2, 2, 4, 3, 1, 1, 3, 2, 1, 1, 3, 5]
+            vec![7, 4, 1, 5, 4, 2, 2, 2, 4, 3, 1, 1, 3, 2, 1, 1, 3, 5, 11]
         );
     }
 }

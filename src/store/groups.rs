@@ -20,6 +20,8 @@ pub struct NewGroup {
     pub workspace: String,
     /// A cap on the group's total, in millionths of a dollar.
     pub max_usd_micro: Option<u64>,
+    /// Its runs are private (a private eval's): kept out of the search index.
+    pub private: bool,
 }
 
 /// One row of `run_groups`, with its refusals and its runs' ids.
@@ -45,12 +47,13 @@ pub struct GroupRow {
 /// what names it: an eval's question); its id.
 pub(super) fn insert_group(conn: &rusqlite::Connection, group: &NewGroup) -> Result<GroupId> {
     conn.execute(
-        "INSERT INTO run_groups (created_at, goal, workspace, max_usd_micro) VALUES (?1, ?2, ?3, ?4)",
+        "INSERT INTO run_groups (created_at, goal, workspace, max_usd_micro, private) VALUES (?1, ?2, ?3, ?4, ?5)",
         params![
             now(),
             group.goal,
             group.workspace,
-            group.max_usd_micro.map(super::db::stored)
+            group.max_usd_micro.map(super::db::stored),
+            group.private
         ],
     )
     .map_err(db_err("recording a new run group"))?;

@@ -22,6 +22,7 @@ mod evals;
 pub mod export;
 mod figures;
 mod groups;
+mod judgings;
 mod lease;
 mod runs;
 pub mod search;

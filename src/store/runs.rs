@@ -240,8 +240,11 @@ fn insert_run(conn: &rusqlite::Connection, run: &NewRun) -> Result<RunId> {
     };
     conn.execute(
         "INSERT INTO runs (started_at, goal, provider, model, web_json, parent_run_id, session_id, mcp_declared_json,
-           runner_pid, runner_host, runner_token, group_id, plan_json, agent)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+           runner_pid, runner_host, runner_token, group_id, plan_json, agent, private)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,
+           -- Private in a private group (an eval's), or spawned by a private run.
+           COALESCE((SELECT private FROM run_groups WHERE group_id = ?12), 0)
+             OR COALESCE((SELECT private FROM runs WHERE run_id = ?6), 0))",
         params![now(), run.goal, run.provider, run.model, run.web_json,
                 run.parent_run_id.map(|r| r.0), run.session_id, run.mcp_declared_json,
                 me.pid, me.host, me.token, run.group_id, plan_json, run.agent],

@@ -1,6 +1,8 @@
 //! Full-text search across every run (`search_index`, an FTS5 table): the goal,
 //! the model's text per step, server-side tools' queries and fetched URLs, and
-//! citations. Rows are indexed in the transaction that writes them. Words are
+//! citations. Rows are indexed in the transaction that writes them — except a
+//! private run's (`runs.private`: a run of a private eval, or spawned by one),
+//! which are never indexed. Words are
 //! searched as written (`core::query` reads the text: each word a phrase, a word
 //! of a script written without spaces looked for inside the text); a query
 //! that uses FTS5's syntax on purpose and cannot be parsed is a clear error
@@ -43,7 +45,21 @@ pub struct SearchQuery {
     pub rank: bool,
 }
 
+/// Whether `run` is private: nothing of it is indexed.
+fn private(tx: &Connection, run: RunId) -> Result<bool> {
+    tx.prepare_cached("SELECT private FROM runs WHERE run_id = ?1")
+        .and_then(|mut s| s.query_row([run.0], |r| r.get::<_, bool>(0)))
+        .or_else(|e| match e {
+            rusqlite::Error::QueryReturnedNoRows => Ok(false),
+            e => Err(e),
+        })
+        .map_err(db_err("indexing a run"))
+}
+
 pub(super) fn index_goal(tx: &Connection, run: RunId, goal: &str) -> Result<()> {
+    if private(tx, run)? {
+        return Ok(());
+    }
     tx.execute(
         "INSERT INTO search_index (kind, run_id, step, url, body) VALUES ('goal', ?1, 0, NULL, ?2)",
         params![run.0, goal],
@@ -83,6 +99,9 @@ fn insert(
     url: Option<&str>,
     body: &str,
 ) -> Result<()> {
+    if private(tx, run)? {
+        return Ok(());
+    }
     tx.prepare_cached(
         "INSERT INTO search_index (kind, run_id, step, url, body) VALUES (?1, ?2, ?3, ?4, ?5)",
     )
@@ -194,6 +213,12 @@ fn once_a_place(
 }
 
 impl Store {
+    /// Whether run `run` is private (a private eval's, or spawned by one):
+    /// nothing of it is indexed, and `export` leaves it out.
+    pub fn is_private(&self, run: RunId) -> Result<bool> {
+        private(&*self.lock()?, run)
+    }
+
     /// Hits for `q`, most recently recorded first (or best first with `rank`),
     /// one a place (run, step, kind, URL), at most `q.limit`.
     pub fn search(&self, q: &SearchQuery) -> Result<Vec<Hit>> {

@@ -379,14 +379,22 @@ fn answers(r: &ScriptedResponse, (vendor, responses): Route) -> bool {
 }
 
 /// The next response for this route: entries answering it, in order — those
-/// whose `match` the request's body holds, else those without a `match`.
+/// whose `match` the request's body holds (the longest such `match` only: a
+/// judge's prompt, which quotes the question, is told from the question by a
+/// longer one), else those without a `match`.
 fn pick(inner: &mut Inner, route: Route, body: &[u8]) -> Option<ScriptedResponse> {
     let holds = |needle: &str| {
         !needle.is_empty() && body.windows(needle.len()).any(|w| w == needle.as_bytes())
     };
     let routed = || inner.script.responses.iter().filter(|r| answers(r, route));
+    let held = |r: &&ScriptedResponse| r.matches.as_deref().is_some_and(holds);
+    let longest = routed()
+        .filter(held)
+        .filter_map(|r| r.matches.as_ref().map(String::len))
+        .max();
     let mut eligible: Vec<&ScriptedResponse> = routed()
-        .filter(|r| r.matches.as_deref().is_some_and(holds))
+        .filter(held)
+        .filter(|r| r.matches.as_ref().map(String::len) == longest)
         .collect();
     if eligible.is_empty() {
         eligible = routed().filter(|r| r.matches.is_none()).collect();

@@ -236,7 +236,9 @@ fn an_eval_opens_on_compare_in_a_real_terminal_and_e_writes_its_matrix() {
     press(b"\r");
     let matrix = screen.wait_for(&["eval 1 · demo", "accuracy", "gemini"]);
     // At 100 columns the matrix is two tables (scores, then money and time).
-    assert!(matrix.contains("question rows 1–11 of 20"), "{matrix}");
+    // The set and subset take a line above it.
+    assert!(matrix.contains("set jsonl · all 5"), "{matrix}");
+    assert!(matrix.contains("question rows 1–10 of 20"), "{matrix}");
     assert!(matrix.contains("total cost"), "{matrix}");
     press(b"e");
     // The hint line names the file already: wait for the status line's word.

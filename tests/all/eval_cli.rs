@@ -117,9 +117,15 @@ fn csv_and_markdown_carry_the_same_rows() {
     ]));
     assert_eq!(code, 0, "{err}");
     let lines: Vec<&str> = csv.lines().collect();
-    assert!(lines[0].starts_with("eval_id,id,vendor,run_id,outcome,correct,url_recall"));
+    assert!(lines[0].starts_with(
+        "eval_id,set,revision,subset,id,vendor,run_id,outcome,correct,lower_bound,set_recall"
+    ));
     assert_eq!(lines.len(), 1 + 5 * 2);
-    assert!(lines[1].contains(",q1,anthropic,"), "{}", lines[1]);
+    assert!(
+        lines[1].starts_with("1,jsonl,,all 5,q1,anthropic,"),
+        "{}",
+        lines[1]
+    );
     let (code, md, err) = run(at(dir.path()).args([
         "eval",
         "--demo",
@@ -355,6 +361,7 @@ fn a_resolved_redirect_counts_for_url_recall() {
             goal: "Which crate?".into(),
             workspace: ".".into(),
             max_usd_micro: None,
+            private: false,
         })
         .unwrap();
     let run = store
@@ -396,7 +403,9 @@ fn a_resolved_redirect_counts_for_url_recall() {
                 question: "Which crate?".into(),
                 answers: vec![],
                 urls: vec![gold.into()],
+                ..Question::default()
             }],
+            ..NewEval::default()
         })
         .unwrap();
     store.eval_question_done(eval_id, "q1", group).unwrap();

@@ -45,6 +45,8 @@ mod embedded_v4;
 mod eval_bounds;
 mod eval_cli;
 mod eval_resume;
+mod eval_sets;
+mod eval_sets_cli;
 mod eval_truth;
 mod exit_codes;
 mod fault_matrix;
