@@ -137,6 +137,7 @@ fn to_screen(c: &mut Criterion) {
             resumed: false,
             agent: None,
             web: None,
+            no_local_tools: None,
         }),
     );
     update(&mut state, start(EventKind::RequestSent { attempt: 1 }));

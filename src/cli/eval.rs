@@ -27,7 +27,7 @@ pub struct EvalArgs {
     /// The question set: JSON Lines, one `{"id", "question", "answers", "urls"}`
     /// a line (`answers` and `urls` optional). With --demo, the bundled set when omitted.
     pub file: Option<PathBuf>,
-    /// The vendors, e.g. anthropic,openai,openrouter,gemini (--demo: all four).
+    /// The vendors, e.g. anthropic,openai,openrouter,gemini,xai,perplexity (--demo: all six).
     #[arg(long, value_delimiter = ',')]
     pub providers: Vec<String>,
     /// At most this many runs at once, across questions (default 4).
@@ -223,7 +223,7 @@ fn vendors(names: &[String], demo: bool) -> Result<Vec<Vendor>> {
     })?;
     if named.is_empty() {
         return Err(Error::config(
-            "--providers names no vendor that exists: give one or more of anthropic,openai,openrouter,gemini",
+            "--providers names no vendor that exists: give one or more of anthropic,openai,openrouter,gemini,xai,perplexity",
         ));
     }
     Ok(named)

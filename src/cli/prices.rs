@@ -22,8 +22,17 @@ pub fn prices(config: Option<PathBuf>, json: bool) -> Result<()> {
     }
     let rate = |v: Option<f64>| v.map_or_else(|| "—".to_string(), |v| format!("{v}"));
     let mut text = format!(
-        "{:<10}  {:<18}  {:>6}  {:>6}  {:>7}  {:>6}  {:>7}  {:>6}  {:<10}  source",
-        "vendor", "model", "input", "output", "c.write", "c.read", "search", "fetch", "read on"
+        "{:<10}  {:<18}  {:>6}  {:>6}  {:>7}  {:>6}  {:>7}  {:>6}  {:>7}  {:<10}  source",
+        "vendor",
+        "model",
+        "input",
+        "output",
+        "c.write",
+        "c.read",
+        "search",
+        "fetch",
+        "request",
+        "read on"
     );
     text.push('\n');
     for r in table.rows() {
@@ -34,7 +43,7 @@ pub fn prices(config: Option<PathBuf>, json: bool) -> Result<()> {
         }
         let _ = writeln!(
             text,
-            "{:<10}  {:<18}  {:>6}  {:>6}  {:>7}  {:>6}  {:>7}  {:>6}  {:<10}  {source}",
+            "{:<10}  {:<18}  {:>6}  {:>6}  {:>7}  {:>6}  {:>7}  {:>6}  {:>7}  {:<10}  {source}",
             r.vendor.map_or("—", |v| v.as_str()),
             r.model,
             p.input_per_mtok,
@@ -45,12 +54,13 @@ pub fn prices(config: Option<PathBuf>, json: bool) -> Result<()> {
             p.per_grounded_prompt
                 .map_or_else(|| rate(p.per_search_request), |v| format!("{v}/req")),
             rate(p.per_fetch_request),
+            rate(p.per_request),
             r.read_on.as_deref().unwrap_or("—"),
         );
     }
     let _ = writeln!(
         text,
-        "US dollars: tokens per million, searches and fetches per request (`/req`: once per request that searched at all, however many searches). A model not listed has no price: its cost shows — until [prices.\"MODEL\"] in io.toml states one. The vendor's invoice is the authority."
+        "US dollars: tokens per million, searches and fetches per request (`/req`: once per request that searched at all, however many searches), request: a fee every request pays, searched or not. A model not listed has no price: its cost shows — until [prices.\"MODEL\"] in io.toml states one. The vendor's invoice is the authority."
     );
     out::print(&text)
 }

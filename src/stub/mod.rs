@@ -1,4 +1,4 @@
-//! The loopback stub vendor: serves the three vendors' endpoints on a local
+//! The loopback stub vendor: serves the six vendors' endpoints on a local
 //! address, answering each request with the next scripted response, and records
 //! every request it got (API-key headers redacted). Tests and the console's offline
 //! demo use it; `io-harness stub-vendor` runs it standalone.
@@ -221,10 +221,23 @@ async fn requests(State(shared): State<Shared>) -> Response {
     axum::Json(list).into_response()
 }
 
-/// Which vendor a path belongs to, and whether it is OpenAI's Responses path (the
-/// one wire with a path of its own; the other wires share their vendor's path and
-/// response shape).
+/// Which vendor a path belongs to, and whether it is the path of a wire of its
+/// own (OpenAI's Responses, Perplexity's Sonar) rather than the vendor's default
+/// wire's; the other wires share their vendor's path and response shape.
 type Route = (Vendor, bool);
+
+/// Whether a wire has a path of its own, apart from its vendor's default wire.
+fn own_path(w: Wire) -> bool {
+    w.path() != Wire::spec(w.vendor()).path()
+}
+
+/// The wire whose answers a route's requests get.
+pub(crate) fn wire_of((vendor, own): Route) -> Wire {
+    Wire::ALL
+        .into_iter()
+        .find(|w| w.vendor() == vendor && own && own_path(*w))
+        .unwrap_or(Wire::spec(vendor))
+}
 
 fn route_of(path: &str) -> Option<Route> {
     if gemini_method(path).is_some() {
@@ -235,6 +248,9 @@ fn route_of(path: &str) -> Option<Route> {
         "/v1/chat/completions" => Some((Vendor::OpenAi, false)),
         "/v1/responses" => Some((Vendor::OpenAi, true)),
         "/api/v1/chat/completions" => Some((Vendor::OpenRouter, false)),
+        "/xai/v1/responses" => Some((Vendor::Xai, false)),
+        "/perplexity/v1/agent" | "/perplexity/v1/responses" => Some((Vendor::Perplexity, false)),
+        "/perplexity/chat/completions" => Some((Vendor::Perplexity, true)),
         _ => None,
     }
 }
@@ -267,7 +283,7 @@ async fn answer(
         return json_error(
             StatusCode::NOT_FOUND,
             &format!(
-                "the stub serves /v1/messages, /v1/chat/completions, /v1/responses, /api/v1/chat/completions and /v1beta/models/MODEL:generateContent (or :streamGenerateContent), not {path}"
+                "the stub serves /v1/messages, /v1/chat/completions, /v1/responses, /api/v1/chat/completions, /v1beta/models/MODEL:generateContent (or :streamGenerateContent), /xai/v1/responses, /perplexity/v1/agent and /perplexity/chat/completions, not {path}"
             ),
         );
     };
@@ -372,7 +388,7 @@ fn emulate(
 /// spec path; one naming neither answers anything.
 fn answers(r: &ScriptedResponse, (vendor, responses): Route) -> bool {
     match (r.wire, r.vendor) {
-        (Some(w), _) => w.vendor() == vendor && (w == Wire::OpenAiResponses) == responses,
+        (Some(w), _) => w.vendor() == vendor && own_path(w) == responses,
         (None, Some(v)) => v == vendor && !responses,
         (None, None) => true,
     }

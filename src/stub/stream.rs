@@ -12,7 +12,7 @@ use axum::body::{Body, Bytes};
 use axum::response::Response;
 
 use super::script::{ScriptedResponse, StreamScript};
-use crate::core::vendor::{Vendor, Wire};
+use crate::core::vendor::Vendor;
 use crate::core::wire::stream::render::render;
 
 /// Whether a request body asks for a stream.
@@ -38,12 +38,7 @@ pub(super) fn frames(r: &ScriptedResponse, vendor: Vendor, responses: bool) -> O
                 .collect(),
         );
     }
-    let wire = if responses {
-        Wire::OpenAiResponses
-    } else {
-        Wire::spec(vendor)
-    };
-    render(wire, &r.body).ok()
+    render(super::wire_of((vendor, responses)), &r.body).ok()
 }
 
 /// The streamed response: `text/event-stream`, each event after its delay.

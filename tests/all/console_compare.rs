@@ -62,6 +62,7 @@ fn one_key_runs_every_vendor_that_carries_the_declaration_and_shows_the_refusal(
             resumed: false,
             agent: None,
             web: None,
+            no_local_tools: None,
         },
         EventKind::ServerToolUsed {
             provider: Vendor::Anthropic,

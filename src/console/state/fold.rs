@@ -28,8 +28,15 @@ impl RunView {
                 provider,
                 model,
                 resumed,
+                no_local_tools,
                 ..
-            } => self.started(event.run_id, goal, *provider, model, *resumed),
+            } => {
+                self.started(event.run_id, goal, *provider, model, *resumed);
+                if let Some(why) = no_local_tools {
+                    let line = format!("no local tools offered: {why}");
+                    self.log.push((0, line, Tone::Muted));
+                }
+            }
             EventKind::StepStarted { observations } => {
                 let s = if *observations == 1 { "" } else { "s" };
                 let line = format!("step {step}: request with {observations} observation{s}");

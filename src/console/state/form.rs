@@ -106,6 +106,13 @@ pub struct Form {
     pub blocked: Vec<String>,
     /// Where the user is (`[web] location`): carried as io.toml states it.
     pub location: Option<crate::core::web::Location>,
+    /// X search with its handles and days (`[web] x_search`, xAI's): carried as
+    /// io.toml states it, shown beside search.
+    pub x: (
+        bool,
+        crate::core::web::XHandles,
+        Option<crate::core::web::DateRange>,
+    ),
     /// Workspace.
     pub workspace: String,
     /// Verification file (empty: none).
@@ -206,6 +213,7 @@ impl Form {
             allowed: web.allowed_domains,
             blocked: web.blocked_domains,
             location: web.location,
+            x: (web.x_search, web.x_handles, web.x_dates),
             workspace: contract.workspace.display().to_string(),
             verify_file,
             verify_contains,
@@ -234,6 +242,9 @@ impl Form {
             allowed_domains: self.allowed.clone(),
             blocked_domains: self.blocked.clone(),
             location: self.location.clone(),
+            x_search: self.x.0,
+            x_handles: self.x.1.clone(),
+            x_dates: self.x.2.clone(),
         }
     }
 

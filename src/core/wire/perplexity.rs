@@ -1,0 +1,211 @@
+//! What Perplexity's two wires share (`perplexity_agent`, `perplexity_sonar`):
+//! how its answers cite — `[n]` markers in the text, each naming one source of
+//! the list the answer came with (Sonar's `citations`, the Agent API's
+//! `search_results` by `id`) — its `<think>` blocks, its own cost in dollars, and
+//! the domain filter it takes (`search_domain_filter`, a blocked domain written
+//! with a leading `-`).
+//!
+//! The sources and the markers do not always pair one to one: a source may be
+//! cited by no marker, and a marker may name no source. Every source is kept as
+//! a citation; those a marker names carry the sentence that cites them as their
+//! cited text, and each marker is a claim over that sentence — so which sources
+//! the answer cited, and for what, is told apart from what the search merely
+//! found. Pure: no I/O.
+
+use serde_json::Value;
+
+use crate::core::completion::{Citation, Claim};
+use crate::core::web::WebAccess;
+
+/// One source an answer came with: its URL, its title where given, and the
+/// number its `[n]` markers name it by.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Source {
+    /// What `[n]` names it by (Sonar: its 1-based place; the Agent API: its `id`).
+    pub n: u64,
+    /// Where it is.
+    pub url: String,
+    /// Its title, where the vendor gave one.
+    pub title: Option<String>,
+}
+
+/// `search_domain_filter`: the allow-list as written, or the block-list each
+/// with a leading `-` (the vendor takes one or the other, never both).
+pub(crate) fn domain_filter(web: &WebAccess) -> Vec<String> {
+    let (allowed, blocked) = web.vendor_filter();
+    if allowed.is_empty() {
+        blocked.into_iter().map(|h| format!("-{h}")).collect()
+    } else {
+        allowed
+    }
+}
+
+/// The answer without its `<think>` blocks (a reasoning model's chain of
+/// thought, inline in the content): those stay in the answer's blocks, apart
+/// from the answer. An unclosed block runs to the end.
+pub(crate) fn without_think(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(open) = rest.find("<think>") {
+        out.push_str(&rest[..open]);
+        rest = match rest[open..].find("</think>") {
+            Some(close) => &rest[open + close + "</think>".len()..],
+            None => "",
+        };
+    }
+    out.push_str(rest);
+    if out.len() == text.len() {
+        return out;
+    }
+    out.trim_start().to_string()
+}
+
+/// The `[n]` markers of `text`: for each run of adjacent markers (`[2][3]`),
+/// where the run starts and the numbers in it.
+fn markers(text: &str) -> Vec<(usize, Vec<u64>)> {
+    let bytes = text.as_bytes();
+    let mut out: Vec<(usize, Vec<u64>)> = Vec::new();
+    let mut run_end = None;
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'[' {
+            i += 1;
+            continue;
+        }
+        let digits = bytes[i + 1..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count();
+        let close = i + 1 + digits;
+        let number = (digits > 0 && digits < 5 && bytes.get(close) == Some(&b']'))
+            .then(|| text[i + 1..close].parse::<u64>().ok())
+            .flatten();
+        let Some(n) = number else {
+            i += 1;
+            continue;
+        };
+        match out.last_mut() {
+            Some((_, ns)) if run_end == Some(i) => ns.push(n),
+            _ => out.push((i, vec![n])),
+        }
+        i = close + 1;
+        run_end = Some(i);
+    }
+    out
+}
+
+/// The claims of the answer's markers: each run of markers claims the sentence
+/// before it (back to the previous marker, a line break or the end of a
+/// sentence), for the sources its numbers name; numbers naming no source are
+/// passed over.
+pub(crate) fn claims(text: &str, sources: &[Source]) -> Vec<Claim> {
+    let mut claims = Vec::new();
+    let mut last_end = 0;
+    for (at, numbers) in markers(text) {
+        let start = sentence_start(text, last_end, at);
+        let end = text[..at].trim_end().len();
+        for n in numbers {
+            if let Some(s) = sources.iter().find(|s| s.n == n) {
+                if end > start {
+                    Claim::add(&mut claims, text, start, end, &s.url);
+                }
+            }
+        }
+        last_end = text[at..]
+            .find(|c: char| c != '[' && c != ']' && !c.is_ascii_digit())
+            .map_or(text.len(), |k| at + k);
+    }
+    claims
+}
+
+/// Where the sentence ending at `at` begins: after the last sentence end (`. `,
+/// `! `, `? `) or line break between `from` and `at`, leading white space
+/// skipped; the sentence's own closing mark (`types.[7]`) is not its start.
+fn sentence_start(text: &str, from: usize, at: usize) -> usize {
+    let from = from.min(at);
+    let piece = &text[from..at];
+    let body = piece.trim_end_matches(['.', '!', '?', ' ']);
+    let cut = ['\n', '.', '!', '?']
+        .iter()
+        .filter_map(|c| {
+            body.rmatch_indices(*c)
+                .find(|(k, _)| *c == '\n' || body[k + 1..].starts_with(char::is_whitespace))
+                .map(|(k, _)| k + 1)
+        })
+        .max()
+        .unwrap_or(0);
+    let lead = body[cut..].len() - body[cut..].trim_start().len();
+    from + cut + lead
+}
+
+/// Every source as a citation, in order, each URL once; a source a marker names
+/// carries the first span that cites it as its cited text.
+pub(crate) fn citations(text: &str, sources: &[Source], claims: &[Claim]) -> Vec<Citation> {
+    let mut out: Vec<Citation> = Vec::new();
+    for s in sources {
+        if out.iter().any(|c| c.url == s.url) {
+            continue;
+        }
+        let cited = claims
+            .iter()
+            .find(|c| c.urls.contains(&s.url))
+            .map(|c| c.text(text).to_string())
+            .filter(|t| !t.is_empty());
+        out.push(Citation {
+            url: s.url.clone(),
+            title: s.title.clone().filter(|t| !t.trim().is_empty()),
+            cited_text: cited,
+        });
+    }
+    out
+}
+
+/// A cost in US dollars as millionths: `None` for anything that is not a
+/// finite, non-negative amount.
+pub(crate) fn micro_usd(v: Option<&Value>) -> Option<u64> {
+    v.and_then(Value::as_f64)
+        .filter(|c| c.is_finite() && *c >= 0.0 && *c < 1e9)
+        .map(|c| (c * 1e6).round() as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn source(n: u64, url: &str) -> Source {
+        Source {
+            n,
+            url: url.into(),
+            title: None,
+        }
+    }
+
+    #[test]
+    fn a_marker_claims_its_sentence_and_a_run_names_each_source() {
+        let text = "First fact.[1] Second fact, twice cited.[2][3]\n- a list item[9]";
+        let sources = [source(1, "a"), source(2, "b"), source(3, "c")];
+        let claims = claims(text, &sources);
+        let spans: Vec<(&str, Vec<String>)> = claims
+            .iter()
+            .map(|c| (c.text(text), c.urls.clone()))
+            .collect();
+        assert_eq!(
+            spans,
+            [
+                ("First fact.", vec!["a".to_string()]),
+                ("Second fact, twice cited.", vec!["b".into(), "c".into()]),
+            ]
+        );
+        let cites = citations(text, &sources, &claims);
+        assert_eq!(cites.len(), 3);
+        assert_eq!(cites[2].cited_text.as_deref(), Some("Second fact, twice cited."));
+    }
+
+    #[test]
+    fn think_blocks_are_kept_apart_and_brackets_that_are_not_markers_stay() {
+        assert_eq!(without_think("<think>why</think>\n\nAnswer [x]."), "Answer [x].");
+        assert_eq!(without_think("no thoughts"), "no thoughts");
+        assert_eq!(without_think("Answer<think>cut off"), "Answer");
+        assert!(markers("a [link](u) and [2024 ] and []").is_empty());
+    }
+}
