@@ -369,6 +369,12 @@ pub fn instead(wire: Wire, feature: Feature, allowed: &[String], blocked: &[Stri
 /// The spec's exact refusal texts, on the spec's wires.
 fn spec_text(vendor: Vendor, feature: Feature, allowed: &[String], blocked: &[String]) -> String {
     match (vendor, feature) {
+        // No spec wire refuses a cap or a location (the table says how each
+        // carries them); X search is newer than the spec's texts.
+        (_, Feature::Cap | Feature::Location | Feature::XSearch) => {
+            let wire = Wire::spec(vendor);
+            new_wire_text(wire, feature, &instead(wire, feature, allowed, blocked))
+        }
         (Vendor::OpenAi, Feature::Fetch) => "provider \"openai\" cannot fetch pages — its Chat \
              Completions API has no provider-executed fetch tool; turn fetch off, or use provider \
              \"anthropic\" to fetch. No request was sent."
@@ -393,12 +399,6 @@ fn spec_text(vendor: Vendor, feature: Feature, allowed: &[String], blocked: &[St
              request was sent.",
             blocked.join(", ")
         ),
-        // No spec wire refuses a cap or a location (the table says how each
-        // carries them).
-        (_, Feature::Cap | Feature::Location | Feature::XSearch) => {
-            let wire = Wire::spec(vendor);
-            new_wire_text(wire, feature, &instead(wire, feature, allowed, blocked))
-        }
     }
 }
 

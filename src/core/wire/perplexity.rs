@@ -125,11 +125,18 @@ fn sentence_start(text: &str, from: usize, at: usize) -> usize {
     let from = from.min(at);
     let piece = &text[from..at];
     let body = piece.trim_end_matches(['.', '!', '?', ' ']);
+    // A mark ends a sentence where white space and a word not in lower case
+    // follow it (`U.S. data` goes on; `sources. Recent` does not).
+    let ends = |k: usize| {
+        let after = &body[k + 1..];
+        let next = after.trim_start();
+        after.starts_with(char::is_whitespace) && !next.starts_with(char::is_lowercase)
+    };
     let cut = ['\n', '.', '!', '?']
         .iter()
         .filter_map(|c| {
             body.rmatch_indices(*c)
-                .find(|(k, _)| *c == '\n' || body[k + 1..].starts_with(char::is_whitespace))
+                .find(|(k, _)| *c == '\n' || ends(*k))
                 .map(|(k, _)| k + 1)
         })
         .max()

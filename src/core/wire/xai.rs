@@ -325,7 +325,7 @@ pub(crate) fn server_call(item: &Value) -> Option<ServerToolCall> {
 /// JSON arguments' (or input's) query or URL; an empty query says nothing.
 pub(crate) fn call_input(item: &Value) -> Option<String> {
     let from = |v: &Value| {
-        ["query", "url", "username", "post_id"]
+        ["query", "url", "video_url", "username", "post_id"]
             .iter()
             .find_map(|k| str_field(v, k))
             .filter(|q| !q.trim().is_empty())
