@@ -21,8 +21,10 @@ pub fn prices(config: Option<PathBuf>, json: bool) -> Result<()> {
         return out::print(&io_harness::core::text::json_visible(&text));
     }
     let rate = |v: Option<f64>| v.map_or_else(|| "—".to_string(), |v| format!("{v}"));
+    // The model column as wide as its longest name.
+    let w = table.rows().map(|r| r.model.chars().count()).max().unwrap_or(0).max(18);
     let mut text = format!(
-        "{:<10}  {:<18}  {:>6}  {:>6}  {:>7}  {:>6}  {:>7}  {:>6}  {:>7}  {:<10}  source",
+        "{:<10}  {:<w$}  {:>6}  {:>6}  {:>7}  {:>6}  {:>7}  {:>6}  {:>7}  {:<10}  source",
         "vendor",
         "model",
         "input",
@@ -43,7 +45,7 @@ pub fn prices(config: Option<PathBuf>, json: bool) -> Result<()> {
         }
         let _ = writeln!(
             text,
-            "{:<10}  {:<18}  {:>6}  {:>6}  {:>7}  {:>6}  {:>7}  {:>6}  {:>7}  {:<10}  {source}",
+            "{:<10}  {:<w$}  {:>6}  {:>6}  {:>7}  {:>6}  {:>7}  {:>6}  {:>7}  {:<10}  {source}",
             r.vendor.map_or("—", |v| v.as_str()),
             r.model,
             p.input_per_mtok,

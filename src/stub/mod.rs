@@ -226,19 +226,6 @@ async fn requests(State(shared): State<Shared>) -> Response {
 /// wire's; the other wires share their vendor's path and response shape.
 type Route = (Vendor, bool);
 
-/// Whether a wire has a path of its own, apart from its vendor's default wire.
-fn own_path(w: Wire) -> bool {
-    w.path() != Wire::spec(w.vendor()).path()
-}
-
-/// The wire whose answers a route's requests get.
-pub(crate) fn wire_of((vendor, own): Route) -> Wire {
-    Wire::ALL
-        .into_iter()
-        .find(|w| w.vendor() == vendor && own && own_path(*w))
-        .unwrap_or(Wire::spec(vendor))
-}
-
 fn route_of(path: &str) -> Option<Route> {
     if gemini_method(path).is_some() {
         return Some((Vendor::Gemini, false));
@@ -388,7 +375,7 @@ fn emulate(
 /// spec path; one naming neither answers anything.
 fn answers(r: &ScriptedResponse, (vendor, responses): Route) -> bool {
     match (r.wire, r.vendor) {
-        (Some(w), _) => w.vendor() == vendor && own_path(w) == responses,
+        (Some(w), _) => w.vendor() == vendor && stream::own_path(w) == responses,
         (None, Some(v)) => v == vendor && !responses,
         (None, None) => true,
     }

@@ -46,7 +46,7 @@ fn present_means_carried_and_absent_means_none() {
 fn unknown_keys_name_key_line_and_table() {
     assert_eq!(
         err("provider = \"anthropic\"\n\n[web]\nsearch = true\nblocked_domain = [\"x\"]\n"),
-        "io.toml:5: unknown key `blocked_domain` in [web]; expected one of: search, fetch, max_uses, allowed_domains, blocked_domains, from_policy, location"
+        "io.toml:5: unknown key `blocked_domain` in [web]; expected one of: search, fetch, max_uses, allowed_domains, blocked_domains, from_policy, location, x_search, x_handles, x_dates"
     );
     assert_eq!(
         err("providr = \"anthropic\"\n"),

@@ -96,26 +96,40 @@ fn markers(text: &str) -> Vec<(usize, Vec<u64>)> {
 
 /// The claims of the answer's markers: each run of markers claims the sentence
 /// before it (back to the previous marker, a line break or the end of a
-/// sentence), for the sources its numbers name; numbers naming no source are
-/// passed over.
+/// sentence) and the markers themselves (so a sentence splitter that parts
+/// `sources.[2][3]` after the full stop finds the markers cited too), for the
+/// sources its numbers name; numbers naming no source are passed over.
 pub(crate) fn claims(text: &str, sources: &[Source]) -> Vec<Claim> {
     let mut claims = Vec::new();
     let mut last_end = 0;
     for (at, numbers) in markers(text) {
         let start = sentence_start(text, last_end, at);
-        let end = text[..at].trim_end().len();
+        let end = text[at..]
+            .find(|c: char| c != '[' && c != ']' && !c.is_ascii_digit())
+            .map_or(text.len(), |k| at + k);
         for n in numbers {
             if let Some(s) = sources.iter().find(|s| s.n == n) {
-                if end > start {
+                if at > start {
                     Claim::add(&mut claims, text, start, end, &s.url);
                 }
             }
         }
-        last_end = text[at..]
-            .find(|c: char| c != '[' && c != ']' && !c.is_ascii_digit())
-            .map_or(text.len(), |k| at + k);
+        last_end = end;
     }
     claims
+}
+
+/// A claimed span without its markers: the sentence that cites.
+pub(crate) fn without_markers(span: &str) -> &str {
+    let mut s = span.trim_end();
+    while let Some(rest) = s.strip_suffix(']') {
+        let digits = rest.len() - rest.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+        match rest[..rest.len() - digits].strip_suffix('[') {
+            Some(before) if digits > 0 => s = before.trim_end(),
+            _ => break,
+        }
+    }
+    s
 }
 
 /// Where the sentence ending at `at` begins: after the last sentence end (`. `,
@@ -156,7 +170,7 @@ pub(crate) fn citations(text: &str, sources: &[Source], claims: &[Claim]) -> Vec
         let cited = claims
             .iter()
             .find(|c| c.urls.contains(&s.url))
-            .map(|c| c.text(text).to_string())
+            .map(|c| without_markers(c.text(text)).to_string())
             .filter(|t| !t.is_empty());
         out.push(Citation {
             url: s.url.clone(),
@@ -194,7 +208,7 @@ mod tests {
         let claims = claims(text, &sources);
         let spans: Vec<(&str, Vec<String>)> = claims
             .iter()
-            .map(|c| (c.text(text), c.urls.clone()))
+            .map(|c| (without_markers(c.text(text)), c.urls.clone()))
             .collect();
         assert_eq!(
             spans,
@@ -203,6 +217,7 @@ mod tests {
                 ("Second fact, twice cited.", vec!["b".into(), "c".into()]),
             ]
         );
+        assert_eq!(claims[1].text(text), "Second fact, twice cited.[2][3]");
         let cites = citations(text, &sources, &claims);
         assert_eq!(cites.len(), 3);
         assert_eq!(cites[2].cited_text.as_deref(), Some("Second fact, twice cited."));

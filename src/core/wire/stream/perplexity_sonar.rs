@@ -144,7 +144,8 @@ impl WireAssembler for Sonar {
 /// A Sonar body as Perplexity streams it: its text in pieces, each chunk with
 /// the citations and search results and a running usage priced at zero; a
 /// `: ping` comment after the first; the last chunk `chat.completion.done` with
-/// the finish reason and the real usage. Events end in `\r\n`, as recorded.
+/// the finish reason and the real usage. (The recorded CRLF line ends are
+/// assembled in the tests from the recorded bytes.)
 pub(super) fn render(v: &Value) -> Vec<String> {
     let mut top = v.as_object().cloned().unwrap_or_default();
     top.remove("choices");
@@ -176,7 +177,7 @@ pub(super) fn render(v: &Value) -> Vec<String> {
             c.insert("usage".into(), u.clone());
         }
         c.insert("choices".into(), json!([choice]));
-        format!("data: {}\r\n\r\n", Value::Object(c))
+        format!("data: {}\n\n", Value::Object(c))
     };
     let mut out = Vec::new();
     for (i, piece) in pieces(text).into_iter().enumerate() {
@@ -186,7 +187,7 @@ pub(super) fn render(v: &Value) -> Vec<String> {
             json!({"index": 0, "delta": {"role": "assistant", "content": piece}, "finish_reason": null}),
         ));
         if i == 0 {
-            out.push(": ping\r\n\r\n".to_string());
+            out.push(": ping\n\n".to_string());
         }
     }
     let reason = choice.get("finish_reason").cloned().unwrap_or(json!("stop"));
