@@ -23,7 +23,7 @@ use serde::Serialize;
 use tokio::sync::oneshot;
 
 use crate::core::error::{Error, Result};
-use crate::core::vendor::{Vendor, Wire};
+use crate::core::vendor::Vendor;
 pub use script::{Script, ScriptedResponse, StreamScript};
 
 /// One request the stub received.

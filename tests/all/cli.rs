@@ -135,7 +135,7 @@ fn a_config_error_names_file_line_and_key() {
     assert_eq!(code, 2);
     assert_eq!(
         err.trim_end(),
-        "unknown provider \"mistral\"; use one of: anthropic, openai, openrouter, gemini"
+        "unknown provider \"mistral\"; use one of: anthropic, openai, openrouter, gemini, xai, perplexity"
     );
 }
 

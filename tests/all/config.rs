@@ -54,7 +54,7 @@ fn unknown_keys_name_key_line_and_table() {
     );
     assert_eq!(
         err("[providers.anthropic]\nmodel = \"m\"\napi_key = \"sk-...\"\n"),
-        "io.toml:3: unknown key `api_key` in [providers.anthropic]; expected one of: model, base_url, api_key_env, max_tokens, max_response_bytes, request_timeout_secs, api, web_tools, stream, idle_timeout_secs, responses_state"
+        "io.toml:3: unknown key `api_key` in [providers.anthropic]; expected one of: model, base_url, api_key_env, max_tokens, max_response_bytes, request_timeout_secs, api, web_tools, stream, idle_timeout_secs, responses_state, search_classifier, search_recency_filter, search_context_size"
     );
     assert!(err("[providers.mistral]\nmodel = \"m\"\n").starts_with("io.toml:1: unknown name `mistral` in [providers]; expected one of: anthropic, openai, openrouter"), "{}", err("[providers.mistral]\nmodel = \"m\"\n"));
 }

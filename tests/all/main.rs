@@ -72,6 +72,7 @@ mod telemetry;
 mod terminal_text;
 mod tools;
 mod untrusted_input;
+mod vendors_run;
 mod vocabulary;
 mod wire_decode;
 mod wire_decode_wires;
