@@ -180,6 +180,9 @@ fn agent_web(root: &WebAccess, own: Option<&WebAccess>) -> (String, bool) {
             if web.fetch {
                 parts.push("fetch".to_string());
             }
+            if web.x_search {
+                parts.push("X search".to_string());
+            }
             if let Some(n) = web.max_uses {
                 parts.push(format!("max {n}"));
             }
