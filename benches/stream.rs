@@ -32,12 +32,14 @@ fn body(wire: Wire) -> Vec<u8> {
                         {"type":"output_text","text": sentence.repeat(8 * n),"logprobs":[],
                          "annotations":[{"type":"url_citation","url":"https://crates.io/crates/io-harness","title":"https://crates.io/crates/io-harness","start_index":0,"end_index":0}]}]}],
                 "usage":{"input_tokens":100,"output_tokens":200,"cost_in_usd_ticks":1000000,"server_side_tool_usage_details":{"web_search_calls":1}}}),
-            Vendor::Perplexity if wire == Wire::PerplexityAgent => json!({"id":"resp_b","object":"response",
+            Vendor::Perplexity if wire == Wire::PerplexityAgent => {
+                json!({"id":"resp_b","object":"response",
                 "status":"completed","model":"perplexity/sonar","output":[
                     {"type":"search_results","queries":["io-harness release"],"results":[{"id":1,"url":"https://crates.io/crates/io-harness","title":"io-harness","snippet":"0.22.0"}]},
                     {"type":"message","id":"msg_b","status":"completed","role":"assistant","content":[
                         {"type":"output_text","text": format!("{}[1]", sentence.repeat(8 * n)),"annotations":[]}]}],
-                "usage":{"input_tokens":100,"output_tokens":200,"cost":{"total_cost":0.006},"tool_calls_details":{"search_web":{"invocation":1}}}}),
+                "usage":{"input_tokens":100,"output_tokens":200,"cost":{"total_cost":0.006},"tool_calls_details":{"search_web":{"invocation":1}}}})
+            }
             Vendor::Perplexity => json!({"id":"sonar-b","object":"chat.completion","model":"sonar",
                 "citations":["https://crates.io/crates/io-harness"],
                 "search_results":[{"url":"https://crates.io/crates/io-harness","title":"io-harness"}],

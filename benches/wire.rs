@@ -123,7 +123,10 @@ fn gemini(c: &mut Criterion) {
 /// it: `data:` lines, with a final `data: [DONE]` where the vendor sends one.
 fn framed(lines: &[u8], done: bool) -> Vec<u8> {
     let mut out = String::new();
-    for line in String::from_utf8_lossy(lines).lines().filter(|l| !l.trim().is_empty()) {
+    for line in String::from_utf8_lossy(lines)
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+    {
         out.push_str("data: ");
         out.push_str(line);
         out.push_str("\n\n");
@@ -148,7 +151,10 @@ fn recorded(c: &mut Criterion, group: &str, wire: Wire, body: &[u8], stream: &[u
     };
     let mut g = c.benchmark_group(group);
     g.bench_function(
-        format!("baseline: serde_json::from_slice the {} B body to Value", body.len()),
+        format!(
+            "baseline: serde_json::from_slice the {} B body to Value",
+            body.len()
+        ),
         |b| b.iter(|| serde_json::from_slice::<serde_json::Value>(black_box(body))),
     );
     g.bench_function(format!("{group} decode"), |b| {

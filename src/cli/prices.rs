@@ -22,7 +22,12 @@ pub fn prices(config: Option<PathBuf>, json: bool) -> Result<()> {
     }
     let rate = |v: Option<f64>| v.map_or_else(|| "—".to_string(), |v| format!("{v}"));
     // The model column as wide as its longest name.
-    let w = table.rows().map(|r| r.model.chars().count()).max().unwrap_or(0).max(18);
+    let w = table
+        .rows()
+        .map(|r| r.model.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(18);
     let mut text = format!(
         "{:<10}  {:<w$}  {:>6}  {:>6}  {:>7}  {:>6}  {:>7}  {:>6}  {:>7}  {:<10}  source",
         "vendor",

@@ -140,7 +140,10 @@ impl ProviderConfig {
     fn search_keys(&self, vendor: Vendor, wire: Wire) -> std::result::Result<(), String> {
         let stated = [
             ("search_classifier", self.search_classifier.is_some()),
-            ("search_recency_filter", self.search_recency_filter.is_some()),
+            (
+                "search_recency_filter",
+                self.search_recency_filter.is_some(),
+            ),
             ("search_context_size", self.search_context_size.is_some()),
         ];
         if let Some((key, _)) = stated.iter().find(|(_, set)| *set) {

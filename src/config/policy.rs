@@ -79,7 +79,13 @@ impl WebTable {
 
     /// One source of truth: lists stated beside `from_policy = true` are an error.
     pub fn check(&self, at: &str) -> Result<()> {
-        check_x(at, "[web]", self.x_search, self.x_handles.as_ref(), self.x_dates.as_ref())?;
+        check_x(
+            at,
+            "[web]",
+            self.x_search,
+            self.x_handles.as_ref(),
+            self.x_dates.as_ref(),
+        )?;
         if let Some(l) = &self.location {
             if l.fields().is_empty() {
                 return Err(Error::config(format!(
@@ -129,7 +135,10 @@ pub fn check_x(
     dates: Option<&crate::core::web::DateRange>,
 ) -> Result<()> {
     if !x_search {
-        let stated = [("x_handles", handles.is_some()), ("x_dates", dates.is_some())];
+        let stated = [
+            ("x_handles", handles.is_some()),
+            ("x_dates", dates.is_some()),
+        ];
         if let Some((key, _)) = stated.iter().find(|(_, set)| *set) {
             return Err(Error::config(format!(
                 "{at}: {table} states {key} but x_search is off; they narrow xAI's X search \

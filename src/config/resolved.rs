@@ -144,8 +144,7 @@ impl Config {
     pub fn model(&self, vendor: Vendor) -> String {
         let s = self.settings(vendor);
         let wire = s.wire(vendor).unwrap_or(Wire::spec(vendor));
-        s.model
-            .unwrap_or_else(|| wire.default_model().to_string())
+        s.model.unwrap_or_else(|| wire.default_model().to_string())
     }
 
     /// The output token cap for a vendor.

@@ -457,7 +457,11 @@ pub fn carries_task(wire: Wire, verification: &Verification) -> Result<()> {
         .into_iter()
         .find(|w| w.vendor() == wire.vendor() && w.capabilities().local_tools.is_none());
     let instead = match other {
-        Some(w) => format!("use `{}` in [providers.{}], or another provider", w.choice(), w.vendor()),
+        Some(w) => format!(
+            "use `{}` in [providers.{}], or another provider",
+            w.choice(),
+            w.vendor()
+        ),
         None => "use another provider".to_string(),
     };
     let setting = if wire.is_spec() {
@@ -486,10 +490,26 @@ pub fn too_many(wire: Wire, web: &WebAccess) -> Option<Refusal> {
     let (handles, excluded) = web.x_filter();
     let domains = web.search || web.fetch;
     let lists = [
-        (row.max_domains.filter(|_| domains), "allowed_domains", allowed.len()),
-        (row.max_domains.filter(|_| domains), "blocked_domains", blocked.len()),
-        (row.max_x_handles.filter(|_| web.x_search), "x_handles.allow", handles.len()),
-        (row.max_x_handles.filter(|_| web.x_search), "x_handles.exclude", excluded.len()),
+        (
+            row.max_domains.filter(|_| domains),
+            "allowed_domains",
+            allowed.len(),
+        ),
+        (
+            row.max_domains.filter(|_| domains),
+            "blocked_domains",
+            blocked.len(),
+        ),
+        (
+            row.max_x_handles.filter(|_| web.x_search),
+            "x_handles.allow",
+            handles.len(),
+        ),
+        (
+            row.max_x_handles.filter(|_| web.x_search),
+            "x_handles.exclude",
+            excluded.len(),
+        ),
     ];
     let (limit, list, given) = lists
         .into_iter()

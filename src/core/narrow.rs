@@ -78,7 +78,10 @@ impl Widening {
             }
             Widening::XSearch => "does not search X (x_search = false)".to_string(),
             Widening::XHandle { handle, parent } => {
-                format!("searches only the X handles {} (not {handle})", parent.join(", "))
+                format!(
+                    "searches only the X handles {} (not {handle})",
+                    parent.join(", ")
+                )
             }
             Widening::XDates { parent } => format!("searches X posts of {parent} only"),
         }
@@ -164,10 +167,7 @@ pub fn narrowed(
 /// inside the parent's allowed ones (its own list, else the parent's), the
 /// excluded ones of both; its days inside the parent's (its own bounds, else
 /// the parent's).
-fn narrowed_x(
-    p: &WebAccess,
-    own: &WebAccess,
-) -> Result<(XHandles, Option<DateRange>), Widening> {
+fn narrowed_x(p: &WebAccess, own: &WebAccess) -> Result<(XHandles, Option<DateRange>), Widening> {
     let (parent_allowed, _) = p.x_filter();
     let (own_allowed, _) = own.x_filter();
     if !parent_allowed.is_empty() {
@@ -293,7 +293,10 @@ mod tests {
             to: Some("2025-10-31".into()),
         });
         // Off under a parent that has it off: refused, naming the key.
-        let e = narrowed(Some(&WebAccess::search()), &WebAccess::search().with_x_search());
+        let e = narrowed(
+            Some(&WebAccess::search()),
+            &WebAccess::search().with_x_search(),
+        );
         assert_eq!(e, Err(Widening::XSearch));
         assert_eq!(Widening::XSearch.key(), "x_search");
         // A handle outside the parent's list, days outside its range.
@@ -301,7 +304,11 @@ mod tests {
         own.x_handles.allow = vec!["@elonmusk".into()];
         let e = narrowed(Some(&root), &own).unwrap_err();
         assert_eq!(e.key(), "x_handles");
-        assert!(e.parent_allows().contains("xai, grok"), "{}", e.parent_allows());
+        assert!(
+            e.parent_allows().contains("xai, grok"),
+            "{}",
+            e.parent_allows()
+        );
         let mut own = WebAccess::default().with_x_search();
         own.x_dates = Some(DateRange {
             from: Some("2025-09-01".into()),
@@ -328,7 +335,9 @@ mod tests {
             })
         );
         // An agent that does not ask for X search does not get it.
-        let writer = narrowed(Some(&root), &WebAccess::search()).unwrap().unwrap();
+        let writer = narrowed(Some(&root), &WebAccess::search())
+            .unwrap()
+            .unwrap();
         assert!(!writer.x_search);
     }
 }

@@ -436,7 +436,11 @@ impl PriceTable {
             None => per_call(searches, p.per_search_request, "per_search_request"),
         };
         // A request fee is owed by every request, searched or not (Sonar).
-        let request_fee = per_call(u64::from(p.per_request.is_some()), p.per_request, "per_request");
+        let request_fee = per_call(
+            u64::from(p.per_request.is_some()),
+            p.per_request,
+            "per_request",
+        );
         let fees = search_fee
             .and_then(|s| {
                 per_call(fetches, p.per_fetch_request, "per_fetch_request")

@@ -96,12 +96,12 @@ impl DateRange {
         if self.from.is_none() && self.to.is_none() {
             return Some("names no day; give from, to or both".to_string());
         }
-        day("from", &self.from).or_else(|| day("to", &self.to)).or_else(|| {
-            match (&self.from, &self.to) {
+        day("from", &self.from)
+            .or_else(|| day("to", &self.to))
+            .or_else(|| match (&self.from, &self.to) {
                 (Some(f), Some(t)) if f > t => Some(format!("from = {f:?} is after to = {t:?}")),
                 _ => None,
-            }
-        })
+            })
     }
 }
 
@@ -123,7 +123,10 @@ fn is_day(d: &str) -> bool {
         2 => 28,
         _ => return false,
     };
-    d.chars().enumerate().all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit()) && (1..=days).contains(&day)
+    d.chars()
+        .enumerate()
+        .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit())
+        && (1..=days).contains(&day)
 }
 
 /// An approximate location for search: any of country (ISO 3166-1 alpha-2),
@@ -450,8 +453,18 @@ mod tests {
         };
         assert_eq!(range("2025-10-01", "2025-10-10").problem(), None);
         assert_eq!(range("2024-02-29", "2024-02-29").problem(), None);
-        assert!(range("2025-02-29", "2025-03-01").problem().unwrap().contains("from"));
-        assert!(range("2025-10-10", "2025-10-01").problem().unwrap().contains("after"));
+        assert!(
+            range("2025-02-29", "2025-03-01")
+                .problem()
+                .unwrap()
+                .contains("from")
+        );
+        assert!(
+            range("2025-10-10", "2025-10-01")
+                .problem()
+                .unwrap()
+                .contains("after")
+        );
         assert!(range("2025-1-01", "2025-10-01").problem().is_some());
         assert!(DateRange::default().problem().is_some());
     }

@@ -292,7 +292,11 @@ impl Plan {
                 setup.endpoint.wire.label()
             ));
         }
-        let tools = if no_tools.is_some() { Vec::new() } else { tools };
+        let tools = if no_tools.is_some() {
+            Vec::new()
+        } else {
+            tools
+        };
         let turn = Turn::for_step(
             contract,
             setup.model.clone(),

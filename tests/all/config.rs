@@ -184,7 +184,10 @@ fn the_example_file_loads_with_every_table() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("io.toml.example");
     let c = Config::load(&path).unwrap();
     assert_eq!(c.providers.len(), 5);
-    assert_eq!(c.endpoint(io_harness::Vendor::Xai).url(), "https://api.x.ai/v1/responses");
+    assert_eq!(
+        c.endpoint(io_harness::Vendor::Xai).url(),
+        "https://api.x.ai/v1/responses"
+    );
     assert_eq!(
         c.endpoint(io_harness::Vendor::Perplexity).url(),
         "https://api.perplexity.ai/v1/agent"

@@ -214,7 +214,14 @@ async fn the_demo_compares_every_vendor_for_real_and_opens_one() {
     let vendors: Vec<&str> = result.runs.iter().map(|r| r.vendor.as_str()).collect();
     assert_eq!(
         vendors,
-        ["anthropic", "openai", "openrouter", "gemini", "xai", "perplexity"]
+        [
+            "anthropic",
+            "openai",
+            "openrouter",
+            "gemini",
+            "xai",
+            "perplexity"
+        ]
     );
     assert!(
         result

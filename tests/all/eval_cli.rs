@@ -48,7 +48,14 @@ fn the_demo_is_scored_as_its_script_answers() {
         .collect();
     assert_eq!(
         vendors,
-        ["anthropic", "openai", "openrouter", "gemini", "xai", "perplexity"]
+        [
+            "anthropic",
+            "openai",
+            "openrouter",
+            "gemini",
+            "xai",
+            "perplexity"
+        ]
     );
     let row = |v: usize| &report["vendors"][v];
     assert_eq!(row(0)["accuracy"], 1.0);

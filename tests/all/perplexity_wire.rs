@@ -34,7 +34,14 @@ fn fixture(name: &str) -> Vec<u8> {
 
 fn decoded(wire: Wire, name: &str) -> Completion {
     let head = common::stream::head();
-    wire::decode_wire(wire, &WireResponse { body: fixture(name), ..head }).unwrap()
+    wire::decode_wire(
+        wire,
+        &WireResponse {
+            body: fixture(name),
+            ..head
+        },
+    )
+    .unwrap()
 }
 
 fn endpoint(wire: Wire) -> Endpoint {
@@ -65,7 +72,10 @@ fn refused(wire: Wire, web: WebAccess) -> String {
 #[test]
 fn an_agent_answer_cites_its_search_results_by_their_markers() {
     let c = decoded(AGENT, "agent-web-search.json");
-    assert!(c.text.ends_with("builds on JavaScript with syntax for types.[7]"));
+    assert!(
+        c.text
+            .ends_with("builds on JavaScript with syntax for types.[7]")
+    );
     assert_eq!(
         c.server_tools,
         [ServerToolCall::ok(Vendor::Perplexity, "search_web").with_input(
@@ -74,7 +84,11 @@ fn an_agent_answer_cites_its_search_results_by_their_markers() {
     );
     // Every result is a source; the one [7] names carries its sentence.
     assert_eq!(c.citations.len(), 10);
-    let cited: Vec<&Citation> = c.citations.iter().filter(|c| c.cited_text.is_some()).collect();
+    let cited: Vec<&Citation> = c
+        .citations
+        .iter()
+        .filter(|c| c.cited_text.is_some())
+        .collect();
     assert_eq!(
         cited,
         [&Citation {
@@ -88,7 +102,12 @@ fn an_agent_answer_cites_its_search_results_by_their_markers() {
     let u = c.usage.unwrap();
     // 3007 input: 1224 written to the cache, 1780 read from it, 3 plain.
     assert_eq!(
-        (u.input_tokens, u.cache_write_tokens, u.cache_read_tokens, u.output_tokens),
+        (
+            u.input_tokens,
+            u.cache_write_tokens,
+            u.cache_read_tokens,
+            u.output_tokens
+        ),
         (3, 1224, 1780, 36)
     );
     assert_eq!(u.server_tool_requests, 1);
@@ -125,7 +144,10 @@ fn the_agent_stream_assembles_to_its_final_response() {
     let id = "call_20a572ff-9a87-4df3-9fb1-ea54e5688352";
     assert_eq!(
         search,
-        [format!("start search_web {id}"), format!("return search_web {id}")]
+        [
+            format!("start search_web {id}"),
+            format!("return search_web {id}")
+        ]
     );
     assert_eq!(c.server_tools.len(), 1);
     // Cut before `response.completed`: no completion.
@@ -133,7 +155,13 @@ fn the_agent_stream_assembles_to_its_final_response() {
     let s = String::from_utf8(stream).unwrap();
     let at = s.rfind("data: ").unwrap();
     let (_, cut) = assemble_on(AGENT, s[..at].as_bytes(), &[]);
-    assert!(matches!(cut, Err(Error::Transport { retryable: true, .. })));
+    assert!(matches!(
+        cut,
+        Err(Error::Transport {
+            retryable: true,
+            ..
+        })
+    ));
 }
 
 #[test]
@@ -183,7 +211,10 @@ fn sonars_running_usage_is_read_once_at_the_end() {
     assert_eq!(c.usage.unwrap().reported_cost_micro_usd, Some(5_010));
     // The same as the recorded whole answer of the same request, but its id.
     let whole = decoded(SONAR, "sonar-usage-cost.json");
-    assert_eq!((c.text.as_str(), c.usage), (whole.text.as_str(), whole.usage));
+    assert_eq!(
+        (c.text.as_str(), c.usage),
+        (whole.text.as_str(), whole.usage)
+    );
     let counts: Vec<u64> = deltas
         .iter()
         .filter_map(|d| match d {
@@ -211,7 +242,16 @@ fn a_ping_comment_and_crlf_are_framing_not_events() {
     let raw = fixture("sonar-stream-2025-04-first-event.sse");
     let (deltas, c) = assemble_on(SONAR, &raw, &[]);
     assert_eq!(deltas, [Delta::Text("The".into())]);
-    assert!(matches!(c, Err(Error::Transport { retryable: true, .. })), "{c:?}");
+    assert!(
+        matches!(
+            c,
+            Err(Error::Transport {
+                retryable: true,
+                ..
+            })
+        ),
+        "{c:?}"
+    );
 }
 
 #[test]
@@ -232,15 +272,28 @@ fn think_blocks_are_kept_apart_from_the_answer() {
     .unwrap();
     assert_eq!(c.text, "It is so.[1]");
     assert_eq!(c.claims[0].text(&c.text), "It is so.[1]");
-    assert!(c.blocks[0].contains("<think>"), "the thought stays in the blocks");
+    assert!(
+        c.blocks[0].contains("<think>"),
+        "the thought stays in the blocks"
+    );
 }
 
 #[test]
 fn perplexitys_error_bodies_are_the_vendor_error() {
     for (wire, name, status, kind) in [
         (SONAR, "error-400-invalid-model.json", 400, "invalid_model"),
-        (SONAR, "error-403-sonar-retired.RECONSTRUCTED.json", 403, "chat_completions_not_available"),
-        (AGENT, "agent-error-400-unknown-field.docs-example.json", 400, "invalid_request"),
+        (
+            SONAR,
+            "error-403-sonar-retired.RECONSTRUCTED.json",
+            403,
+            "chat_completions_not_available",
+        ),
+        (
+            AGENT,
+            "agent-error-400-unknown-field.docs-example.json",
+            400,
+            "invalid_request",
+        ),
     ] {
         let r = WireResponse {
             status,
@@ -250,20 +303,35 @@ fn perplexitys_error_bodies_are_the_vendor_error() {
         let Err(Error::Vendor(e)) = wire::decode_wire(wire, &r) else {
             panic!("{name}")
         };
-        assert_eq!((e.status, e.error_type.as_deref()), (status, Some(kind)), "{name}");
-        assert_eq!(e.code.as_deref(), Some(status.to_string().as_str()), "{name}");
+        assert_eq!(
+            (e.status, e.error_type.as_deref()),
+            (status, Some(kind)),
+            "{name}"
+        );
+        assert_eq!(
+            e.code.as_deref(),
+            Some(status.to_string().as_str()),
+            "{name}"
+        );
     }
 }
 
 #[test]
 fn sonar_searches_unless_told_not_to() {
     let e = endpoint(SONAR);
-    for web in [None, Some(WebAccess::default()), Some(WebAccess::default().allow("docs.rs"))] {
+    for web in [
+        None,
+        Some(WebAccess::default()),
+        Some(WebAccess::default().allow("docs.rs")),
+    ] {
         let (url, b) = body(&e, &turn(SONAR, web.clone()));
         assert_eq!(url, "https://api.perplexity.ai/chat/completions");
         assert_eq!(b["disable_search"], true, "{web:?}");
         let cautions = wire::cautions_wire(SONAR, web.as_ref());
-        assert!(cautions[0].contains("per-request fee is charged either way"), "{cautions:?}");
+        assert!(
+            cautions[0].contains("per-request fee is charged either way"),
+            "{cautions:?}"
+        );
     }
     let tuned = Endpoint {
         search: SearchSettings {
@@ -291,7 +359,11 @@ fn sonar_searches_unless_told_not_to() {
                "enable_search_classifier": true})
     );
     let cautions = wire::cautions_wire(SONAR, Some(&web));
-    assert!(cautions.iter().any(|c| c.contains("timezone = \"Europe/London\" is not sent")));
+    assert!(
+        cautions
+            .iter()
+            .any(|c| c.contains("timezone = \"Europe/London\" is not sent"))
+    );
 }
 
 #[test]
@@ -300,7 +372,10 @@ fn what_sonar_cannot_carry_is_refused_naming_the_agent_api() {
         refused(SONAR, WebAccess::search().with_fetch()),
         "provider \"perplexity\" with api = \"sonar\" cannot fetch pages — Sonar has no provider-executed fetch of a named page; turn fetch off, or use provider \"anthropic\" to fetch. Perplexity's Agent API can carry this declaration: use `api = \"agent\"` in [providers.perplexity]. No request was sent."
     );
-    assert!(refused(SONAR, WebAccess::search().max_uses(2)).contains("Sonar takes no cap on its searches"));
+    assert!(
+        refused(SONAR, WebAccess::search().max_uses(2))
+            .contains("Sonar takes no cap on its searches")
+    );
     let many: Vec<String> = (0..21).map(|i| format!("h{i}.test")).collect();
     let web = WebAccess {
         blocked_domains: many,
@@ -310,7 +385,9 @@ fn what_sonar_cannot_carry_is_refused_naming_the_agent_api() {
         refused(SONAR, web.clone()),
         "provider \"perplexity\" with api = \"sonar\" cannot send 21 blocked_domains — Perplexity's Sonar (Chat Completions) takes at most 20; name at most 20, or use provider \"anthropic\". No request was sent."
     );
-    assert!(refused(AGENT, web).starts_with("provider \"perplexity\" cannot send 21 blocked_domains"));
+    assert!(
+        refused(AGENT, web).starts_with("provider \"perplexity\" cannot send 21 blocked_domains")
+    );
     // A turn that carries local tools is refused, never sent without them.
     let t = Turn {
         tools: vec![ToolSpec {

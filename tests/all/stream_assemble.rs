@@ -112,7 +112,11 @@ fn unicode_bodies() -> Vec<(String, Wire, Vec<u8>)> {
         "choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":format!("<think>晴れ?</think>{WORDS}[1]")}}],
         "usage":{"prompt_tokens":5,"completion_tokens":6,"total_tokens":11,"cost":{"total_cost":0.00501}}});
     vec![
-        ("unicode (xai)".into(), Wire::Xai, xai.to_string().into_bytes()),
+        (
+            "unicode (xai)".into(),
+            Wire::Xai,
+            xai.to_string().into_bytes(),
+        ),
         (
             "unicode (perplexity agent)".into(),
             Wire::PerplexityAgent,

@@ -41,7 +41,13 @@ async fn run(
     vendor: Vendor,
     toml: &str,
     responses: Vec<ScriptedResponse>,
-) -> (tempfile::TempDir, Store, RunResult, Vec<Value>, Arc<Collect>) {
+) -> (
+    tempfile::TempDir,
+    Store,
+    RunResult,
+    Vec<Value>,
+    Arc<Collect>,
+) {
     let dir = tempfile::tempdir().unwrap();
     let text = format!(
         "provider = \"{vendor}\"\n{toml}\n[task]\ngoal = \"Which version?\"\nworkspace = {:?}\n",
@@ -100,7 +106,9 @@ fn body(request: &Value) -> Value {
 async fn xai_runs_streamed_and_whole_on_its_recorded_answer() {
     let answer = final_response("xai/web-search-sources.chunks.jsonl");
     for stream in [false, true] {
-        let toml = format!("[providers.xai]\nstream = {stream}\n[web]\nsearch = true\nallowed_domains = [\"x.ai\"]");
+        let toml = format!(
+            "[providers.xai]\nstream = {stream}\n[web]\nsearch = true\nallowed_domains = [\"x.ai\"]"
+        );
         let (_dir, store, r, got, _) = run(Vendor::Xai, &toml, vec![ok(&answer)]).await;
         assert!(r.outcome.passed(), "{r:?}");
         assert_eq!(r.answer, "**xAI**");
@@ -175,7 +183,10 @@ async fn perplexitys_agent_api_run_keeps_its_sources_and_what_was_cited() {
         assert_eq!(calls[0].tool, "search_web");
         let usage = store.provider_calls(r.run_id).unwrap()[0].usage.unwrap();
         assert_eq!(usage.reported_cost_micro_usd, Some(1_190));
-        assert_eq!((usage.cache_write_tokens, usage.cache_read_tokens), (1224, 1780));
+        assert_eq!(
+            (usage.cache_write_tokens, usage.cache_read_tokens),
+            (1224, 1780)
+        );
     }
 }
 
@@ -198,7 +209,10 @@ async fn a_sonar_run_offers_no_local_tools_and_says_so() {
         EventKind::RunStarted { no_local_tools, .. } => Some(no_local_tools.clone()),
         _ => None,
     });
-    assert_eq!(said, Some(Some("Sonar takes no function tools".to_string())));
+    assert_eq!(
+        said,
+        Some(Some("Sonar takes no function tools".to_string()))
+    );
     // The run's plan records no tools offered.
     let plan = store.run_plan(r.run_id).unwrap().unwrap();
     assert!(plan.tools.is_empty(), "{plan:?}");
@@ -209,7 +223,8 @@ async fn a_sonar_run_offers_no_local_tools_and_says_so() {
 /// came, encrypted content and all.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_second_turn_sends_xais_encrypted_reasoning_back() {
-    let recorded: Value = serde_json::from_str(&final_response("xai/reasoning-encrypted.chunks.jsonl")).unwrap();
+    let recorded: Value =
+        serde_json::from_str(&final_response("xai/reasoning-encrypted.chunks.jsonl")).unwrap();
     let reasoning = recorded["output"][0].clone();
     assert!(reasoning["encrypted_content"].is_string());
     let mut first = recorded.clone();
@@ -253,21 +268,34 @@ fn sonar_refuses_a_workspace_verified_task_before_anything_is_sent() {
 #[test]
 fn preview_and_the_demo_speak_both_vendors() {
     let dir = place();
-    let (code, out, err) = run_bin(at(dir.path()).args(["preview", "--provider", "xai", "--goal", "g"]));
+    let (code, out, err) =
+        run_bin(at(dir.path()).args(["preview", "--provider", "xai", "--goal", "g"]));
     assert_eq!(code, 0, "{err}");
-    assert!(out.starts_with("POST https://api.x.ai/v1/responses\n"), "{out}");
+    assert!(
+        out.starts_with("POST https://api.x.ai/v1/responses\n"),
+        "{out}"
+    );
     assert!(out.contains("authorization: Bearer $XAI_API_KEY"), "{out}");
     let (code, out, err) =
         run_bin(at(dir.path()).args(["preview", "--provider", "perplexity", "--goal", "g"]));
     assert_eq!(code, 0, "{err}");
-    assert!(out.starts_with("POST https://api.perplexity.ai/v1/agent\n"), "{out}");
-    assert!(out.contains("authorization: Bearer $PERPLEXITY_API_KEY"), "{out}");
+    assert!(
+        out.starts_with("POST https://api.perplexity.ai/v1/agent\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("authorization: Bearer $PERPLEXITY_API_KEY"),
+        "{out}"
+    );
     for vendor in ["xai", "perplexity"] {
         let (code, out, err) =
             run_bin(at(dir.path()).args(["run", "--demo", "--provider", vendor]));
         assert_eq!(code, 0, "{vendor}: {err}");
         assert!(out.contains("0.22.0"), "{vendor}: {out}");
-        assert!(err.contains(&format!("starting {vendor}")), "{vendor}: {err}");
+        assert!(
+            err.contains(&format!("starting {vendor}")),
+            "{vendor}: {err}"
+        );
     }
     // Sonar in the demo: its header says it offers no local tools.
     std::fs::write(
@@ -280,7 +308,8 @@ fn preview_and_the_demo_speak_both_vendors() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("0.22.0"), "{out}");
     assert!(
-        err.contains("starting perplexity sonar: ") && err.contains("(no local tools: Sonar takes no function tools)"),
+        err.contains("starting perplexity sonar: ")
+            && err.contains("(no local tools: Sonar takes no function tools)"),
         "{err}"
     );
     let (code, out, _) =
@@ -322,7 +351,13 @@ async fn both_are_traced_under_the_registrys_names() {
             cancel: CancellationToken::new(),
         };
         let r = launch
-            .run(&contract, &provider, Arc::new(io_harness::run::NoObserver), None, call)
+            .run(
+                &contract,
+                &provider,
+                Arc::new(io_harness::run::NoObserver),
+                None,
+                call,
+            )
             .await
             .unwrap();
         assert!(r.outcome.passed(), "{r:?}");

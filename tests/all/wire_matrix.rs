@@ -65,7 +65,10 @@ pub fn declarations() -> Vec<(&'static str, Option<WebAccess>)> {
             ),
         ),
         ("search, location", Some(WebAccess::search().near(london()))),
-        ("search + x_search", Some(WebAccess::search().with_x_search())),
+        (
+            "search + x_search",
+            Some(WebAccess::search().with_x_search()),
+        ),
     ]
 }
 

@@ -78,7 +78,10 @@ fn refused(web: WebAccess) -> String {
 #[test]
 fn a_function_shaped_search_of_2025_is_a_row_with_its_query_and_five_citations() {
     let c = decoded("web-search.json");
-    assert!(c.text.starts_with("xAI is an American artificial intelligence company"));
+    assert!(
+        c.text
+            .starts_with("xAI is an American artificial intelligence company")
+    );
     assert_eq!(
         c.server_tools,
         [ServerToolCall::ok(Vendor::Xai, "web_search").with_input("what is xAI")]
@@ -96,7 +99,11 @@ fn a_function_shaped_search_of_2025_is_a_row_with_its_query_and_five_citations()
     let usage = c.usage.unwrap();
     // 1941 input, 947 of them cached; 583 output, reasoning included.
     assert_eq!(
-        (usage.input_tokens, usage.cache_read_tokens, usage.output_tokens),
+        (
+            usage.input_tokens,
+            usage.cache_read_tokens,
+            usage.output_tokens
+        ),
         (994, 947, 583)
     );
     // No per-tool counters in 2025: the vendor's item count stands in.
@@ -112,7 +119,8 @@ fn an_x_search_call_is_a_row_named_as_xai_names_it() {
     let c = decoded("x-search.json");
     assert_eq!(
         c.server_tools,
-        [ServerToolCall::ok(Vendor::Xai, "x_semantic_search").with_input("AI artificial intelligence")]
+        [ServerToolCall::ok(Vendor::Xai, "x_semantic_search")
+            .with_input("AI artificial intelligence")]
     );
     assert!(
         c.citations
@@ -163,7 +171,10 @@ fn xais_error_bodies_are_the_vendor_error_in_its_words() {
             panic!("{name}");
         };
         assert_eq!(e.status, 400);
-        assert_eq!(e.code.as_deref(), Some("Client specified an invalid argument"));
+        assert_eq!(
+            e.code.as_deref(),
+            Some("Client specified an invalid argument")
+        );
         assert_eq!(e.message, message);
         assert_eq!(e.request_id.as_deref(), Some("req-1"));
     }
@@ -195,7 +206,10 @@ fn the_recorded_streams_assemble_to_their_final_response() {
         .collect();
     assert_eq!(
         started,
-        [("web_search".to_string(), None), ("web_search".to_string(), None)]
+        [
+            ("web_search".to_string(), None),
+            ("web_search".to_string(), None)
+        ]
     );
     let queries: Vec<_> = c.server_tools.iter().map(|s| s.input.clone()).collect();
     assert_eq!(
@@ -208,7 +222,10 @@ fn the_recorded_streams_assemble_to_their_final_response() {
     assert_eq!(c.citations.len(), 9);
     assert!(c.citations.iter().all(|c| c.title.is_none()));
     let u = c.usage.unwrap();
-    assert_eq!((u.server_tool_requests, u.reported_cost_micro_usd), (2, Some(13_287)));
+    assert_eq!(
+        (u.server_tool_requests, u.reported_cost_micro_usd),
+        (2, Some(13_287))
+    );
 }
 
 #[test]
@@ -223,7 +240,14 @@ fn the_x_search_stream_has_its_sub_tools_live() {
     let tools: Vec<_> = c.server_tools.iter().map(|s| s.tool.as_str()).collect();
     assert_eq!(
         tools,
-        ["x_keyword_search", "view_x_video", "web_search", "web_search", "web_search", "web_search"]
+        [
+            "x_keyword_search",
+            "view_x_video",
+            "web_search",
+            "web_search",
+            "web_search",
+            "web_search"
+        ]
     );
     assert_eq!(
         c.server_tools[0].input.as_deref(),
@@ -248,7 +272,16 @@ fn a_stream_without_its_terminal_event_is_no_completion() {
     let cut = text.find("response.completed").unwrap();
     let head = text[..cut].rfind("data: ").unwrap();
     let (_, c) = assemble_on(WIRE, text[..head].as_bytes(), &[]);
-    assert!(matches!(c, Err(Error::Transport { retryable: true, .. })), "{c:?}");
+    assert!(
+        matches!(
+            c,
+            Err(Error::Transport {
+                retryable: true,
+                ..
+            })
+        ),
+        "{c:?}"
+    );
 }
 
 /// Turn two of a transcript sends the reasoning item back exactly as received,
@@ -294,9 +327,10 @@ fn a_second_turn_replays_the_encrypted_reasoning_as_received() {
     let kinds: Vec<String> = input
         .iter()
         .map(|i| {
-            i["type"]
-                .as_str()
-                .map_or_else(|| format!("role {}", i["role"].as_str().unwrap()), str::to_string)
+            i["type"].as_str().map_or_else(
+                || format!("role {}", i["role"].as_str().unwrap()),
+                str::to_string,
+            )
         })
         .collect();
     assert_eq!(
@@ -395,7 +429,10 @@ fn x_search_is_refused_on_every_other_wire_in_the_spec_form() {
             "{}: {err}",
             w.label()
         );
-        assert!(err.starts_with(&format!("provider \"{}\"", w.vendor())), "{err}");
+        assert!(
+            err.starts_with(&format!("provider \"{}\"", w.vendor())),
+            "{err}"
+        );
     }
     assert!(carries(WIRE, Some(&web)).is_ok());
 }

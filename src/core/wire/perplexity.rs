@@ -220,12 +220,18 @@ mod tests {
         assert_eq!(claims[1].text(text), "Second fact, twice cited.[2][3]");
         let cites = citations(text, &sources, &claims);
         assert_eq!(cites.len(), 3);
-        assert_eq!(cites[2].cited_text.as_deref(), Some("Second fact, twice cited."));
+        assert_eq!(
+            cites[2].cited_text.as_deref(),
+            Some("Second fact, twice cited.")
+        );
     }
 
     #[test]
     fn think_blocks_are_kept_apart_and_brackets_that_are_not_markers_stay() {
-        assert_eq!(without_think("<think>why</think>\n\nAnswer [x]."), "Answer [x].");
+        assert_eq!(
+            without_think("<think>why</think>\n\nAnswer [x]."),
+            "Answer [x]."
+        );
         assert_eq!(without_think("no thoughts"), "no thoughts");
         assert_eq!(without_think("Answer<think>cut off"), "Answer");
         assert!(markers("a [link](u) and [2024 ] and []").is_empty());

@@ -128,7 +128,8 @@ fn input(turn: &Turn, wire: Wire) -> Result<Value> {
     let Some((opening, history)) = turn.history_for(wire) else {
         return Ok(json!(turn.user_message()));
     };
-    let message = |role: &str, text: &str| json!({"type": "message", "role": role, "content": text});
+    let message =
+        |role: &str, text: &str| json!({"type": "message", "role": role, "content": text});
     let mut items = vec![message("user", &turn.opening(opening))];
     for (i, exchange) in history.iter().enumerate() {
         for item in exchange.resend(i)? {
@@ -158,9 +159,10 @@ fn input(turn: &Turn, wire: Wire) -> Result<Value> {
 
 /// Each call's output, then the other observations.
 fn returns(e: &Exchange, message: &dyn Fn(&str, &str) -> Value) -> Vec<Value> {
-    let outputs = e.results.iter().map(
-        |r| json!({"type": "function_call_output", "call_id": r.call_id, "output": r.output}),
-    );
+    let outputs = e
+        .results
+        .iter()
+        .map(|r| json!({"type": "function_call_output", "call_id": r.call_id, "output": r.output}));
     let notes = e.notes.iter().map(|n| message("user", n));
     outputs.chain(notes).collect()
 }
@@ -175,7 +177,10 @@ fn content(item: &Value) -> impl Iterator<Item = &Value> {
 
 /// Whether a `function_call` is Perplexity's own search or fetch.
 fn is_own(item: &Value) -> bool {
-    matches!(item.get("name").and_then(Value::as_str), Some(SEARCH | FETCH))
+    matches!(
+        item.get("name").and_then(Value::as_str),
+        Some(SEARCH | FETCH)
+    )
 }
 
 /// Decode one response.
@@ -217,7 +222,12 @@ pub(crate) fn decode_value(head: &WireResponse, v: &Value) -> Result<Completion>
                     parts
                         .text
                         .push_str(part.get("text").and_then(Value::as_str).unwrap_or_default());
-                    annotations.extend(part.get("annotations").and_then(Value::as_array).cloned().unwrap_or_default());
+                    annotations.extend(
+                        part.get("annotations")
+                            .and_then(Value::as_array)
+                            .cloned()
+                            .unwrap_or_default(),
+                    );
                 }
             }
             Some("function_call") if is_own(item) => {

@@ -51,7 +51,9 @@ pub fn encode(endpoint: &Endpoint, turn: &Turn) -> Result<WireRequest> {
              ({}) — {why}; {instead}. No request was sent.",
             names.join(", ")
         );
-        return Err(Refusal::new(Wire::PerplexitySonar, Asked::LocalTools, why, instead, text).into());
+        return Err(
+            Refusal::new(Wire::PerplexitySonar, Asked::LocalTools, why, instead, text).into(),
+        );
     }
     let mut body = chat_body(endpoint, turn, "max_tokens")?;
     let settings = endpoint.search;
@@ -155,12 +157,15 @@ pub(crate) fn decode_value(head: &WireResponse, v: &Value) -> Result<Completion>
         u64::from(!c.citations.is_empty())
     };
     for _ in 0..searches {
-        c.server_tools.push(ServerToolCall::ok(PROVIDER, "web_search"));
+        c.server_tools
+            .push(ServerToolCall::ok(PROVIDER, "web_search"));
     }
     if let Some(usage) = c.usage.as_mut() {
         usage.server_tool_requests = counted;
-        usage.reported_cost_micro_usd =
-            micro_usd(u.and_then(|u| u.get("cost")).and_then(|c| c.get("total_cost")));
+        usage.reported_cost_micro_usd = micro_usd(
+            u.and_then(|u| u.get("cost"))
+                .and_then(|c| c.get("total_cost")),
+        );
     }
     Ok(c)
 }
@@ -170,7 +175,12 @@ pub(crate) fn decode_value(head: &WireResponse, v: &Value) -> Result<Completion>
 /// results no citation names. Markers number `citations`, or `search_results`
 /// where there are no citations.
 fn sources(v: &Value) -> Vec<Source> {
-    let list = |k: &str| v.get(k).and_then(Value::as_array).cloned().unwrap_or_default();
+    let list = |k: &str| {
+        v.get(k)
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default()
+    };
     let results = list("search_results");
     let title = |url: &str| {
         results

@@ -175,9 +175,10 @@ fn resent(item: Value) -> Option<Value> {
 
 /// What goes back after an answer: each call's output, then the other notes.
 fn returns(e: &Exchange) -> Vec<Value> {
-    let outputs = e.results.iter().map(
-        |r| json!({"type": "function_call_output", "call_id": r.call_id, "output": r.output}),
-    );
+    let outputs = e
+        .results
+        .iter()
+        .map(|r| json!({"type": "function_call_output", "call_id": r.call_id, "output": r.output}));
     let notes = e
         .notes
         .iter()
@@ -279,7 +280,12 @@ pub(crate) fn citation(a: &Value, text: &str) -> Option<Citation> {
     let url = str_field(a, "url")?;
     let title = str_field(a, "title").filter(|t| {
         let t = t.trim();
-        !t.is_empty() && t != url && !t.trim_matches(['[', ']']).chars().all(|c| c.is_ascii_digit())
+        !t.is_empty()
+            && t != url
+            && !t
+                .trim_matches(['[', ']'])
+                .chars()
+                .all(|c| c.is_ascii_digit())
     });
     let index = |k: &str| a.get(k).and_then(Value::as_u64).map(|n| n as usize);
     let cited_text = match (index("start_index"), index("end_index")) {

@@ -261,9 +261,11 @@ fn item_events(i: usize, item: &Value) -> Vec<Value> {
             "contents"
         };
         vec![
-            added(json!({"type": "function_call", "id": format!("fc_{i}"), "call_id": call_id,
+            added(
+                json!({"type": "function_call", "id": format!("fc_{i}"), "call_id": call_id,
                          "name": name, "arguments": Value::Object(args).to_string(),
-                         "status": "completed"})),
+                         "status": "completed"}),
+            ),
             event(format!("response.reasoning.{queries}"), key, list),
             event(format!("response.reasoning.{found}"), results, what),
         ]

@@ -190,7 +190,10 @@ pub(super) fn render(v: &Value) -> Vec<String> {
             out.push(": ping\n\n".to_string());
         }
     }
-    let reason = choice.get("finish_reason").cloned().unwrap_or(json!("stop"));
+    let reason = choice
+        .get("finish_reason")
+        .cloned()
+        .unwrap_or(json!("stop"));
     out.push(chunk(
         "chat.completion.done",
         &usage,
