@@ -58,6 +58,7 @@ fn loop_steps(c: &mut Criterion) {
             ..Budget::default()
         });
     let policy = Policy::workspace_default();
+    io_harness::provider::tls::install();
     let client = reqwest::Client::new();
     let url = endpoint.url();
     let body = format!(

@@ -47,20 +47,16 @@ pub fn citations(
         let _ = writeln!(text, "run {run_id} recorded no citations");
     }
     for c in &citations {
-        // A Google redirect is the link as sent, said to be one: its title is
-        // often only the domain it leads to.
-        let via = if io_harness::core::link::google_redirect(&c.url) {
-            "  (via Google redirect)"
+        // A Google redirect is the link as sent, said to be one, as every view
+        // says it (`link::shown`): its title is often only the domain it leads to.
+        let title = if io_harness::core::link::google_redirect(&c.url) {
+            io_harness::core::link::shown(&c.url, c.title.as_deref())
         } else {
-            ""
+            c.title
+                .clone()
+                .unwrap_or_else(|| "(no title reported)".to_string())
         };
-        let _ = writeln!(
-            text,
-            "step {:>3}  {}  {}{via}",
-            c.step,
-            c.url,
-            c.title.as_deref().unwrap_or("(no title reported)")
-        );
+        let _ = writeln!(text, "step {:>3}  {}  {title}", c.step, c.url);
     }
     let suggestions = store.search_suggestions(id)?;
     if !suggestions.is_empty() {

@@ -11,7 +11,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use io_harness::core::eval::{self, EvalReport, Question, table};
-use io_harness::launch::{EvalCall, EvalProgress, Launch, workspace_ready};
+use io_harness::launch::{
+    EvalCall, EvalEnd, EvalProgress, JOBS_BOUND, Launch, MAX_JOBS, workspace_ready,
+};
 use io_harness::store::{EvalRow, NewEval};
 use io_harness::{Error, Result, Store, Vendor};
 
@@ -30,7 +32,7 @@ pub struct EvalArgs {
     /// The vendors, e.g. anthropic,openai,openrouter,gemini,xai,perplexity (--demo: all six).
     #[arg(long, value_delimiter = ',')]
     pub providers: Vec<String>,
-    /// At most this many runs at once, across questions (default 4).
+    /// At most this many runs at once, across questions (default 4, at most 64).
     #[arg(long)]
     pub jobs: Option<u32>,
     /// Start no further question once the eval's runs have cost this many US dollars.
@@ -65,17 +67,49 @@ struct Plan {
     cap: Option<u64>,
 }
 
+/// How `eval` ended once its report was printed: every question it could run
+/// ended, or some were left pending (said on stderr; exit 2 when nothing was
+/// sent, else 1).
+pub enum Ended {
+    /// Nothing left pending by a vendor that could not start or a failure.
+    Done,
+    /// Questions left pending: why, and whether no run started at all.
+    Pending {
+        /// What kept them pending and how to continue.
+        said: String,
+        /// No run was started by this call.
+        nothing_sent: bool,
+    },
+}
+
+/// The exit code of `eval`.
+pub fn exit(result: Result<Ended>) -> std::process::ExitCode {
+    match result {
+        Ok(Ended::Done) => std::process::ExitCode::SUCCESS,
+        Ok(Ended::Pending { said, nothing_sent }) => {
+            out::note(&said);
+            std::process::ExitCode::from(if nothing_sent { 2 } else { 1 })
+        }
+        Err(e) => super::exit::fail(&e),
+    }
+}
+
 /// Run (or resume) an eval and print its report.
 pub async fn go(
     config: Option<PathBuf>,
     store_path: Option<PathBuf>,
     args: EvalArgs,
-) -> Result<()> {
+) -> Result<Ended> {
     let format = Format::of(args.json, args.format.as_deref())?;
     let cap = task::max_usd(args.max_usd)?;
     let jobs = args.jobs.unwrap_or(4);
     if jobs == 0 {
         return Err(Error::config("--jobs 0 runs nothing: give 1 or more"));
+    }
+    if jobs > MAX_JOBS {
+        return Err(Error::config(format!(
+            "--jobs {jobs}: at most {MAX_JOBS} runs at once — {JOBS_BOUND}"
+        )));
     }
     // A resumed eval runs as it was started: on the stub when it was the demo.
     let (stored, demo) = match args.resume {
@@ -99,6 +133,38 @@ pub async fn go(
         Some(row) => resumed(&store, row, args.jobs, cap)?,
         None => fresh(&store, &launch, &args, jobs, cap)?,
     };
+    // Claimed from here (a fresh eval as it was created, a resumed one in
+    // `resumed`): released however the run ends, so `evals` says it stopped.
+    let text = format == Format::Text;
+    let ran = run(&mut launch, &store, &path, &plan, &args, demo, text).await;
+    let released = store.release_eval(plan.eval_id);
+    let end = ran?;
+    released?;
+    if args.check {
+        let runs: Vec<_> = store
+            .eval_questions(plan.eval_id, &launch.plan().prices)?
+            .iter()
+            .flat_map(|q| q.runs.iter().map(|r| r.run_id))
+            .collect();
+        super::compare::check_runs(&store, &runs, &launch.plan().policy).await?;
+    }
+    let report = report(&store, &launch, plan.eval_id)?;
+    format.print(&report)?;
+    Ok(ended(plan.eval_id, &end))
+}
+
+/// Eval `plan` run: the workspace checked, the stub (for the demo), telemetry
+/// and MCP started, its questions run with a progress bar, and what kept any
+/// pending.
+async fn run(
+    launch: &mut Launch,
+    store: &Store,
+    path: &std::path::Path,
+    plan: &Plan,
+    args: &EvalArgs,
+    demo: bool,
+    text: bool,
+) -> Result<EvalEnd> {
     workspace_ready(&launch.plan().task.workspace)?;
     if demo {
         launch.serve_with(io_harness::stub::demo::eval_stub().await?);
@@ -106,7 +172,7 @@ pub async fn go(
     launch.start_telemetry()?;
     launch.start_mcp().await?;
     let total = store.eval(plan.eval_id)?.map_or(0, |r| r.questions);
-    if format == Format::Text {
+    if text {
         out::note(&format!(
             "eval {}: {total} question{} × {} ({}), at most {} run{} at once",
             plan.eval_id,
@@ -117,15 +183,15 @@ pub async fn go(
             if plan.jobs == 1 { "" } else { "s" }
         ));
     }
-    let copies = io_harness::run::group::Copies::beside(&path);
-    let bar = Bar::new(&store, plan.eval_id, total);
+    let copies = io_harness::run::group::Copies::beside(path);
+    let bar = Bar::new(store, plan.eval_id, total);
     let approver: &dyn io_harness::Approver = if args.approve_all {
         &io_harness::ApproveAll
     } else {
         &io_harness::NobodyToAsk
     };
     let call = EvalCall {
-        store: &store,
+        store,
         copies: &copies,
         approver,
         cancel: task::cancel_on_ctrl_c(),
@@ -138,28 +204,63 @@ pub async fn go(
     if let Some(line) = launch.finish().await {
         out::note(&line);
     }
-    ran?;
-    if args.check {
-        let runs: Vec<_> = store
-            .eval_questions(plan.eval_id, &launch.plan().prices)?
-            .iter()
-            .flat_map(|q| q.runs.iter().map(|r| r.run_id))
-            .collect();
-        super::compare::check_runs(&store, &runs, &launch.plan().policy).await?;
+    ran
+}
+
+/// What kept questions pending, a line a cause, and how to continue.
+fn ended(eval_id: EvalId, end: &EvalEnd) -> Ended {
+    if end.finished() {
+        return Ended::Done;
     }
-    let report = report(&store, &launch, plan.eval_id)?;
-    format.print(&report)
+    let mut ids: Vec<&str> = Vec::new();
+    let mut lines = Vec::new();
+    for (vendor, why, qs) in &end.not_started {
+        lines.push(format!("  {vendor} did not start: {why} ({})", some(qs)));
+        ids.extend(qs.iter().map(String::as_str));
+    }
+    for (id, why) in &end.failed {
+        lines.push(format!("  {id} failed: {why}"));
+        ids.push(id);
+    }
+    ids.sort_unstable();
+    ids.dedup();
+    let n = ids.len();
+    Ended::Pending {
+        said: format!(
+            "eval {eval_id}: {n} question{} left pending; `io-harness eval --resume {eval_id}` runs them once this is fixed:\n{}",
+            if n == 1 { "" } else { "s" },
+            lines.join("\n")
+        ),
+        nothing_sent: end.started == 0,
+    }
+}
+
+/// The first few of `ids`, and how many more.
+fn some(ids: &[String]) -> String {
+    const SHOWN: usize = 5;
+    let mut text = ids
+        .iter()
+        .take(SHOWN)
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join(", ");
+    if ids.len() > SHOWN {
+        text.push_str(&format!(" and {} more", ids.len() - SHOWN));
+    }
+    text
 }
 
 /// The stored eval `row` again, under `--jobs` and `--max-usd` when given.
 fn resumed(store: &Store, row: EvalRow, jobs: Option<u32>, cap: Option<u64>) -> Result<Plan> {
+    // Claimed before anything changes: another process running it refuses this.
+    store.claim_eval(row.eval_id)?;
     let vendors = row.vendors.clone();
     let cap = cap.or(row.max_usd_micro);
     store.eval_resumed(row.eval_id, cap)?;
     Ok(Plan {
         eval_id: row.eval_id,
         vendors,
-        jobs: jobs.unwrap_or(row.jobs),
+        jobs: jobs.unwrap_or(row.jobs).clamp(1, MAX_JOBS),
         cap,
     })
 }
@@ -198,12 +299,10 @@ fn fresh(
 /// eval names it.
 fn questions(args: &EvalArgs) -> Result<(String, Vec<Question>)> {
     match &args.file {
-        Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| Error::config(format!("{}: cannot be read: {e}", path.display())))?;
-            let origin = path.display().to_string();
-            Ok((origin.clone(), eval::questions(&text, &origin)?))
-        }
+        Some(path) => Ok((
+            path.display().to_string(),
+            io_harness::launch::read_questions(path)?,
+        )),
         None if args.demo => Ok(("demo".into(), eval::questions(DEMO_SET, "demo")?)),
         None => Err(Error::config(
             "eval needs a question set: FILE (JSON Lines, one {\"id\", \"question\", \"answers\", \"urls\"} a line), or --demo for the bundled one",

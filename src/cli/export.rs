@@ -57,7 +57,7 @@ pub async fn export(
         spans += backfill::send_run(&shape, &store, prices, run, "io-harness", &root)?;
     }
     let shown = io_harness::provider::scrub::display_url(&endpoint);
-    let trouble = tokio::task::spawn_blocking(move || t.finish())
+    let trouble = tokio::task::spawn_blocking(move || t.finish_stored())
         .await
         .unwrap_or_else(|e| Some(format!("telemetry: the export thread failed: {e}")));
     match trouble {

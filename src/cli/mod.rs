@@ -204,7 +204,9 @@ pub async fn main(cli: Cli) -> ExitCode {
             };
             return exit::verdict(ran);
         }
-        Some(Command::Eval(args)) => eval::go(cli.config, cli.store, args).await,
+        Some(Command::Eval(args)) => {
+            return eval::exit(eval::go(cli.config, cli.store, args).await);
+        }
         Some(Command::Evals { json, limit }) => eval::list(cli.config, cli.store, json, limit),
         Some(Command::Runs { json, limit }) => runs::runs(cli.config, cli.store, json, limit),
         Some(Command::Compare {

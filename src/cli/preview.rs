@@ -130,7 +130,7 @@ pub async fn preview(
     );
     for (name, value) in &request.headers {
         let shown = match value {
-            HeaderValue::Secret { .. } if demo => "(none: the stub vendor checks no key)".into(),
+            HeaderValue::Secret { .. } if demo => value.previewed(demo),
             _ => shown(value),
         };
         text.push_str(&format!("{name}: {shown}\n"));

@@ -21,15 +21,27 @@ pub fn prices(config: Option<PathBuf>, json: bool) -> Result<()> {
         return out::print(&io_harness::core::text::json_visible(&text));
     }
     let rate = |v: Option<f64>| v.map_or_else(|| "—".to_string(), |v| format!("{v}"));
-    // The model column as wide as its longest name.
-    let w = table
+    // The model column is as wide as its longest name, so every row lines up.
+    let m = table
         .rows()
         .map(|r| r.model.chars().count())
         .max()
         .unwrap_or(0)
         .max(18);
+    let search = |r: &io_harness::PriceRow| {
+        let p = &r.price;
+        // A fee per grounded prompt is said as such (Gemini 2.5).
+        p.per_grounded_prompt
+            .map_or_else(|| rate(p.per_search_request), |v| format!("{v}/req"))
+    };
+    let s = table
+        .rows()
+        .map(|r| search(r).chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(7);
     let mut text = format!(
-        "{:<10}  {:<w$}  {:>6}  {:>6}  {:>7}  {:>6}  {:>7}  {:>6}  {:>7}  {:<10}  source",
+        "{:<10}  {:<m$}  {:>6}  {:>6}  {:>7}  {:>6}  {:>s$}  {:>6}  {:>7}  {:<10}  source",
         "vendor",
         "model",
         "input",
@@ -50,16 +62,14 @@ pub fn prices(config: Option<PathBuf>, json: bool) -> Result<()> {
         }
         let _ = writeln!(
             text,
-            "{:<10}  {:<w$}  {:>6}  {:>6}  {:>7}  {:>6}  {:>7}  {:>6}  {:>7}  {:<10}  {source}",
+            "{:<10}  {:<m$}  {:>6}  {:>6}  {:>7}  {:>6}  {:>s$}  {:>6}  {:>7}  {:<10}  {source}",
             r.vendor.map_or("—", |v| v.as_str()),
             r.model,
             p.input_per_mtok,
             p.output_per_mtok,
             rate(p.cache_write_per_mtok),
             rate(p.cache_read_per_mtok),
-            // A fee per grounded prompt is said as such (Gemini 2.5).
-            p.per_grounded_prompt
-                .map_or_else(|| rate(p.per_search_request), |v| format!("{v}/req")),
+            search(r),
             rate(p.per_fetch_request),
             rate(p.per_request),
             r.read_on.as_deref().unwrap_or("—"),

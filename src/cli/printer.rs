@@ -3,6 +3,7 @@
 //! why a run ended without passing, in the vendor's or the verification's
 //! words; and its total from the ledger.
 
+use io_harness::core::figures::token_words;
 use io_harness::run::Observer;
 use io_harness::{Event, EventKind, RunOutcome, Store};
 
@@ -77,23 +78,6 @@ pub fn steps(n: u32) -> String {
     }
 }
 
-/// A request's searches as its fees count them: the vendor's counter, or,
-/// where the vendor reported none, the searches and fetches counted here.
-fn searches(reported: u64, cost: &io_harness::core::event::Cost) -> String {
-    let (n, what) = if cost.fees_counted_here {
-        (cost.fee_requests, ("search/fetch", "searches/fetches"))
-    } else {
-        (reported, ("search", "searches"))
-    };
-    let noun = if n == 1 { what.0 } else { what.1 };
-    let here = if cost.fees_counted_here {
-        " counted here"
-    } else {
-        ""
-    };
-    format!("{n} {noun}{here}")
-}
-
 fn describe(kind: &EventKind) -> Option<String> {
     Some(match kind {
         EventKind::RunStarted {
@@ -130,24 +114,23 @@ fn describe(kind: &EventKind) -> Option<String> {
             stop_reason,
             latency_ms,
             cost,
+            server,
             ..
-        } => provider_called(usage.unwrap_or_default(), stop_reason, *latency_ms, cost),
+        } => format!(
+            "{}, {}, {stop_reason}, {latency_ms} ms, {}",
+            token_words(&usage.unwrap_or_default()),
+            server.words(),
+            io_harness::price::describe(cost)
+        ),
         EventKind::ServerToolUsed {
             tool,
             ok,
             error,
             input,
             ..
-        } => format!(
-            "{tool} {}{}",
-            if *ok { "ok" } else { "FAILED" },
-            error
-                .as_deref()
-                .map(|e| format!(" ({e})"))
-                .or(input.as_deref().map(|i| format!(": {i}")))
-                .unwrap_or_default()
-        ),
+        } => server_tool_used(tool, *ok, error.as_deref(), input.as_deref()),
         EventKind::CitationRecorded { citation } => format!("source {}", citation.url),
+        EventKind::NotRecorded { .. } => not_recorded(kind)?,
         EventKind::SearchSuggestions { suggestions } => suggested(suggestions),
         EventKind::ToolCalled {
             name,
@@ -191,27 +174,63 @@ fn describe(kind: &EventKind) -> Option<String> {
     })
 }
 
-/// A request's line: its tokens, the fees' searches and its cost.
-fn provider_called(
-    u: io_harness::Usage,
-    stop_reason: &impl std::fmt::Display,
-    latency_ms: u64,
-    cost: &io_harness::core::event::Cost,
-) -> String {
-    // A cache write (charged at the write price) and a cache read (at the read
-    // price) are told apart, beside the plain input; the searches and fetches
-    // named are those the fees count (each call made, ok or failed, has a line
-    // of its own below).
-    format!(
-        "{} in ({} uncached, {} cache write, {} cache read) / {} out tokens, {}, {stop_reason}, {latency_ms} ms, {}",
-        u.all_input_tokens(),
-        u.input_tokens,
-        u.cache_write_tokens,
-        u.cache_read_tokens,
-        u.output_tokens,
-        searches(u.server_tool_requests, cost),
-        io_harness::price::describe(cost)
-    )
+/// A provider-executed call's end: ok (with its query), FAILED (with the
+/// vendor's code), or unanswered (with its query).
+fn server_tool_used(tool: &str, ok: bool, error: Option<&str>, input: Option<&str>) -> String {
+    let input = input.map(|i| format!(": {i}")).unwrap_or_default();
+    match error {
+        Some(io_harness::ServerToolCall::UNANSWERED) => {
+            format!("{tool} unanswered (no result came){input}")
+        }
+        Some(code) => format!("{tool} FAILED ({code})"),
+        None if ok => format!("{tool} ok{input}"),
+        None => format!("{tool} FAILED{input}"),
+    }
+}
+
+/// What an answer said past the per-step caps, and the caps.
+fn not_recorded(kind: &EventKind) -> Option<String> {
+    let EventKind::NotRecorded {
+        server_tool_calls,
+        searches,
+        fetches,
+        citations,
+        claim_links,
+        max_server_tool_calls,
+        max_citations,
+        max_cited_bytes,
+    } = kind
+    else {
+        return None;
+    };
+    let mut parts = Vec::new();
+    if *server_tool_calls > 0 {
+        let fees = if searches + fetches > 0 {
+            format!(
+                " ({searches} searches and {fetches} fetches among them; their fees are counted)"
+            )
+        } else {
+            String::new()
+        };
+        parts.push(format!(
+            "{server_tool_calls} server-tool calls over the cap of {max_server_tool_calls}{fees}"
+        ));
+    }
+    if *citations > 0 {
+        parts.push(format!(
+            "{citations} citations over the cap of {max_citations} (or {} MiB of their text)",
+            max_cited_bytes >> 20
+        ));
+    }
+    if *claim_links > 0 {
+        parts.push(format!(
+            "{claim_links} claim links over the cap of {max_citations}"
+        ));
+    }
+    Some(format!(
+        "not recorded (a step records at most so many): {}",
+        parts.join("; ")
+    ))
 }
 
 /// Google Search suggestions, each query with its link.

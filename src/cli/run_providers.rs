@@ -56,7 +56,7 @@ pub async fn go(mut launch: Launch, store_path: Option<PathBuf>, args: RunArgs) 
             super::out::note(line);
         }
     }
-    let copies = copies(&path, json);
+    let copies = copies(&path, json, args.keep_copies);
     let call = Call {
         store: &store,
         approver: task::approver(&args),
@@ -78,9 +78,11 @@ pub async fn go(mut launch: Launch, store_path: Option<PathBuf>, args: RunArgs) 
     report(&store, &launch, &result?, json)
 }
 
-/// Where the copies go (beside the store), each said as it is made unless `json`.
-fn copies(store_path: &std::path::Path, json: bool) -> Copies {
+/// Where the copies go (beside the store), each said as it is made unless `json`;
+/// kept when the runs end with `keep`.
+fn copies(store_path: &std::path::Path, json: bool, keep: bool) -> Copies {
     let mut copies = Copies::beside(store_path);
+    copies.keep = keep;
     if !json {
         copies.announce = Some(Announce(Arc::new(|vendor, at, copied| {
             super::out::note(&format!(
@@ -119,14 +121,17 @@ fn report(store: &Store, launch: &Launch, g: &GroupResult, json: bool) -> Result
             Column::Ran(r) => {
                 ran += 1;
                 passed += usize::from(r.outcome.passed());
+                let workspace = match copy.as_deref() {
+                    Some(p) if g.kept => format!("workspace {}", p.display()),
+                    Some(_) => "its workspace copy removed (--keep-copies keeps it)".into(),
+                    None => "workspace —".into(),
+                };
                 format!(
-                    "{vendor}: run {} {} after {}, {}; workspace {}",
+                    "{vendor}: run {} {} after {}, {}; {workspace}",
                     r.run_id,
                     r.outcome.label(),
                     steps(r.steps),
                     spent(store, r, prices),
-                    copy.as_deref()
-                        .map_or("—".into(), |p| p.display().to_string())
                 )
             }
             Column::Refused(why) => format!("{vendor}: refused, not run — {why}"),

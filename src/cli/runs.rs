@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use io_harness::Result;
-use io_harness::price::usd_or_dash;
+use io_harness::core::money::Part;
 
 use super::out;
 use super::task::open;
@@ -21,7 +21,15 @@ pub fn runs(config: Option<PathBuf>, store: Option<PathBuf>, json: bool, limit: 
     let (config, store) = open(config, store)?;
     let runs = store.priced_runs(Some(limit), &config.price_table())?;
     if json {
-        return out::json(&serde_json::to_string_pretty(&runs).unwrap_or_default());
+        // `citations` is the name (as compare --json gives it); `citation_count`,
+        // the name runs --json had, is kept beside it for the scripts that read it.
+        let mut rows = serde_json::to_value(&runs).unwrap_or_default();
+        for row in rows.as_array_mut().into_iter().flatten() {
+            if let Some(n) = row.get("citations").cloned() {
+                row["citation_count"] = n;
+            }
+        }
+        return out::json(&serde_json::to_string_pretty(&rows).unwrap_or_default());
     }
     if runs.is_empty() {
         return out::line("no runs recorded yet; `io-harness run --goal TEXT` starts one");
@@ -46,7 +54,7 @@ pub fn runs(config: Option<PathBuf>, store: Option<PathBuf>, json: bool, limit: 
             io_harness::core::price::fees_or_included(f.fees_micro_usd, f.vendor_reported()),
             format!(
                 "{}{}",
-                usd_or_dash(f.cost_micro_usd),
+                f.cost().text(Part::Request),
                 if f.vendor_reported() { "v" } else { "" }
             ),
             r.goal.lines().next().unwrap_or("")

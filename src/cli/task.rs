@@ -56,6 +56,11 @@ pub struct RunArgs {
     /// new run in the original's group.
     #[arg(long, requires = "provider", conflicts_with_all = ["resume", "goal", "workspace", "verify_file"])]
     pub replay: Option<RunId>,
+    /// With --providers or --replay: keep each run's workspace copy when the run
+    /// ends (they are removed otherwise; a run that is killed keeps its copy for
+    /// --resume).
+    #[arg(long)]
+    pub keep_copies: bool,
 }
 
 /// io.toml (`--config`, else `./io.toml` and the user's) resolved for a run;
@@ -117,15 +122,30 @@ pub fn cancel_on_ctrl_c() -> CancellationToken {
 }
 
 /// `--max-usd` in millionths of a dollar.
+///
+/// Refused: not a positive number, a billion dollars or more (the largest cap
+/// the store keeps exactly), or less than a millionth of a dollar (costs are
+/// counted in millionths, so it would round to $0 and stop everything).
 pub fn max_usd(flag: Option<f64>) -> Result<Option<u64>> {
-    flag.map(|usd| {
-        io_harness::config::usd_micro(usd).ok_or_else(|| {
-            Error::config(format!(
-                "--max-usd {usd} is not a positive number of US dollars"
-            ))
-        })
-    })
-    .transpose()
+    let Some(usd) = flag else {
+        return Ok(None);
+    };
+    if !(usd.is_finite() && usd > 0.0) {
+        return Err(Error::config(format!(
+            "--max-usd {usd} is not a positive number of US dollars"
+        )));
+    }
+    if usd >= 1e9 {
+        return Err(Error::config(format!(
+            "--max-usd {usd} is too large: a cap is under $1000000000 (a billion US dollars)"
+        )));
+    }
+    match io_harness::config::usd_micro(usd) {
+        Some(micro) => Ok(Some(micro)),
+        None => Err(Error::config(format!(
+            "--max-usd {usd} is less than $0.000001, the smallest amount counted (costs are kept in millionths of a dollar); give 0.000001 or more"
+        ))),
+    }
 }
 
 /// The vendors `--providers` names, in order, each once (a name given twice is

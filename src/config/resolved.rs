@@ -232,7 +232,10 @@ impl Config {
     }
 }
 
-/// Dollars as millionths, for a positive finite amount.
+/// Dollars as millionths, for a positive finite amount under a billion that
+/// does not round to nothing.
 pub fn usd_micro(usd: f64) -> Option<u64> {
-    (usd.is_finite() && usd > 0.0 && usd < 1e9).then(|| (usd * 1e6).round() as u64)
+    (usd.is_finite() && usd > 0.0 && usd < 1e9)
+        .then(|| (usd * 1e6).round() as u64)
+        .filter(|micro| *micro > 0)
 }

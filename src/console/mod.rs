@@ -24,6 +24,7 @@ pub mod testing {
     pub use super::state::evals::{EvalListed, EvalPick, EvalView};
     pub use super::state::form::{FIELDS, Field};
     pub use super::state::keys::{Action, Keymap};
+    pub use super::state::run::CallLine;
     pub use super::state::{Effect, Grouping, Msg, Screen, State, Tone, Wheel};
     pub use super::update::update;
     pub use super::view::{MIN, draw};

@@ -107,6 +107,28 @@ impl Capabilities {
     }
 }
 
+/// The most provider-executed tool calls (searches, fetches) one step records,
+/// the same on every wire: what a vendor lists past it (a million
+/// `webSearchQueries`, a counter of a million) is counted in
+/// `Completion::cut`, said in the run's output and stored with the step's
+/// accounting, not written row by row; the fees of the calls left out are still
+/// counted, as the vendor reported them. 64 is above any step an honest answer
+/// has shown (a deep-research answer runs a few dozen searches) and bounds the
+/// rows, events and printed lines a hostile one can make. Applied to every
+/// answer in one place: `core::wire::cap`.
+pub const MAX_SERVER_TOOL_CALLS: usize = 64;
+
+/// The most citations one step records, the same on every wire; the links
+/// between claims and sources are held to the same number. Past it citations
+/// are counted, not kept (`Completion::cut`).
+pub const MAX_CITATIONS: usize = 256;
+
+/// The most bytes of citation text (URL, title and quote together) one step
+/// records, whatever their number: a quote is the answer's text or a page's, and
+/// a vendor that names one long quote for every source cannot make a step cost
+/// more than this in memory, rows or output.
+pub const MAX_CITED_BYTES: usize = 8 << 20;
+
 /// The table, one row per wire, in `Wire::ALL` order.
 pub const CAPABILITIES: [Capabilities; 10] = [
     Capabilities::everything(Wire::Anthropic2025),

@@ -7,6 +7,8 @@
 //!   boundaries (UAX #29, as `unicode-segmentation`'s `split_sentence_bound_indices`
 //!   finds them), white space trimmed from both ends; a piece that is only white
 //!   space is none. A line break ends a sentence, so each heading or list item is one.
+//!   A boundary inside a URL, a Markdown link (`[text](target)`) or inline code
+//!   is none: `https://x.io/a?b=c` ends no sentence at its `?`.
 //! - A sentence's **sources** are the URLs of every claim (`Claim`) of its step
 //!   whose span overlaps it, in order, each once.
 //! - **cited share**: sentences of the final answer with at least one source ÷
@@ -29,15 +31,41 @@ use unicode_segmentation::UnicodeSegmentation;
 use crate::core::completion::Claim;
 use crate::core::verdict::Verdict;
 
-/// The sentences of `text`, as byte spans (start, end), in order.
+/// Spans a sentence boundary never falls inside, each on one line: inline code
+/// (`` `x` ``, ``` ``x`` ```), a Markdown link with its target (one level of
+/// parentheses inside it), a bare URL.
+static UNBREAKABLE: LazyLock<Option<regex::Regex>> = LazyLock::new(|| {
+    regex::Regex::new(
+        r"``[^\n]+?``|`[^`\n]+`|\[[^\]\n]*\]\((?:[^()\s]|\([^()\s]*\))*\)|[a-zA-Z][a-zA-Z0-9+.-]*://[^\s<>()\[\]`]+",
+    )
+    .ok()
+});
+
+/// The sentences of `text`, as byte spans (start, end), in order. A UAX #29
+/// boundary inside a URL, a Markdown link or inline code is not one (a `?` in a
+/// link's query string ends no sentence).
 pub fn sentences(text: &str) -> Vec<(usize, usize)> {
-    text.split_sentence_bound_indices()
-        .filter_map(|(at, piece)| {
-            let lead = piece.len() - piece.trim_start().len();
-            let body = piece.trim();
-            (!body.is_empty()).then(|| (at + lead, at + lead + body.len()))
-        })
-        .collect()
+    let keep: Vec<(usize, usize)> = UNBREAKABLE
+        .as_ref()
+        .map(|re| re.find_iter(text).map(|m| (m.start(), m.end())).collect())
+        .unwrap_or_default();
+    let inside = |at: usize| keep.iter().any(|&(s, e)| s < at && at < e);
+    let mut out = Vec::new();
+    let mut from = 0;
+    for (at, piece) in text.split_sentence_bound_indices() {
+        let to = at + piece.len();
+        if to < text.len() && inside(to) {
+            continue;
+        }
+        let piece = &text[from..to];
+        let lead = piece.len() - piece.trim_start().len();
+        let body = piece.trim();
+        if !body.is_empty() {
+            out.push((from + lead, from + lead + body.len()));
+        }
+        from = to;
+    }
+    out
 }
 
 /// One source of a sentence, with what `check-sources` found for it.

@@ -4,6 +4,8 @@
 //! `Option` fields stay `None` where the vendor said nothing, so "not reported" and
 //! "reported as blank" remain different facts.
 
+use std::collections::{HashMap, HashSet};
+
 use serde::{Deserialize, Serialize};
 
 use crate::core::vendor::Vendor;
@@ -60,6 +62,65 @@ impl Claim {
     }
 }
 
+/// Claims built as a decoder reads them: a span is found by a map and a URL
+/// already on a claim by a set, not by a scan, so an answer with many claims
+/// or one claim naming many sources costs time in proportion to what it says
+/// (`Claim::add` on a list scans it). At most `limit` links (a claim's URL is
+/// one) are kept; the rest are counted (`Cut::claim_links`), never allocated.
+#[derive(Debug, Default)]
+pub struct ClaimSet {
+    claims: Vec<Claim>,
+    spans: HashMap<(usize, usize), usize>,
+    urls: Vec<HashSet<String>>,
+    links: usize,
+    limit: usize,
+    cut: u64,
+}
+
+impl ClaimSet {
+    /// An empty set keeping at most `limit` links.
+    pub fn new(limit: usize) -> Self {
+        ClaimSet {
+            limit,
+            ..ClaimSet::default()
+        }
+    }
+
+    /// Add `url` as a source of `text` from `start` to `end`, as `Claim::add`
+    /// does (the span clamped and moved onto character boundaries, a span
+    /// already claimed gaining the URL once).
+    pub fn add(&mut self, text: &str, start: usize, end: usize, url: &str) {
+        let end = floor_boundary(text, end.min(text.len()));
+        let start = floor_boundary(text, start.min(end));
+        let at = self.spans.get(&(start, end)).copied();
+        if at.is_some_and(|i| self.urls[i].contains(url)) {
+            return;
+        }
+        if self.links >= self.limit {
+            self.cut += 1;
+            return;
+        }
+        self.links += 1;
+        let i = at.unwrap_or_else(|| {
+            self.claims.push(Claim {
+                start,
+                end,
+                urls: Vec::new(),
+            });
+            self.urls.push(HashSet::new());
+            self.spans.insert((start, end), self.claims.len() - 1);
+            self.claims.len() - 1
+        });
+        self.claims[i].urls.push(url.to_string());
+        self.urls[i].insert(url.to_string());
+    }
+
+    /// The claims in the order first given, and how many links were left out.
+    pub fn finish(self) -> (Vec<Claim>, u64) {
+        (self.claims, self.cut)
+    }
+}
+
 /// The largest character boundary of `text` at or before `i`.
 pub fn floor_boundary(text: &str, mut i: usize) -> usize {
     i = i.min(text.len());
@@ -98,6 +159,21 @@ impl ServerToolCall {
         }
     }
 
+    /// The code of a call started and never answered: the response ended
+    /// (a paused turn, a cut-off answer) before its result came.
+    pub const UNANSWERED: &'static str = "unanswered";
+
+    /// A call started and never answered (`UNANSWERED`): counted as made and
+    /// failed, said as unanswered.
+    pub fn unanswered(provider: Vendor, tool: impl Into<String>) -> Self {
+        ServerToolCall::failed(provider, tool, Self::UNANSWERED)
+    }
+
+    /// True when the call was started and never answered.
+    pub fn is_unanswered(&self) -> bool {
+        self.error.as_deref() == Some(Self::UNANSWERED)
+    }
+
     /// A call that failed with the vendor's own code.
     pub fn failed(provider: Vendor, tool: impl Into<String>, code: impl Into<String>) -> Self {
         ServerToolCall {
@@ -115,6 +191,54 @@ impl ServerToolCall {
     /// True when the call ran.
     pub fn succeeded(&self) -> bool {
         self.error.is_none()
+    }
+
+    /// A fetch (`web_fetch`, any tool named for fetching), as fees count it.
+    pub fn is_fetch(&self) -> bool {
+        self.tool.contains("fetch")
+    }
+
+    /// A search (a tool named for searching that is not a fetch).
+    pub fn is_search(&self) -> bool {
+        !self.is_fetch() && self.tool.contains("search")
+    }
+}
+
+/// What an answer said that its step did not record, past the per-step caps
+/// every wire shares (`core::capability::MAX_SERVER_TOOL_CALLS`,
+/// `MAX_CITATIONS`, `MAX_CITED_BYTES`): counted, never allocated, so what a
+/// vendor claims decides neither memory nor how many rows are written. All 0
+/// when nothing was left out.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cut {
+    /// Provider-executed tool calls left out, ok and failed.
+    pub server_tool_calls: u64,
+    /// Of them, searches that ran: their fees are still counted.
+    pub searches: u64,
+    /// Of them, fetches that ran: their fees are still counted.
+    pub fetches: u64,
+    /// Citations left out.
+    pub citations: u64,
+    /// Links between a claim and a source left out.
+    pub claim_links: u64,
+}
+
+impl Cut {
+    /// Nothing was left out.
+    pub fn is_empty(&self) -> bool {
+        *self == Cut::default()
+    }
+
+    /// One call left out.
+    pub fn call(&mut self, call: &ServerToolCall) {
+        self.server_tool_calls = self.server_tool_calls.saturating_add(1);
+        if call.succeeded() {
+            if call.is_fetch() {
+                self.fetches = self.fetches.saturating_add(1);
+            } else if call.is_search() {
+                self.searches = self.searches.saturating_add(1);
+            }
+        }
     }
 }
 
@@ -316,6 +440,9 @@ pub struct Completion {
     /// as Google sent them); `None` where the vendor sent none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub search_suggestions: Option<String>,
+    /// What the answer said past the per-step caps, counted but not kept.
+    #[serde(default, skip_serializing_if = "Cut::is_empty")]
+    pub cut: Cut,
 }
 
 /// Each element of a JSON array as compact JSON text (`[]` for anything else).

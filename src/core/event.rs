@@ -197,6 +197,10 @@ pub enum EventKind {
         /// follow answer them in this order (their ids are what traces carry).
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         tool_calls: Vec<ToolCall>,
+        /// The provider-executed calls its answer reported, made and failed
+        /// (`ServerCounts::of`): what the step's line and the Run pane count.
+        #[serde(default)]
+        server: crate::core::counts::ServerCounts,
     },
     /// A provider-executed tool ran or failed.
     ServerToolUsed {
@@ -210,6 +214,28 @@ pub enum EventKind {
         error: Option<String>,
         /// Its query or URL, where reported.
         input: Option<String>,
+    },
+    /// An answer said more than its step records: the server-tool calls,
+    /// citations and claim links past the per-step caps every wire shares
+    /// (`core::capability`), counted but not recorded. The fees of the searches
+    /// and fetches among them are counted all the same.
+    NotRecorded {
+        /// Provider-executed tool calls left out, ok and failed.
+        server_tool_calls: u64,
+        /// Of them, searches that ran.
+        searches: u64,
+        /// Of them, fetches that ran.
+        fetches: u64,
+        /// Citations left out.
+        citations: u64,
+        /// Links between a claim and a source left out.
+        claim_links: u64,
+        /// The cap on server-tool calls a step records.
+        max_server_tool_calls: usize,
+        /// The cap on citations (and claim links) a step records.
+        max_citations: usize,
+        /// The cap on the bytes of a step's citations (URL, title and quote).
+        max_cited_bytes: usize,
     },
     /// A citation was recorded (first time for this run and step).
     CitationRecorded {

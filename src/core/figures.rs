@@ -9,10 +9,18 @@
 //!   the prompt tokens written to and read from the vendor's cache. Every prompt
 //!   token is in exactly one of the three.
 //! - **searches** and **fetches** are the provider-executed calls the answers
-//!   reported, ok or failed; **failed** counts those the vendor said failed. The
-//!   fees count what the vendor billed (its counter where it has one).
+//!   reported, ok or failed; **failed** counts those the vendor said failed and
+//!   those started but never answered (`unanswered`). The fees count what the
+//!   vendor billed (its counter where it has one): a different number, said
+//!   beside the fees, never as "searches".
+//! - A step's line says the same: `in` is the plain input (`292 in, 0 cache
+//!   write, 0 cache read / 212 out tokens`, `token_words`), and its searches are
+//!   its answer's calls, made and failed (`ServerCounts::of`, `words`), as the
+//!   console's Run pane, `runs` and `compare` count them.
 //! - **cost** is the sum of the requests' costs (`None` when one could not be
-//!   priced); **fees** its server-tool part; **vendor cost** the part the vendor
+//!   priced; $0 for a run that had no request answered); beside it the
+//!   priced requests' sum and how many were unpriced (`RunFigures::cost`, a
+//!   `core::money::Total`, what the views show); **fees** its server-tool part; **vendor cost** the part the vendor
 //!   reported itself (OpenRouter `usage.cost`), `None` when no request had one.
 //! - **wall time** is the run's start to its end.
 //! - **cited share**, **verified share** and **unsupported** are what the final
@@ -23,54 +31,20 @@ use serde::{Deserialize, Serialize};
 
 use crate::core::claims::ClaimFigures;
 use crate::core::completion::Usage;
+pub use crate::core::counts::ServerCounts;
 use crate::core::event::Cost;
+use crate::core::money::Total;
 use crate::core::price::Recorded;
 
-/// The provider-executed calls one answer reported, made and failed.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ServerCounts {
-    /// Searches, ok or failed.
-    pub searches: u64,
-    /// Of them, those the vendor said failed.
-    pub failed_searches: u64,
-    /// Fetches, ok or failed.
-    pub fetches: u64,
-    /// Of them, those the vendor said failed.
-    pub failed_fetches: u64,
-}
-
+// `ServerCounts` is defined in `counts.rs` (events carry it, and `event.rs`
+// is below this file); what fees make of it is here, beside the prices.
 impl ServerCounts {
-    /// Count one call by its tool name (`web_fetch`, `web_search`, …); a tool
-    /// that is neither is not counted.
-    pub fn add(&mut self, tool: &str, failed: bool) {
-        let failed = u64::from(failed);
-        if tool.contains("fetch") {
-            self.fetches += 1;
-            self.failed_fetches += failed;
-        } else if tool.contains("search") {
-            self.searches += 1;
-            self.failed_searches += failed;
-        }
-    }
-
-    /// Searches and fetches made, ok or failed.
-    pub fn made(&self) -> u64 {
-        self.searches.saturating_add(self.fetches)
-    }
-
     /// The calls that ran: what fees count where the vendor has no counter.
     pub fn ran(&self) -> Recorded {
         Recorded {
             searches: self.searches.saturating_sub(self.failed_searches),
             fetches: self.fetches.saturating_sub(self.failed_fetches),
         }
-    }
-
-    fn sum(&mut self, other: &ServerCounts) {
-        self.searches = self.searches.saturating_add(other.searches);
-        self.failed_searches = self.failed_searches.saturating_add(other.failed_searches);
-        self.fetches = self.fetches.saturating_add(other.fetches);
-        self.failed_fetches = self.failed_fetches.saturating_add(other.failed_fetches);
     }
 }
 
@@ -103,13 +77,21 @@ pub struct RunFigures {
     /// The whole cost, in millionths of a US dollar; `None` when a request could
     /// not be priced.
     pub cost_micro_usd: Option<u64>,
+    /// The priced requests' sum, in millionths of a US dollar (the cost when
+    /// every request was priced).
+    #[serde(default)]
+    pub priced_micro_usd: u64,
+    /// How many requests could not be priced.
+    #[serde(default)]
+    pub unpriced_requests: u64,
     /// Of the cost, what the vendor itself reported; `None` when no request had
     /// a figure of the vendor's.
     pub vendor_cost_micro_usd: Option<u64>,
     /// True when the fees count calls this program recorded (no vendor counter).
     pub fees_counted_here: bool,
-    /// Why the cost is unknown.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Why the cost is unknown; `null` when it is known (always in the JSON,
+    /// as docs/compare.md's table names it).
+    #[serde(default)]
     pub unpriced: Option<String>,
     /// Started to finished, in milliseconds; `None` while it runs.
     pub wall_ms: Option<u64>,
@@ -160,6 +142,7 @@ impl RunFigures {
             server.sum(&r.server);
         }
         let vendor: Vec<u64> = costs().filter_map(|c| c.vendor_micro_usd).collect();
+        let total = Total::of(costs().map(|c| c.total_micro_usd));
         RunFigures {
             requests: requests.len() as u64,
             input_tokens: usage.input_tokens,
@@ -171,7 +154,9 @@ impl RunFigures {
             fetches: server.fetches,
             failed_fetches: server.failed_fetches,
             fees_micro_usd: fees_sum(costs()),
-            cost_micro_usd: sum(costs()),
+            cost_micro_usd: total.whole(),
+            priced_micro_usd: total.priced_micro_usd,
+            unpriced_requests: total.unpriced,
             vendor_cost_micro_usd: (!vendor.is_empty())
                 .then(|| vendor.iter().fold(0u64, |t, v| t.saturating_add(*v))),
             fees_counted_here: costs().any(|c| c.fees_counted_here),
@@ -211,19 +196,42 @@ impl RunFigures {
             .saturating_add(self.output_tokens)
     }
 
+    /// The cost as a total over the requests: the whole cost when it is known,
+    /// else the priced ones' sum and how many were not priced (at least one).
+    pub fn cost(&self) -> Total {
+        match self.cost_micro_usd {
+            Some(whole) => Total {
+                priced_micro_usd: whole,
+                unpriced: 0,
+            },
+            None => Total {
+                priced_micro_usd: self.priced_micro_usd,
+                unpriced: self.unpriced_requests.max(1),
+            },
+        }
+    }
+
     /// True when some of the cost is the vendor's own figure (shown `v`).
     pub fn vendor_reported(&self) -> bool {
         self.vendor_cost_micro_usd.is_some()
     }
 }
 
-/// The total of some requests' costs: `None` if any is unknown or there are none.
+/// A request's tokens as every view words them: `in` is the plain input, as
+/// `RunFigures::input_tokens` and the Run pane's `in` column count it; cache
+/// writes and reads beside it, each prompt token in exactly one of the three.
+pub fn token_words(u: &Usage) -> String {
+    format!(
+        "{} in, {} cache write, {} cache read / {} out tokens",
+        u.input_tokens, u.cache_write_tokens, u.cache_read_tokens, u.output_tokens
+    )
+}
+
+/// The total of some requests' costs: `None` if any is unknown; $0 when there
+/// are none (a run that has had nothing answered has cost nothing, as its fees
+/// say) — the console's live rows and a stored run's figures alike.
 pub fn sum<'a>(costs: impl IntoIterator<Item = &'a Cost>) -> Option<u64> {
-    let mut total = None;
-    for c in costs {
-        total = Some(u64::saturating_add(total.unwrap_or(0), c.total_micro_usd?));
-    }
-    total
+    Total::of(costs.into_iter().map(|c| c.total_micro_usd)).whole()
 }
 
 /// The fee part of some requests' costs, saturating: a vendor's own figure counts
@@ -284,6 +292,37 @@ mod tests {
         assert_eq!((f.searches, f.failed_searches, f.fetches), (2, 1, 1));
         assert_eq!((f.cost_micro_usd, f.fees_micro_usd), (Some(30), Some(2)));
         assert_eq!(f.vendor_cost_micro_usd, None);
+        assert_eq!(
+            f.cost().text(crate::core::money::Part::Request),
+            "$0.000030"
+        );
+        // A run that had no request answered cost nothing.
+        let none = RunFigures::of([], None);
+        assert_eq!(
+            (none.cost_micro_usd, none.fees_micro_usd),
+            (Some(0), Some(0))
+        );
+        let unpriced = Cost::default();
+        let half = RunFigures::of(
+            [
+                RequestFigures {
+                    usage: None,
+                    cost: &a,
+                    server: ServerCounts::default(),
+                },
+                RequestFigures {
+                    usage: None,
+                    cost: &unpriced,
+                    server: ServerCounts::default(),
+                },
+            ],
+            None,
+        );
+        assert_eq!(half.cost_micro_usd, None);
+        assert_eq!(
+            half.cost().text(crate::core::money::Part::Request),
+            "$0.000010 + 1 request unpriced"
+        );
         assert_eq!(
             server.ran(),
             Recorded {

@@ -7,6 +7,7 @@ pub mod claims;
 pub mod compare;
 pub mod completion;
 pub mod contract;
+pub mod counts;
 pub mod endpoint;
 pub mod error;
 pub mod eval;

@@ -417,6 +417,25 @@ mod tests {
         assert!(net_matches("*.example.com", "a.example.com.:443"));
         assert!(net_matches("[::1]:80", "[::1]:80"));
         assert!(!net_matches("[::1]:80", "[::1]:81"));
+        // An IPv6 spelling of an IPv4 address is that address, either side.
+        for t in [
+            "[::ffff:93.184.216.34]:8080",
+            "[::ffff:5db8:d822]:8080",
+            "[::93.184.216.34]:8080",
+            "[64:ff9b::5db8:d822]:8080",
+        ] {
+            assert!(net_matches("93.184.216.34", t), "{t}");
+            assert!(net_matches("93.184.216.34:8080", t), "{t}");
+        }
+        assert!(net_matches("[::ffff:5db8:d822]", "93.184.216.34:443"));
+        let p = Policy::default()
+            .layer("p")
+            .allow_net("*")
+            .deny_net("93.184.216.34");
+        assert_eq!(
+            p.decide(Act::Net, "[::ffff:5db8:d822]:8080").effect,
+            Effect::Deny
+        );
     }
 
     #[test]

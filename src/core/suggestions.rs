@@ -3,7 +3,8 @@
 //! beside it. The HTML is stored as sent; this reads the suggested queries and
 //! their links out of it for a terminal, which cannot draw HTML. Google's chips
 //! are `<a class="chip" href="https://www.google.com/search?q=…">query</a>`:
-//! every anchor with an http(s) `href` and some text is one suggestion. Pure.
+//! every anchor with an http(s) `href` and some text is one suggestion. Pure;
+//! linear in the HTML (the regex crate's automata, a set for repeats).
 
 use std::sync::LazyLock;
 
@@ -25,18 +26,20 @@ static ANCHOR: LazyLock<Option<Regex>> = LazyLock::new(|| {
 
 static TAG: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(r"(?s)<[^>]*>").ok());
 
-/// The suggestions in Google's rendered HTML, in order, each once.
+/// The suggestions in Google's rendered HTML, in order, each once (a link seen
+/// before is found in a set, so 50,000 chips cost what their bytes do).
 pub fn suggestions(html: &str) -> Vec<Suggestion> {
     let (Some(anchor), Some(tag)) = (ANCHOR.as_ref(), TAG.as_ref()) else {
         return Vec::new();
     };
     let mut out: Vec<Suggestion> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     for c in anchor.captures_iter(html) {
         let url = entities(&c[1]);
         let query = entities(tag.replace_all(&c[2], "").trim());
         let query = crate::core::text::one_line(&query);
         let web = url.starts_with("https://") || url.starts_with("http://");
-        if web && !query.is_empty() && !out.iter().any(|s| s.url == url) {
+        if web && !query.is_empty() && seen.insert(url.clone()) {
             out.push(Suggestion { query, url });
         }
     }

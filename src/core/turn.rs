@@ -147,6 +147,18 @@ pub enum HeaderValue {
 }
 
 impl HeaderValue {
+    /// How a previewed header reads: redacted, and on the demo (the loopback
+    /// stub vendor, which checks no key) a secret header says there is none —
+    /// `preview --demo` and the console's demo preview say the same.
+    pub fn previewed(&self, demo: bool) -> String {
+        match self {
+            HeaderValue::Secret { .. } if demo => {
+                "(none: the stub vendor checks no key)".to_string()
+            }
+            _ => self.redacted(),
+        }
+    }
+
     /// How the header reads with the secret redacted: `Bearer $OPENAI_API_KEY`.
     pub fn redacted(&self) -> String {
         match self {

@@ -1,10 +1,20 @@
 //! `Launch::eval`: a stored eval's pending questions run, each as a run group
-//! (`Launch::run_group`: one run per vendor, each in its own workspace copy),
-//! at most `jobs` runs at once across groups (one gate all groups share), the
-//! next question starting as one ends. Once the eval's runs have cost its cap
-//! no question starts; those left are recorded as skipped. Each question is
-//! recorded as done when its group ends, so a killed eval resumed
-//! (`eval --resume`) runs only the questions that had not ended.
+//! (`Launch::run_in_group`: one run per vendor, each in its own workspace
+//! copy), at most `jobs` runs at once across groups (one gate all groups
+//! share), the next question starting as one ends.
+//!
+//! - **Every run made for the eval is its own**: a question's group is recorded
+//!   on the question as it starts; resumed, the question runs on in that group,
+//!   only on the vendors without an ending there (a run interrupted by a kill
+//!   or cancelled is run again; one that ended is kept), and the cap counts
+//!   every run of every group.
+//! - Once the eval's runs have cost its cap no question starts; those left are
+//!   recorded as skipped.
+//! - A question is done once every vendor has an ending or a refusal in its
+//!   group. A vendor that could not start (no key, its workspace copy failed)
+//!   leaves the question pending, and the eval says so (`EvalEnd`); a question
+//!   whose group failed as a whole ends alone, the others run on. An eval with
+//!   a question left pending is not finished: `eval --resume` runs it.
 
 use std::sync::Arc;
 
@@ -15,14 +25,129 @@ use tokio_util::sync::CancellationToken;
 use crate::approve::Approver;
 use crate::core::contract::{TaskContract, Verification};
 use crate::core::error::Result;
-use crate::core::eval::Question;
 use crate::core::eval::QuestionStatus;
-use crate::core::id::EvalId;
+use crate::core::eval::{Question, QuestionRecord};
+use crate::core::id::{EvalId, GroupId};
 use crate::core::vendor::Vendor;
 use crate::core::web::WebAccess;
 use crate::launch::start::{Call, Group, Launch};
-use crate::run::group::{Column, Copies};
-use crate::store::Store;
+use crate::launch::vendor::Key;
+use crate::run::Observer;
+use crate::run::group::{Column, Copies, GroupResult};
+use crate::store::{NewGroup, Store};
+
+/// The most runs an eval has at once (`--jobs`).
+pub const MAX_JOBS: u32 = 64;
+
+/// Why `MAX_JOBS` is what it is, as `--jobs` says when refused.
+pub const JOBS_BOUND: &str = "each run in flight holds a connection to its vendor, its \
+    workspace copy's open files while it is made and its writes to the store, and 64 \
+    stays well inside the usual limit of 1,024 open files a process; vendors limit \
+    concurrent requests per key to about as many";
+
+/// How a call of `Launch::eval` left the eval: what kept questions pending.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EvalEnd {
+    /// Per vendor and reason it could not start (no key, a workspace copy that
+    /// failed), the questions it left pending, in order.
+    pub not_started: Vec<(Vendor, String, Vec<String>)>,
+    /// Questions whose group failed as a whole, and why.
+    pub failed: Vec<(String, String)>,
+    /// Runs this call started.
+    pub started: usize,
+}
+
+impl EvalEnd {
+    /// No question was left pending by a vendor that could not start or a failure.
+    pub fn finished(&self) -> bool {
+        self.not_started.is_empty() && self.failed.is_empty()
+    }
+
+    /// `vendor` could not start question `id`, for `why`.
+    fn not_started(&mut self, vendor: Vendor, why: &str, id: &str) {
+        match self
+            .not_started
+            .iter_mut()
+            .find(|(v, w, _)| *v == vendor && w == why)
+        {
+            Some((_, _, ids)) => ids.push(id.to_string()),
+            None => self
+                .not_started
+                .push((vendor, why.to_string(), vec![id.to_string()])),
+        }
+    }
+}
+
+/// What one pending question still needs: the vendors that will run it now,
+/// and those it needs that cannot start, with why.
+struct Needs {
+    run: Vec<Vendor>,
+    waiting: Vec<(Vendor, String)>,
+}
+
+impl Needs {
+    /// Of `q`'s vendors without an ending in its group, those that can start
+    /// and those in `cannot` (with why).
+    fn of(q: &QuestionRecord, vendors: &[Vendor], cannot: &[(Vendor, String)]) -> Needs {
+        let (waiting, run): (Vec<Vendor>, Vec<Vendor>) = q
+            .to_run(vendors)
+            .into_iter()
+            .partition(|v| cannot.iter().any(|(c, _)| c == v));
+        Needs {
+            run,
+            waiting: cannot
+                .iter()
+                .filter(|(v, _)| waiting.contains(v))
+                .cloned()
+                .collect(),
+        }
+    }
+}
+
+/// Where an eval stands as a call starts: its questions, those done, what
+/// its runs have cost, and those left to run.
+struct Standing {
+    total: usize,
+    done: usize,
+    spent: u64,
+    pending: Vec<QuestionRecord>,
+}
+
+impl Standing {
+    fn of(records: Vec<QuestionRecord>) -> Standing {
+        let total = records.len();
+        let done = records
+            .iter()
+            .filter(|q| q.status == QuestionStatus::Done)
+            .count();
+        // Every run of every group the eval names, a killed question's included.
+        let spent = records
+            .iter()
+            .flat_map(|q| &q.runs)
+            .filter_map(|r| r.figures.cost_micro_usd)
+            .fold(0u64, u64::saturating_add);
+        let pending = records
+            .into_iter()
+            .filter(|q| q.status != QuestionStatus::Done)
+            .collect();
+        Standing {
+            total,
+            done,
+            spent,
+            pending,
+        }
+    }
+}
+
+/// An eval's runs tell no one their events.
+fn quiet(_: Vendor) -> Arc<dyn Observer> {
+    Arc::new(crate::run::NoObserver)
+}
+
+/// Vendors on their plan's model.
+fn named(vendors: &[Vendor]) -> Vec<(Vendor, Option<String>)> {
+    vendors.iter().map(|&v| (v, None)).collect()
+}
 
 /// Told as an eval goes: questions done of all, dollars spent so far.
 pub trait EvalProgress: Send + Sync {
@@ -65,8 +190,9 @@ impl Launch {
         contract
     }
 
-    /// Run eval `eval_id`'s pending questions on `vendors`, `jobs` runs at once,
-    /// until they have ended or its runs have cost `cap` (millionths).
+    /// Run eval `eval_id`'s pending questions on `vendors`, `jobs` runs at once
+    /// (at most `MAX_JOBS`), until they have ended or its runs have cost `cap`
+    /// (millionths); what kept any pending is in the `EvalEnd`.
     pub async fn eval(
         &self,
         eval_id: EvalId,
@@ -74,33 +200,30 @@ impl Launch {
         jobs: u32,
         cap: Option<u64>,
         call: EvalCall<'_>,
-    ) -> Result<()> {
+    ) -> Result<EvalEnd> {
         let store = call.store;
-        let prices = &self.plan().prices;
-        let records = store.eval_questions(eval_id, prices)?;
-        let total = records.len();
-        let mut done = records
-            .iter()
-            .filter(|q| q.status == QuestionStatus::Done)
-            .count();
-        let mut spent: u64 = records
-            .iter()
-            .flat_map(|q| &q.runs)
-            .filter_map(|r| r.figures.cost_micro_usd)
-            .sum();
-        let mut pending = records
-            .into_iter()
-            .filter(|q| q.status != QuestionStatus::Done)
-            .map(|q| q.question)
-            .collect::<Vec<_>>()
-            .into_iter();
-        let jobs = usize::try_from(jobs.max(1)).unwrap_or(1);
-        let gate = Arc::new(tokio::sync::Semaphore::new(jobs));
+        let Standing {
+            total,
+            mut done,
+            mut spent,
+            pending,
+        } = Standing::of(store.eval_questions(eval_id, &self.plan().prices)?);
+        let mut pending = pending.into_iter();
         // One key for every group: in the demo, one rewind of the stub's script.
         let key = self.key();
-        let named: Vec<(Vendor, Option<String>)> = vendors.iter().map(|&v| (v, None)).collect();
-        let quiet =
-            |_: Vendor| -> Arc<dyn crate::run::Observer> { Arc::new(crate::run::NoObserver) };
+        let cannot = self.cannot_start(vendors, &key);
+        let mut end = EvalEnd::default();
+        if cannot.len() == vendors.len() {
+            // Nothing can run: every question stays pending, as it was.
+            for q in pending {
+                for (v, why) in &cannot {
+                    end.not_started(*v, why, &q.question.id);
+                }
+            }
+            return Ok(end);
+        }
+        let jobs = usize::try_from(jobs.clamp(1, MAX_JOBS)).unwrap_or(1);
+        let gate = Arc::new(tokio::sync::Semaphore::new(jobs));
         let mut running = FuturesUnordered::new();
         let mut open = true;
         loop {
@@ -111,56 +234,170 @@ impl Launch {
                 };
                 if call.cancel.is_cancelled() || cap.is_some_and(|c| spent >= c) {
                     if !call.cancel.is_cancelled() {
-                        store.eval_question_skipped(eval_id, &q.id)?;
-                        for rest in pending.by_ref() {
-                            store.eval_question_skipped(eval_id, &rest.id)?;
+                        for q in std::iter::once(q).chain(pending.by_ref()) {
+                            store.eval_question_skipped(eval_id, &q.question.id)?;
                         }
                     }
                     open = false;
                     break;
                 }
-                let contract = self.eval_contract(&q);
-                let group = Group {
-                    entrants: self.entrants_with(&named, &quiet, &key),
-                    copies: call.copies,
-                    cap: None,
-                    gate: Some(gate.clone()),
-                };
-                let run = Call {
-                    store,
-                    approver: call.approver,
-                    cancel: call.cancel.clone(),
-                };
-                running.push(async move {
-                    let ran = self.run_group(&contract, group, run).await;
-                    (q, ran)
-                });
+                let needs = Needs::of(&q, vendors, &cannot);
+                for (v, why) in &needs.waiting {
+                    end.not_started(*v, why, &q.question.id);
+                }
+                match self.question_group(eval_id, &q, &needs, store)? {
+                    Some(group_id) => {
+                        let group = Group {
+                            entrants: self.entrants_with(&named(&needs.run), &quiet, &key),
+                            copies: call.copies,
+                            cap: None,
+                            gate: Some(gate.clone()),
+                        };
+                        running.push(self.question(q, needs, group, group_id, &call));
+                    }
+                    // Every vendor had ended before the eval was stopped.
+                    None if needs.waiting.is_empty() => {
+                        done += 1;
+                        call.progress.ended(&q.question.id, done, total, spent);
+                    }
+                    None => {}
+                }
             }
-            let Some((q, ran)) = running.next().await else {
+            let Some((q, needs, ran)) = running.next().await else {
                 break;
             };
-            let g = ran?;
-            if call.cancel.is_cancelled() {
-                // Its runs ended cancelled: left pending for `--resume`.
+            let g = match ran {
+                Ok(g) => g,
+                Err(e) => {
+                    // This question ends here, pending; the others run on.
+                    end.failed.push((q.question.id.clone(), e.to_string()));
+                    continue;
+                }
+            };
+            let (ended, cost) = self.settle(&g, &q.question.id, &mut end, store)?;
+            spent = spent.saturating_add(cost);
+            if call.cancel.is_cancelled() || !ended || !needs.waiting.is_empty() {
+                // Left pending for `--resume`: its runs were cancelled, or a
+                // vendor could not start.
                 continue;
             }
-            store.eval_question_done(eval_id, &q.id, g.group_id)?;
+            store.eval_question_done(eval_id, &q.question.id, g.group_id)?;
             done += 1;
-            for (_, _, column) in &g.columns {
-                if let Column::Ran(r) = column {
-                    spent = spent.saturating_add(
+            call.progress.ended(&q.question.id, done, total, spent);
+        }
+        if !call.cancel.is_cancelled() && end.finished() {
+            store.eval_finished(eval_id)?;
+        }
+        Ok(end)
+    }
+
+    /// Of `vendors`, those that cannot start (no key) and why: found once,
+    /// not per question.
+    fn cannot_start(&self, vendors: &[Vendor], key: &Key) -> Vec<(Vendor, String)> {
+        self.entrants_with(&named(vendors), &quiet, key)
+            .into_iter()
+            .filter_map(|e| e.provider.err().map(|err| (e.vendor, err.to_string())))
+            .collect()
+    }
+
+    /// Question `q` run on `group`'s entrants in its group `group_id`: the
+    /// question back, what it needed, and how its group ended.
+    async fn question(
+        &self,
+        q: QuestionRecord,
+        needs: Needs,
+        group: Group<'_>,
+        group_id: GroupId,
+        call: &EvalCall<'_>,
+    ) -> (QuestionRecord, Needs, Result<GroupResult>) {
+        let contract = self.eval_contract(&q.question);
+        let run = Call {
+            store: call.store,
+            approver: call.approver,
+            cancel: call.cancel.clone(),
+        };
+        let ran = self.run_in_group(&contract, group, run, group_id).await;
+        (q, needs, ran)
+    }
+
+    /// The group question `q` runs in: its own when it has one (a question
+    /// resumed), else a new one recorded on it; `None` when no vendor is to run
+    /// it now (marked done when none is waiting either).
+    fn question_group(
+        &self,
+        eval_id: EvalId,
+        q: &QuestionRecord,
+        needs: &Needs,
+        store: &Store,
+    ) -> Result<Option<GroupId>> {
+        if needs.run.is_empty() {
+            if let (Some(g), true) = (q.group_id, needs.waiting.is_empty()) {
+                store.eval_question_done(eval_id, &q.question.id, g)?;
+            }
+            if let Some(g) = q.group_id {
+                for (v, why) in &needs.waiting {
+                    store.record_refusal(g, *v, why)?;
+                }
+            }
+            return Ok(None);
+        }
+        let group_id = match q.group_id {
+            Some(g) => g,
+            None => {
+                let workspace = &self.plan().task.workspace;
+                store.eval_question_group(
+                    eval_id,
+                    &q.question.id,
+                    &NewGroup {
+                        goal: q.question.question.clone(),
+                        workspace: std::path::absolute(workspace)
+                            .unwrap_or_else(|_| workspace.clone())
+                            .display()
+                            .to_string(),
+                        max_usd_micro: None,
+                    },
+                )?
+            }
+        };
+        // Who cannot start is said in the question's group, beside the runs.
+        for (v, why) in &needs.waiting {
+            store.record_refusal(group_id, *v, why)?;
+        }
+        Ok(Some(group_id))
+    }
+
+    /// A question's group as it ended: whether every vendor that ran it has an
+    /// ending (none cancelled, none not started), and what its runs cost; a
+    /// vendor that did not start is told to `end`.
+    fn settle(
+        &self,
+        g: &GroupResult,
+        id: &str,
+        end: &mut EvalEnd,
+        store: &Store,
+    ) -> Result<(bool, u64)> {
+        let prices = &self.plan().prices;
+        let mut ended = true;
+        let mut cost: u64 = 0;
+        for (vendor, _, column) in &g.columns {
+            match column {
+                Column::Ran(r) => {
+                    end.started += 1;
+                    ended &= r.outcome.word() != crate::core::outcome::Outcome::Cancelled;
+                    cost = cost.saturating_add(
                         store
                             .figures(r.run_id, prices)?
                             .cost_micro_usd
                             .unwrap_or(r.spent_micro_usd),
                     );
                 }
+                Column::Refused(_) => {}
+                Column::NotStarted(why) => {
+                    ended = false;
+                    end.not_started(*vendor, why, id);
+                }
             }
-            call.progress.ended(&q.id, done, total, spent);
         }
-        if !call.cancel.is_cancelled() {
-            store.eval_finished(eval_id)?;
-        }
-        Ok(())
+        Ok((ended, cost))
     }
 }

@@ -8,19 +8,22 @@
 //!
 //! `vendor` resolves one vendor (`VendorSetup`, `Limits`, `Key`); `plan` is
 //! pure; `ready` refuses a workspace that is not there; `start` does the starting; `eval` runs
-//! a stored eval's questions as groups. Below the console and the command line,
+//! a stored eval's questions as groups; `question_file` reads a question set
+//! within its limits. Below the console and the command line,
 //! above `config`, `run`, `mcp`, `telemetry` and `stub`.
 
 mod agent;
 mod eval;
 mod plan;
+mod question_file;
 mod ready;
 mod resumed;
 mod start;
 mod vendor;
 
-pub use eval::{EvalCall, EvalProgress, Quiet};
+pub use eval::{EvalCall, EvalEnd, EvalProgress, JOBS_BOUND, MAX_JOBS, Quiet};
 pub use plan::{Plan, Preview, STUB_PLACEHOLDER};
+pub use question_file::read_questions;
 pub use ready::workspace_ready;
 pub use resumed::started_with;
 pub use start::{Call, Group, Launch};

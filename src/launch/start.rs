@@ -338,6 +338,19 @@ impl Launch {
         self.grouped(contract, group, call, None).await
     }
 
+    /// As `run_group`, in group `group_id`, which exists already (an eval's
+    /// question: resumed, it runs on in its own group).
+    pub async fn run_in_group(
+        &self,
+        contract: &TaskContract,
+        group: Group<'_>,
+        call: Call<'_>,
+        group_id: GroupId,
+    ) -> Result<GroupResult> {
+        workspace_ready(&contract.workspace)?;
+        self.grouped(contract, group, call, Some(group_id)).await
+    }
+
     /// Run a stored run's task (`replay`) on the entrants, in the original's
     /// group (a new one holding the original when it had none). An entrant
     /// that cannot start (no key) is refused before anything is sent or

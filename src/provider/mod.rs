@@ -9,8 +9,10 @@ mod fallback;
 mod http;
 pub mod retry;
 pub mod scrub;
+mod spelling;
 pub mod stream;
 mod talk;
+pub mod tls;
 
 pub use body::{DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_REQUEST_TIMEOUT};
 pub use fallback::Fallback;

@@ -1,10 +1,14 @@
 //! Secrets out of everything that leaves the transport. A vendor may echo the API
 //! key back (a 401 quoting a malformed key, a 500 dumping the request), and a
 //! `base_url` may carry `user:password@`; whatever the source, the configured
-//! secrets are replaced before a body is decoded and before an error or a retry
-//! reason is handed on, so none reaches the store, an event, the console or a log.
+//! secrets are replaced before a body is decoded, in every string decoding
+//! produced (a whole body's completion and a stream's alike), and before an error
+//! or a retry reason is handed on, so none reaches the store, an event, the
+//! console or a log. A secret is found however a JSON string or a URL spells it
+//! (`spelling`: `sk\u002d…`, `sk%2D…`, mixed, one encoding inside another).
 
-use crate::core::completion::Completion;
+use super::spelling::{Found, found_at, may_start};
+use crate::core::completion::{Claim, Completion};
 use crate::core::error::Error;
 use crate::core::event::EventKind;
 
@@ -14,6 +18,9 @@ pub const REDACTED: &str = "[redacted]";
 /// Shorter than this is not scrubbed: replacing every `a` of a one-letter
 /// "password" would garble every message while protecting nothing.
 const MIN_SECRET: usize = 4;
+
+/// Bytes with secrets replaced, and the byte ranges of the original replaced.
+type Scrubbed = (Vec<u8>, Vec<(usize, usize)>);
 
 /// The secrets one provider holds.
 #[derive(Clone, Default, PartialEq, Eq)]
@@ -53,23 +60,60 @@ impl Secrets {
         Secrets(list)
     }
 
-    /// Text with every secret replaced.
+    /// Text with every secret replaced, however spelled.
     pub fn text(&self, text: &str) -> String {
-        let mut out = text.to_string();
-        for s in &self.0 {
-            if out.contains(s.as_str()) {
-                out = out.replace(s.as_str(), REDACTED);
-            }
+        match self.scrub(text.as_bytes()) {
+            Some((out, _)) => String::from_utf8(out)
+                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
+            None => text.to_string(),
         }
-        out
     }
 
-    /// Bytes with every secret replaced (bodies need not be UTF-8).
-    pub fn bytes(&self, mut bytes: Vec<u8>) -> Vec<u8> {
-        for s in &self.0 {
-            bytes = replace_bytes(bytes, s.as_bytes(), REDACTED.as_bytes());
+    /// Bytes with every secret replaced, however spelled (bodies need not be UTF-8).
+    pub fn bytes(&self, bytes: Vec<u8>) -> Vec<u8> {
+        match self.scrub(&bytes) {
+            Some((out, _)) => out,
+            None => bytes,
         }
-        bytes
+    }
+
+    /// `hay` with every secret (longest first where two start at one place)
+    /// replaced, and the byte ranges of `hay` replaced; `None` when it holds none.
+    /// A secret replaced whole is a run of ASCII or whole characters, so UTF-8
+    /// stays UTF-8.
+    fn scrub(&self, hay: &[u8]) -> Option<Scrubbed> {
+        let firsts: Vec<u8> = self.0.iter().filter_map(|s| s.bytes().next()).collect();
+        let mut out: Option<Scrubbed> = None;
+        let mut i = 0;
+        let mut copied = 0;
+        while i < hay.len() {
+            let b = hay[i];
+            let whole = firsts
+                .iter()
+                .any(|f| may_start(b, *f))
+                .then(|| {
+                    self.0.iter().find_map(|s| match found_at(hay, i, s) {
+                        Found::Whole(end) => Some(end),
+                        _ => None,
+                    })
+                })
+                .flatten();
+            match whole {
+                Some(end) => {
+                    let (bytes, ranges) =
+                        out.get_or_insert_with(|| (Vec::with_capacity(hay.len()), Vec::new()));
+                    bytes.extend_from_slice(&hay[copied..i]);
+                    bytes.extend_from_slice(REDACTED.as_bytes());
+                    ranges.push((i, end));
+                    i = end;
+                    copied = end;
+                }
+                None => i += 1,
+            }
+        }
+        let (mut bytes, ranges) = out?;
+        bytes.extend_from_slice(&hay[copied..]);
+        Some((bytes, ranges))
     }
 
     /// An underlying error kept as it is, unless its text carries a secret: then
@@ -138,50 +182,94 @@ impl Secrets {
 }
 
 impl Secrets {
-    /// A value with every secret scrubbed from every string in it, through its
-    /// JSON form (a stream's completion and events are assembled, not decoded
-    /// from scrubbed bytes). A value whose scrubbed form does not read back is
-    /// returned as it was only when it held no secret.
+    /// A value with every secret scrubbed from every string in it — every
+    /// string as decoded, keys included, walked through its JSON form (a stream's
+    /// completion and events are assembled, a whole body's decoded: either may
+    /// hold a spelling the bytes did not). A value whose scrubbed form does not
+    /// read back is returned as it was only when it held no secret.
     fn value<T: serde::Serialize + serde::de::DeserializeOwned>(&self, v: T) -> Option<T> {
-        let json = serde_json::to_string(&v).ok()?;
-        let clean = self.text(&json);
-        if clean == json {
+        let mut json = serde_json::to_value(&v).ok()?;
+        if !self.walk(&mut json) {
             return Some(v);
         }
-        serde_json::from_str(&clean).ok()
+        serde_json::from_value(json).ok()
     }
 
-    /// A completion with every secret scrubbed.
-    pub fn completion(&self, c: Completion) -> Completion {
+    /// Scrub every string of `v` in place; true when one changed.
+    fn walk(&self, v: &mut serde_json::Value) -> bool {
+        use serde_json::Value;
+        match v {
+            Value::String(s) => match self.scrub(s.as_bytes()) {
+                Some((out, _)) => {
+                    *s = String::from_utf8_lossy(&out).into_owned();
+                    true
+                }
+                None => false,
+            },
+            Value::Array(items) => items.iter_mut().fold(false, |c, i| self.walk(i) | c),
+            Value::Object(map) => {
+                let keys: Vec<String> = map
+                    .keys()
+                    .filter(|k| self.scrub(k.as_bytes()).is_some())
+                    .cloned()
+                    .collect();
+                let mut changed = !keys.is_empty();
+                for k in keys {
+                    if let Some(x) = map.remove(&k) {
+                        map.insert(self.text(&k), x);
+                    }
+                }
+                for x in map.values_mut() {
+                    changed |= self.walk(x);
+                }
+                changed
+            }
+            _ => false,
+        }
+    }
+
+    /// A completion with every secret scrubbed from every string decoding
+    /// produced. The answer's claims are byte spans of its text: where a secret
+    /// in the text was replaced, they are moved to where their text now is.
+    pub fn completion(&self, mut c: Completion) -> Completion {
         if self.0.is_empty() {
             return c;
+        }
+        if let Some((text, ranges)) = self.scrub(c.text.as_bytes()) {
+            c.text = String::from_utf8_lossy(&text).into_owned();
+            c.claims = moved(std::mem::take(&mut c.claims), &ranges, &c.text);
         }
         self.value(c.clone()).unwrap_or_else(|| Completion {
             text: REDACTED.to_string(),
             tool_calls: Vec::new(),
             citations: Vec::new(),
+            claims: Vec::new(),
             server_tools: Vec::new(),
+            blocks: Vec::new(),
+            search_suggestions: None,
             ..c
         })
     }
 
-    /// The byte length of the longest end of `text` that is the start of a secret
-    /// (not a whole one): what must wait for the next piece before it can be shown.
+    /// The byte length of the longest end of `text` that could be the start of
+    /// a secret however spelled (not a whole one): what must wait for the next
+    /// piece before it can be shown.
     fn partial_tail(&self, text: &str) -> usize {
-        let mut longest = 0;
-        for s in &self.0 {
-            let most = s.len().saturating_sub(1).min(text.len());
-            for n in (longest + 1..=most).rev() {
-                let start = text.len() - n;
-                if text.is_char_boundary(start)
-                    && s.as_bytes().starts_with(&text.as_bytes()[start..])
-                {
-                    longest = n;
-                    break;
-                }
-            }
-        }
-        longest
+        let b = text.as_bytes();
+        // A character is spelled in at most 36 bytes (a `\uXXXX` whose every
+        // character is itself escaped), so a secret's start lies no further back.
+        let reach = self
+            .0
+            .iter()
+            .map(|s| s.chars().count() * 36)
+            .max()
+            .unwrap_or(0);
+        let from = b.len().saturating_sub(reach);
+        let firsts: Vec<u8> = self.0.iter().filter_map(|s| s.bytes().next()).collect();
+        (from..b.len())
+            .filter(|&i| text.is_char_boundary(i) && firsts.iter().any(|f| may_start(b[i], *f)))
+            .find(|&i| self.0.iter().any(|s| found_at(b, i, s) == Found::Start))
+            .map_or(0, |i| b.len() - i)
     }
 
     /// An event with every secret scrubbed.
@@ -257,22 +345,34 @@ pub fn userinfo_redacted(raw: &str) -> Option<String> {
     Some(cut().unwrap_or_else(|| REDACTED.to_string()))
 }
 
-fn replace_bytes(haystack: Vec<u8>, needle: &[u8], with: &[u8]) -> Vec<u8> {
-    if needle.is_empty() || !haystack.windows(needle.len()).any(|w| w == needle) {
-        return haystack;
-    }
-    let mut out = Vec::with_capacity(haystack.len());
-    let mut i = 0;
-    while i < haystack.len() {
-        if haystack[i..].starts_with(needle) {
-            out.extend_from_slice(with);
-            i += needle.len();
-        } else {
-            out.push(haystack[i]);
-            i += 1;
+/// Claims over a text whose `ranges` (of the text before) were each replaced by
+/// `REDACTED`: each end moved by what the replacements before it changed, an end
+/// inside one moved to its edge; a claim left empty is dropped.
+fn moved(claims: Vec<Claim>, ranges: &[(usize, usize)], text: &str) -> Vec<Claim> {
+    let at = |old: usize, inside_to_end: bool| {
+        let mut shift: isize = 0;
+        for &(s, e) in ranges {
+            let grown = REDACTED.len() as isize - (e - s) as isize;
+            if old >= e {
+                shift += grown;
+            } else if old > s {
+                let edge = if inside_to_end { s + REDACTED.len() } else { s };
+                return (edge as isize + shift).max(0) as usize;
+            } else {
+                break;
+            }
         }
-    }
-    out
+        (old as isize + shift).max(0) as usize
+    };
+    claims
+        .into_iter()
+        .map(|c| Claim {
+            start: crate::core::completion::floor_boundary(text, at(c.start, false)),
+            end: crate::core::completion::floor_boundary(text, at(c.end, true)),
+            ..c
+        })
+        .filter(|c| c.start < c.end)
+        .collect()
 }
 
 fn percent_decode(s: &str) -> Option<String> {

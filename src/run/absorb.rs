@@ -7,6 +7,7 @@ use std::collections::HashSet;
 use crate::approve::Approver;
 use crate::core::completion::{Completion, Usage};
 use crate::core::event::EventKind;
+use crate::core::figures::ServerCounts;
 use crate::core::price::Recorded;
 use crate::provider::{Provider, Reply};
 use crate::run::engine::Loop;
@@ -33,11 +34,15 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
                 );
             }
         }
-        let recorded = Recorded::of(
+        let mut recorded = Recorded::of(
             c.server_tools
                 .iter()
                 .map(|s| (s.tool.as_str(), s.succeeded())),
         );
+        // Calls past the per-step cap are not recorded, but they ran as the
+        // vendor says: their fees count.
+        recorded.searches = recorded.searches.saturating_add(c.cut.searches);
+        recorded.fetches = recorded.fetches.saturating_add(c.cut.fetches);
         let cost = self
             .options
             .prices
@@ -57,6 +62,7 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
             response_id: c.response_id.clone(),
             finish_reason: c.finish_reason.clone(),
             tool_calls: c.tool_calls.clone(),
+            server: ServerCounts::of(&c.server_tools),
         });
         let mut observations = Vec::new();
         for call in &c.server_tools {
@@ -83,6 +89,9 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
             self.emitter
                 .emit(EventKind::SearchSuggestions { suggestions });
         }
+        if !c.cut.is_empty() {
+            self.emitter.emit(not_recorded(&c.cut));
+        }
         let mut seen = HashSet::new();
         for citation in c.citations.iter().filter(|x| seen.insert(x.url.clone())) {
             self.emitter.emit(EventKind::CitationRecorded {
@@ -90,5 +99,20 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
             });
         }
         observations
+    }
+}
+
+/// The event that says what an answer's step left out, with the caps it met.
+fn not_recorded(cut: &crate::core::completion::Cut) -> EventKind {
+    use crate::core::capability::{MAX_CITATIONS, MAX_CITED_BYTES, MAX_SERVER_TOOL_CALLS};
+    EventKind::NotRecorded {
+        server_tool_calls: cut.server_tool_calls,
+        searches: cut.searches,
+        fetches: cut.fetches,
+        citations: cut.citations,
+        claim_links: cut.claim_links,
+        max_server_tool_calls: MAX_SERVER_TOOL_CALLS,
+        max_citations: MAX_CITATIONS,
+        max_cited_bytes: MAX_CITED_BYTES,
     }
 }

@@ -1,8 +1,16 @@
 //! One goal on several vendors at once: a run group. Each vendor that can carry
 //! the declaration gets its own copy of the operator's workspace and its own run,
 //! all concurrent in one task, sharing one cancellation and (when set) one dollar
-//! cap; a vendor that cannot carry it is recorded with its refusal and the others
-//! run. Every run is an ordinary run of the store, resumable on its own.
+//! cap; a vendor that cannot carry it, or cannot start (no key, its copy could
+//! not be made), is recorded with its reason and the others run. Every run is an
+//! ordinary run of the store, resumable on its own.
+//!
+//! The copies (`run::copy`: what ignore files exclude, `.git`, the store's folder
+//! and earlier copies left out) are measured first: a group whose copies would
+//! not fit where they go is refused before anything is copied, recorded or sent,
+//! naming the sizes. Each copy is removed when its run ends, unless
+//! `Copies::keep` says to keep them (`--keep-copies`); a run killed before its
+//! end keeps its copy, so `run --resume` finds it.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -14,7 +22,7 @@ use crate::core::id::{GroupId, RunId};
 use crate::core::policy::Policy;
 use crate::core::vendor::Vendor;
 use crate::provider::Provider;
-use crate::run::copy::{Copied, copy_workspace};
+use crate::run::copy::{Copied, copy_workspace, measure, remove_copy, remove_emptied, size};
 use crate::run::observe::Observer;
 use crate::run::options::{GroupBudget, RunOptions, RunResult};
 use crate::store::{NewGroup, Store};
@@ -49,6 +57,8 @@ pub struct GroupResult {
     pub group_id: GroupId,
     /// Per vendor: its name, its workspace copy (none when it did not run), how it ended.
     pub columns: Vec<(Vendor, Option<PathBuf>, Column)>,
+    /// Whether the copies were kept; removed as each run ended otherwise.
+    pub kept: bool,
 }
 
 /// Where a comparison's workspace copies go: under the store's data directory
@@ -61,6 +71,8 @@ pub struct Copies {
     pub store_file: Option<PathBuf>,
     /// Told of each copy once made (before any run starts), to show progress.
     pub announce: Option<Announce>,
+    /// Keep each copy when its run ends (`--keep-copies`); removed otherwise.
+    pub keep: bool,
 }
 
 /// Told of one copy: the vendor, where, and how much it holds.
@@ -87,6 +99,7 @@ impl Copies {
             data_dir,
             store_file: Some(store_file.to_path_buf()),
             announce: None,
+            keep: false,
         }
     }
 
@@ -95,9 +108,18 @@ impl Copies {
         self.data_dir.join("groups").join(group_id.to_string())
     }
 
-    /// What a copy leaves out: the copies' own folder and the store's files.
-    fn skip(&self) -> Vec<PathBuf> {
+    /// What a copy of `workspace` leaves out: the copies' own folder, the
+    /// store's files, and the store's whole folder when it lies inside the
+    /// workspace (not when it is the workspace, or holds it).
+    fn skip(&self, workspace: &Path) -> Vec<PathBuf> {
         let mut skip = vec![self.data_dir.join("groups")];
+        let inside = match (self.data_dir.canonicalize(), workspace.canonicalize()) {
+            (Ok(data), Ok(ws)) => data != ws && data.starts_with(&ws),
+            _ => false,
+        };
+        if inside {
+            skip.push(self.data_dir.clone());
+        }
         if let Some(f) = &self.store_file {
             skip.push(f.clone());
             for suffix in ["-wal", "-shm", "-journal"] {
@@ -138,16 +160,78 @@ where
     P: Provider,
     A: Approver + ?Sized,
 {
+    fits(venue.copies, contract, &entrants)?;
     let group_id = venue.store.create_group(&NewGroup {
         goal: contract.goal.clone(),
         workspace: absolute(&contract.workspace).display().to_string(),
         max_usd_micro: cap,
     })?;
-    run_in_group(venue, contract, entrants, options, cap, group_id).await
+    in_group(venue, contract, entrants, options, cap, group_id).await
+}
+
+/// Refuse a group whose copies would not fit where they go: the workspace
+/// measured as it would be copied, times the runs that would start, against the
+/// space free there (its files' blocks counted, so many small files are not
+/// underestimated). Nothing is copied, recorded or sent when it does not fit.
+fn fits<P: Provider>(
+    copies: &Copies,
+    contract: &TaskContract,
+    entrants: &[Entrant<P>],
+) -> Result<()> {
+    let runs = entrants
+        .iter()
+        .filter(|e| matches!(&e.provider, Ok(p) if p.carries(contract.web.as_ref()).is_ok()))
+        .count() as u64;
+    if runs == 0 {
+        return Ok(());
+    }
+    let ws = &contract.workspace;
+    let m = measure(ws, &copies.skip(ws)).map_err(|e| Error::io(ws, e))?;
+    std::fs::create_dir_all(&copies.data_dir).map_err(|e| Error::io(&copies.data_dir, e))?;
+    let Some((free, block)) = crate::machine::space::free(&copies.data_dir) else {
+        return Ok(());
+    };
+    let each = m
+        .bytes
+        .saturating_add(m.files.saturating_add(1).saturating_mul(block));
+    let need = each.saturating_mul(runs);
+    if need <= free {
+        return Ok(());
+    }
+    Err(Error::refused(format!(
+        "the workspace {} holds {} in {} file{} (what its ignore files exclude not counted); {runs} \
+         cop{} of it need about {}, but {} has {} free — nothing was copied or sent. Free space \
+         there, put the store (and so the copies) elsewhere with --store or store.path, or leave \
+         build outputs out of the copies with a .gitignore",
+        absolute(ws).display(),
+        size(m.bytes),
+        m.files,
+        if m.files == 1 { "" } else { "s" },
+        if runs == 1 { "y" } else { "ies" },
+        size(need),
+        absolute(&copies.data_dir).display(),
+        size(free),
+    )))
 }
 
 /// `run_group` in a group that already exists (a replay's).
 pub async fn run_in_group<P, A>(
+    venue: &Venue<'_, A>,
+    contract: &TaskContract,
+    entrants: Vec<Entrant<P>>,
+    options: RunOptions,
+    cap: Option<u64>,
+    group_id: GroupId,
+) -> Result<GroupResult>
+where
+    P: Provider,
+    A: Approver + ?Sized,
+{
+    fits(venue.copies, contract, &entrants)?;
+    in_group(venue, contract, entrants, options, cap, group_id).await
+}
+
+async fn in_group<P, A>(
     venue: &Venue<'_, A>,
     contract: &TaskContract,
     entrants: Vec<Entrant<P>>,
@@ -169,7 +253,7 @@ where
     let mut options = options;
     let gate = options.gate.take();
     let dir = copies.group_dir(group_id);
-    let skip = copies.skip();
+    let skip = copies.skip(&contract.workspace);
     let mut columns = Vec::new();
     let mut ready = Vec::new();
     for (i, entrant) in entrants.into_iter().enumerate() {
@@ -187,7 +271,17 @@ where
             columns.push((i, entrant.vendor, None, Column::Refused(said)));
             continue;
         }
-        let copy = own_copy(&contract.workspace, &dir, entrant.vendor, &skip, copies)?;
+        // A copy that fails (a full disk, too many open files) ends this
+        // vendor's part only, recorded as not started.
+        let copy = match own_copy(&contract.workspace, &dir, entrant.vendor, &skip, copies) {
+            Ok(copy) => copy,
+            Err(e) => {
+                let column = not_started(store, group_id, entrant.vendor, &e)?;
+                columns.push((i, entrant.vendor, None, column));
+                continue;
+            }
+        };
+        store.clear_refusal(group_id, entrant.vendor)?;
         let mut own = contract.clone();
         own.workspace = copy.clone();
         let options = RunOptions {
@@ -200,7 +294,7 @@ where
     }
     let runs = ready
         .iter()
-        .map(|(_, _, _, own, provider, options)| {
+        .map(|(_, vendor, copy, own, provider, options)| {
             let gate = gate.clone();
             async move {
                 // Held to the run's end; a closed gate is no gate.
@@ -208,7 +302,7 @@ where
                     Some(g) => g.acquire().await.ok(),
                     None => None,
                 };
-                crate::run::run_with_options(
+                let ran = crate::run::run_with_options(
                     own,
                     provider,
                     store,
@@ -216,7 +310,18 @@ where
                     approver,
                     options.clone(),
                 )
-                .await
+                .await;
+                // The run has ended (a killed process never gets here: its copy
+                // stays for `run --resume`).
+                if !copies.keep {
+                    if let Err(e) = remove_copy(copy) {
+                        tracing::warn!(
+                            "{vendor}'s workspace copy {} not removed: {e}",
+                            copy.display()
+                        );
+                    }
+                }
+                ran
             }
         })
         .collect::<Vec<_>>();
@@ -229,9 +334,14 @@ where
         columns.push((i, vendor, Some(copy), column));
     }
     columns.sort_by_key(|c| c.0);
+    if !copies.keep {
+        // The group's folder, when every copy in it is gone.
+        let _ = remove_emptied(&dir);
+    }
     Ok(GroupResult {
         group_id,
         columns: columns.into_iter().map(|(_, v, p, c)| (v, p, c)).collect(),
+        kept: copies.keep,
     })
 }
 

@@ -11,11 +11,15 @@
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 
-/// True for an address on this machine or its local network.
+use crate::core::host::embedded_v4;
+
+/// True for an address on this machine or its local network. An IPv6 address
+/// that embeds an IPv4 one (mapped, compatible, NAT64: `core::host::embedded_v4`)
+/// is judged as that IPv4 address, as the policy decides it.
 pub fn is_internal(ip: IpAddr) -> bool {
     match ip {
         IpAddr::V4(v4) => internal_v4(v4),
-        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+        IpAddr::V6(v6) => match embedded_v4(v6) {
             Some(v4) => internal_v4(v4),
             None => internal_v6(v6),
         },
@@ -40,13 +44,6 @@ fn internal_v6(ip: Ipv6Addr) -> bool {
         || ip.is_multicast()
         || ip.is_unique_local()
         || ip.is_unicast_link_local()
-        // IPv4-compatible (deprecated) ::a.b.c.d
-        || (ip.segments()[..6].iter().all(|s| *s == 0) && internal_v4(ip_v4_tail(ip)))
-}
-
-fn ip_v4_tail(ip: Ipv6Addr) -> Ipv4Addr {
-    let o = ip.octets();
-    Ipv4Addr::new(o[12], o[13], o[14], o[15])
 }
 
 /// The addresses `host:port` resolves to, refused when one is internal and no
@@ -83,6 +80,7 @@ pub async fn resolve_checked(
 /// A client that connects `host` to exactly `addrs`, follows no redirect and
 /// uses no proxy.
 pub fn pinned_client(host: &str, addrs: &[SocketAddr]) -> Result<reqwest::Client, String> {
+    crate::provider::tls::install();
     let bare = host.trim_start_matches('[').trim_end_matches(']');
     let mut builder = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
@@ -118,10 +116,20 @@ mod tests {
             "fd12:3456::1",
             "::ffff:10.0.0.1",
             "::127.0.0.1",
+            "::ffff:7f00:1",
+            "64:ff9b::7f00:1",
+            "64:ff9b::169.254.169.254",
+            "64:ff9b::a00:1",
         ] {
             assert!(is_internal(internal.parse().unwrap()), "{internal}");
         }
-        for public in ["1.1.1.1", "151.101.1.1", "100.128.0.1", "2606:4700::1111"] {
+        for public in [
+            "1.1.1.1",
+            "151.101.1.1",
+            "100.128.0.1",
+            "2606:4700::1111",
+            "64:ff9b::101:101",
+        ] {
             assert!(!is_internal(public.parse().unwrap()), "{public}");
         }
     }

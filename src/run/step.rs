@@ -24,10 +24,11 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
         state: &mut Checkpoint,
         deadline: std::time::Instant,
     ) -> Option<RunOutcome> {
-        let (attempt, reply) = match self.request(state, deadline).await {
+        let (attempt, mut reply) = match self.request(state, deadline).await {
             Ok(sent) => sent,
             Err(outcome) => return Some(outcome),
         };
+        self.settle_open_calls(state, &mut reply);
         let step = state.step;
         let mut new_obs = self.absorb(step, &reply);
         let completion = &reply.completion;
@@ -59,20 +60,26 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
         } else {
             state.continuations = 0;
         }
+        // Cancelled (or out of time) while its tools ran: the step still ends
+        // recorded — its answer was given and paid for — with the run's outcome.
+        let mut cut = None;
         if !refused {
             let results = exchange.as_mut().map(|e| &mut e.results);
             if let Err(outcome) = self
                 .act(state, completion, deadline, &mut new_obs, results)
                 .await
             {
-                return Some(outcome);
+                cut = Some(outcome);
             }
         }
         for text in &new_obs {
             self.emitter
                 .emit(EventKind::Observation { text: text.clone() });
         }
-        let ending = self.ending(state, completion, paused, refused);
+        let ending = match cut {
+            Some(outcome) => Some(outcome),
+            None => self.ending(state, completion, paused, refused),
+        };
         state.observations.extend(new_obs.iter().cloned());
         // The step whole — accounting, server tools, citations, its row, the
         // checkpoint and the outcome it reached — or not at all.
@@ -96,6 +103,30 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
         }
         self.transcript.extend(exchange);
         ending
+    }
+
+    /// Each provider-executed call started and never answered is recorded once,
+    /// `unanswered`, at the end of the step that settles it: its own step, or in
+    /// a transcript (which sends a paused turn's blocks back, and the vendor
+    /// resumes the calls it left open) the continuation's, when that answer
+    /// does not answer it either.
+    fn settle_open_calls(&self, state: &Checkpoint, reply: &mut Reply) {
+        let c = &mut reply.completion;
+        if let Some(paused) = self.transcript.last().filter(|e| e.paused) {
+            let answer: Vec<serde_json::Value> = c
+                .blocks
+                .iter()
+                .filter_map(|b| serde_json::from_str(b).ok())
+                .collect();
+            let carried = paused.values().unwrap_or_default();
+            let open = crate::core::wire::still_unanswered(paused.wire, &carried, &answer);
+            c.server_tools.extend(open);
+        }
+        if state.contract.conversation == Conversation::Transcript
+            && c.stop == StopReason::PauseTurn
+        {
+            c.server_tools.retain(|call| !call.is_unanswered());
+        }
     }
 
     /// Count the step's request as sent, then send it under the run's deadline
@@ -214,6 +245,7 @@ fn provider_call(reply: &Reply) -> ProviderCall {
         endpoint: reply.endpoint.clone(),
         response_id: c.response_id.clone(),
         finish_reason: c.finish_reason.clone(),
+        cut: c.cut,
     }
 }
 

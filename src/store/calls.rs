@@ -11,7 +11,7 @@ use rusqlite::{Row, params};
 
 use super::db::{count, stored};
 use super::{Store, db_err, now};
-use crate::core::completion::{ServerToolCall, Usage};
+use crate::core::completion::{Cut, ServerToolCall, Usage};
 use crate::core::error::Result;
 use crate::core::event::Cost;
 use crate::core::figures::{RequestFigures, RunFigures, ServerCounts};
@@ -89,14 +89,15 @@ impl Store {
         let rows = stmt
             .query_map([run_id.0], |r| {
                 let call = call_row(r)?;
-                // The four counts follow the call's own columns.
+                // The four counts follow the call's own columns; the searches and
+                // fetches past the per-step cap ran too (their fees count).
                 let n = |i: usize| -> rusqlite::Result<u64> {
                     Ok(r.get::<_, i64>(CALL_COLUMN_COUNT + i)?.max(0) as u64)
                 };
                 let server = ServerCounts {
-                    searches: n(0)?,
+                    searches: n(0)?.saturating_add(call.cut.searches),
                     failed_searches: n(1)?,
-                    fetches: n(2)?,
+                    fetches: n(2)?.saturating_add(call.cut.fetches),
                     failed_fetches: n(3)?,
                 };
                 Ok((call, server))
@@ -156,15 +157,18 @@ impl Store {
                 "INSERT INTO provider_calls (run_id, step, provider, model, input_tokens, output_tokens,
                    server_tool_requests, has_usage, stop_reason, latency_ms, request_id, created_at,
                    cache_write_tokens, cache_read_tokens, web_fetch_requests, reported_cost_micro_usd,
-                   cache_write_1h_tokens, endpoint, response_id, finish_reason)
+                   cache_write_1h_tokens, endpoint, response_id, finish_reason, server_tool_calls_cut,
+                   searches_cut, fetches_cut, citations_cut, claim_links_cut)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
-                   ?18, ?19, ?20)",
+                   ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)",
                 params![run_id.0, step, call.provider, call.model, stored(u.input_tokens), stored(u.output_tokens),
                         stored(u.server_tool_requests), call.usage.is_some(), call.stop_reason,
                         stored(call.latency_ms), call.request_id, now(),
                         stored(u.cache_write_tokens), stored(u.cache_read_tokens), stored(u.web_fetch_requests),
                         u.reported_cost_micro_usd.map(stored), stored(u.cache_write_1h_tokens),
-                        call.endpoint, call.response_id, call.finish_reason],
+                        call.endpoint, call.response_id, call.finish_reason,
+                        stored(call.cut.server_tool_calls), stored(call.cut.searches),
+                        stored(call.cut.fetches), stored(call.cut.citations), stored(call.cut.claim_links)],
             )
             .map_err(db_err("recording a provider call"))
         });
@@ -239,6 +243,13 @@ pub(super) fn call_row(r: &Row<'_>) -> rusqlite::Result<ProviderCallRow> {
         endpoint: r.get(17)?,
         response_id: r.get(18)?,
         finish_reason: r.get(19)?,
+        cut: Cut {
+            server_tool_calls: n(20)?,
+            searches: n(21)?,
+            fetches: n(22)?,
+            citations: n(23)?,
+            claim_links: n(24)?,
+        },
     })
 }
 
@@ -246,10 +257,11 @@ pub(super) fn call_row(r: &Row<'_>) -> rusqlite::Result<ProviderCallRow> {
 pub(super) const CALL_COLUMNS: &str = "run_id, step, provider, model, input_tokens, output_tokens,
     server_tool_requests, has_usage, stop_reason, latency_ms, request_id, cache_write_tokens,
     cache_read_tokens, web_fetch_requests, reported_cost_micro_usd, step_attempt, cache_write_1h_tokens,
-    endpoint, response_id, finish_reason";
+    endpoint, response_id, finish_reason, server_tool_calls_cut, searches_cut, fetches_cut,
+    citations_cut, claim_links_cut";
 
 /// How many columns `CALL_COLUMNS` names (a query may select more after them).
-pub(super) const CALL_COLUMN_COUNT: usize = 20;
+pub(super) const CALL_COLUMN_COUNT: usize = 25;
 
 #[cfg(test)]
 mod tests {

@@ -32,6 +32,9 @@ impl Store {
             {
                 col.workspace = Some(group.workspace.clone());
             }
+            // A copy is removed when its run ends (unless kept): a folder that is
+            // no longer there is not named.
+            col.workspace = col.workspace.filter(|w| std::path::Path::new(w).is_dir());
             runs.push(col);
         }
         let not_run = group
@@ -53,6 +56,7 @@ impl Store {
             figures: self.figures(id, prices)?,
             vendor: run.provider,
             model: run.model,
+            wire: self.run_plan(id).ok().flatten().map(|p| p.wire()),
             outcome: run.outcome,
             outcome_detail: run.outcome_detail,
             ..Column::default()

@@ -11,7 +11,7 @@ use rusqlite::{Connection, TransactionBehavior};
 use crate::core::error::{Error, Result};
 
 /// Ordered migrations; index + 1 is the `user_version` after applying it.
-pub(crate) const MIGRATIONS: [&str; 16] = [
+pub(crate) const MIGRATIONS: [&str; 18] = [
     include_str!("migrations/0001_init.sql"),
     include_str!("migrations/0002_web.sql"),
     include_str!("migrations/0003_mcp.sql"),
@@ -28,6 +28,8 @@ pub(crate) const MIGRATIONS: [&str; 16] = [
     include_str!("migrations/0014_evals.sql"),
     include_str!("migrations/0015_plan.sql"),
     include_str!("migrations/0016_agent.sql"),
+    include_str!("migrations/0017_eval_runner.sql"),
+    include_str!("migrations/0018_cut.sql"),
 ];
 
 /// The schema version a store is brought up to: the number of migrations.
@@ -257,6 +259,9 @@ mod tests {
         assert_eq!(parts.len(), 2, "{parts:?}");
         assert!(parts[0].contains("'a;b'"));
         let counts: Vec<usize> = MIGRATIONS.iter().map(|m| statements(m).len()).collect();
-        assert_eq!(counts, vec![7, 4, 1, 5, 4, 2, 2, 2, 4, 3, 1, 1, 3, 2, 1, 1]);
+        assert_eq!(
+            counts,
+            vec![7, 4, 1, 5, 4, 2, 2, 2, 4, 3, 1, 1, 3, 2, 1, 1, 3, 5]
+        );
     }
 }

@@ -1,7 +1,8 @@
 //! Evals: a question set run across vendors (`io-harness eval`), each question
 //! a run group. An eval keeps what it was asked and its questions as read; a
-//! question names its group once it has run (`done`), or is `skipped` when the
-//! eval's dollar cap was crossed before it started. Read back as
+//! question names its group as it starts (`eval_question_group`), is `done`
+//! once every vendor has an ending or a refusal there, or is `skipped` when
+//! the eval's dollar cap was crossed before it started. Read back as
 //! `core::eval::QuestionRecord`s: each run's figures from `Store::figures`, its
 //! cited URLs and its final answer, for `core::eval::report` to score
 //! (`Store::eval_report`: the one place a stored eval is scored, for `eval`
@@ -11,13 +12,15 @@ use rusqlite::{OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
 use super::{Store, db_err, now};
-use crate::core::error::Result;
+use crate::core::error::{Error, Result};
 use crate::core::eval::QuestionStatus;
 use crate::core::eval::{EvalReport, Question, QuestionRecord, RunRecord};
 use crate::core::id::{EvalId, GroupId, RunId};
 use crate::core::price::PriceTable;
 use crate::core::record::final_answer;
 use crate::core::vendor::Vendor;
+use crate::machine::process::{self as runner, Runner};
+use crate::store::NewGroup;
 
 /// What `create_eval` records.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -61,12 +64,20 @@ pub struct EvalRow {
     pub done: u64,
     /// Of them, not run because the cap was crossed.
     pub skipped: u64,
+    /// The live process running it (`process 4242 on host`); `None` when no
+    /// process runs it (or the one recorded is gone: killed).
+    #[serde(default)]
+    pub running: Option<String>,
 }
 
 impl EvalRow {
-    /// Where it stands, as `evals` says it: `finished`, how many questions the
-    /// cap left unrun, or stopped (and how to continue it).
+    /// Where it stands, as `evals` says it: running (and by which process),
+    /// `finished`, how many questions the cap left unrun, or stopped (and how
+    /// to continue it).
     pub fn status(&self) -> String {
+        if let Some(by) = &self.running {
+            return format!("running ({by})");
+        }
         match (&self.finished_at, self.done + self.skipped < self.questions) {
             (_, true) => format!("stopped: `eval --resume {}` continues it", self.eval_id),
             (Some(_), false) if self.skipped > 0 => format!("{} not run (--max-usd)", self.skipped),
@@ -88,19 +99,25 @@ impl Store {
         Ok(Some(r))
     }
 
-    /// Record a new eval and its questions (all pending); its id.
+    /// Record a new eval and its questions (all pending), claimed by this
+    /// process (`claim_eval`); its id.
     pub fn create_eval(&self, e: &NewEval) -> Result<EvalId> {
+        let me = runner::current();
         let mut conn = self.lock()?;
         let tx = conn.transaction().map_err(db_err("recording a new eval"))?;
         tx.execute(
-            "INSERT INTO evals (created_at, file, vendors, jobs, max_usd_micro, demo) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            "INSERT INTO evals (created_at, file, vendors, jobs, max_usd_micro, demo, runner_pid, runner_host, runner_token)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
             params![
                 now(),
                 e.file,
                 e.vendors.iter().map(|v| v.as_str()).collect::<Vec<_>>().join(","),
                 e.jobs,
                 e.max_usd_micro.map(super::db::stored),
-                e.demo
+                e.demo,
+                me.pid,
+                me.host,
+                me.token
             ],
         )
         .map_err(db_err("recording a new eval"))?;
@@ -121,6 +138,37 @@ impl Store {
         }
         tx.commit().map_err(db_err("recording a new eval"))?;
         Ok(id)
+    }
+
+    /// Question `question_id` of eval `eval_id` starts: a new group for it,
+    /// named by the question in the same transaction, so every run made for the
+    /// eval is in a group the eval names — a question killed and resumed runs
+    /// on in it (`eval_questions` reads it back for a pending question too).
+    pub fn eval_question_group(
+        &self,
+        eval_id: EvalId,
+        question_id: &str,
+        group: &NewGroup,
+    ) -> Result<GroupId> {
+        let mut conn = self.lock()?;
+        let tx = conn
+            .transaction()
+            .map_err(db_err("recording an eval's question's group"))?;
+        let group_id = super::groups::insert_group(&tx, group)?;
+        let named = tx
+            .execute(
+                "UPDATE eval_questions SET group_id = ?3 WHERE eval_id = ?1 AND question_id = ?2 AND group_id IS NULL",
+                params![eval_id, question_id, group_id],
+            )
+            .map_err(db_err("recording an eval's question's group"))?;
+        if named != 1 {
+            return Err(Error::store_says(format!(
+                "eval {eval_id}'s question {question_id:?} is not there or has a group already"
+            )));
+        }
+        tx.commit()
+            .map_err(db_err("recording an eval's question's group"))?;
+        Ok(group_id)
     }
 
     /// Question `question_id` of eval `eval_id` ran as group `group_id`.
@@ -205,7 +253,8 @@ impl Store {
             "SELECT e.eval_id, e.created_at, e.file, e.vendors, e.jobs, e.max_usd_micro, e.demo, e.finished_at,
                     (SELECT COUNT(*) FROM eval_questions q WHERE q.eval_id = e.eval_id),
                     (SELECT COUNT(*) FROM eval_questions q WHERE q.eval_id = e.eval_id AND q.status = 'done'),
-                    (SELECT COUNT(*) FROM eval_questions q WHERE q.eval_id = e.eval_id AND q.status = 'skipped')
+                    (SELECT COUNT(*) FROM eval_questions q WHERE q.eval_id = e.eval_id AND q.status = 'skipped'),
+                    e.runner_pid, e.runner_host, e.runner_token
              FROM evals e WHERE e.eval_id = ?1",
             [eval_id],
             |r| {
@@ -234,6 +283,14 @@ impl Store {
                     questions: super::db::count(r.get(8)?),
                     done: super::db::count(r.get(9)?),
                     skipped: super::db::count(r.get(10)?),
+                    running: match r.get::<_, Option<i64>>(11)? {
+                        Some(pid) => running(&Runner {
+                            pid,
+                            host: r.get(12)?,
+                            token: r.get(13)?,
+                        }),
+                        None => None,
+                    },
                 })
             },
         )
@@ -306,5 +363,46 @@ impl Store {
             cited: self.cited_urls(id)?,
             figures: self.figures(id, prices)?,
         })
+    }
+}
+
+/// The recorded runner as `evals` names it, unless it is known to be gone
+/// (killed): a process on another host, which this machine cannot check, is
+/// shown as running — unknown is never reported as stopped.
+fn running(r: &Runner) -> Option<String> {
+    if runner::is_gone(r) {
+        return None;
+    }
+    Some(match &r.host {
+        Some(host) => format!("process {} on {host}", r.pid),
+        None => format!("process {}", r.pid),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The words `evals` and the console's Compare screen show.
+    #[test]
+    fn a_running_eval_is_running_whatever_its_questions_say() {
+        let row = EvalRow {
+            eval_id: EvalId(8),
+            questions: 40,
+            done: 3,
+            ..EvalRow::default()
+        };
+        assert_eq!(row.status(), "stopped: `eval --resume 8` continues it");
+        let running = EvalRow {
+            running: Some("process 42 on here".into()),
+            ..row.clone()
+        };
+        assert_eq!(running.status(), "running (process 42 on here)");
+        let finished = EvalRow {
+            done: 40,
+            finished_at: Some("2026-01-01T00:00:00Z".into()),
+            ..row
+        };
+        assert_eq!(finished.status(), "finished");
     }
 }

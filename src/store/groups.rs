@@ -41,21 +41,38 @@ pub struct GroupRow {
     pub runs: Vec<RunId>,
 }
 
+/// Insert `group` on `conn` (a transaction's, where the group is recorded with
+/// what names it: an eval's question); its id.
+pub(super) fn insert_group(conn: &rusqlite::Connection, group: &NewGroup) -> Result<GroupId> {
+    conn.execute(
+        "INSERT INTO run_groups (created_at, goal, workspace, max_usd_micro) VALUES (?1, ?2, ?3, ?4)",
+        params![
+            now(),
+            group.goal,
+            group.workspace,
+            group.max_usd_micro.map(super::db::stored)
+        ],
+    )
+    .map_err(db_err("recording a new run group"))?;
+    Ok(GroupId(conn.last_insert_rowid()))
+}
+
 impl Store {
     /// Record a new group; its id.
     pub fn create_group(&self, group: &NewGroup) -> Result<GroupId> {
-        let conn = self.lock()?;
-        conn.execute(
-            "INSERT INTO run_groups (created_at, goal, workspace, max_usd_micro) VALUES (?1, ?2, ?3, ?4)",
-            params![
-                now(),
-                group.goal,
-                group.workspace,
-                group.max_usd_micro.map(super::db::stored)
-            ],
-        )
-        .map_err(db_err("recording a new run group"))?;
-        Ok(GroupId(conn.last_insert_rowid()))
+        insert_group(&*self.lock()?, group)
+    }
+
+    /// `vendor` runs in the group after all: a refusal recorded for it before
+    /// (it had no key then, or its copy failed) no longer stands.
+    pub fn clear_refusal(&self, group_id: GroupId, vendor: Vendor) -> Result<()> {
+        self.lock()?
+            .execute(
+                "DELETE FROM group_refusals WHERE group_id = ?1 AND vendor = ?2",
+                params![group_id, vendor],
+            )
+            .map_err(db_err("clearing a vendor's refusal"))?;
+        Ok(())
     }
 
     /// Record that `vendor` refused the group's declaration, in its own words.

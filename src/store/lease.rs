@@ -6,12 +6,14 @@
 //! this process as the runner. A claim is granted only when no runner is recorded,
 //! the recorded one is this process, or it is known to be gone; a live one, or one
 //! on another host (which this machine cannot check), is named in the refusal.
+//! An eval is claimed the same way (`claim_eval`, by `eval` as it creates or
+//! resumes one, released as it ends), so one process at a time runs it.
 
 use rusqlite::{OptionalExtension, TransactionBehavior, params};
 
 use super::{Store, db_err};
 use crate::core::error::{Error, Result};
-use crate::core::id::RunId;
+use crate::core::id::{EvalId, RunId};
 use crate::core::outcome::Outcome;
 use crate::machine::process::{self as runner, Runner};
 
@@ -65,6 +67,64 @@ impl Store {
     }
 }
 
+impl Store {
+    /// Make this process eval `eval_id`'s runner, or refuse before anything is
+    /// sent or changed: an unknown eval, or one a live process holds (named) —
+    /// one transaction taking the write lock first, as `claim_run`, so of two
+    /// `eval --resume` at once exactly one runs it.
+    pub fn claim_eval(&self, eval_id: EvalId) -> Result<()> {
+        let me = runner::current();
+        let mut conn = self.lock()?;
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(db_err("claiming an eval"))?;
+        let row: Option<Option<Runner>> = tx
+            .query_row(
+                "SELECT runner_pid, runner_host, runner_token FROM evals WHERE eval_id = ?1",
+                [eval_id],
+                |r| {
+                    Ok(match r.get::<_, Option<i64>>(0)? {
+                        Some(pid) => Some(Runner {
+                            pid,
+                            host: r.get(1)?,
+                            token: r.get(2)?,
+                        }),
+                        None => None,
+                    })
+                },
+            )
+            .optional()
+            .map_err(db_err("claiming an eval"))?;
+        let Some(recorded) = row else {
+            return Err(Error::refused(format!(
+                "there is no eval {eval_id} in this store; `io-harness evals` lists them"
+            )));
+        };
+        if let Some(holder) = recorded.filter(|r| held_by_other(r, &me)) {
+            return Err(held(&format!("eval {eval_id}"), &holder, &me));
+        }
+        tx.execute(
+            "UPDATE evals SET runner_pid = ?2, runner_host = ?3, runner_token = ?4 WHERE eval_id = ?1",
+            params![eval_id, me.pid, me.host, me.token],
+        )
+        .map_err(db_err("claiming an eval"))?;
+        tx.commit().map_err(db_err("claiming an eval"))
+    }
+
+    /// This process no longer runs eval `eval_id` (it ended, or stopped).
+    pub fn release_eval(&self, eval_id: EvalId) -> Result<()> {
+        let me = runner::current();
+        self.lock()?
+            .execute(
+                "UPDATE evals SET runner_pid = NULL, runner_host = NULL, runner_token = NULL
+                 WHERE eval_id = ?1 AND runner_pid = ?2 AND runner_host IS ?3",
+                params![eval_id, me.pid, me.host],
+            )
+            .map_err(db_err("releasing an eval"))?;
+        Ok(())
+    }
+}
+
 /// Whether `recorded` may still be running the run: not this process, not known
 /// gone, and named by host (a runner recorded without a host, on a platform that
 /// names none, was never refused and is not now).
@@ -74,14 +134,19 @@ fn held_by_other(recorded: &Runner, me: &Runner) -> bool {
 
 /// The refusal naming the holder, and what to do.
 fn refusal(run_id: RunId, holder: &Runner, me: &Runner) -> Error {
+    held(&format!("run {run_id}"), holder, me)
+}
+
+/// `what` (a run, an eval) is held by `holder`: refused, naming it.
+fn held(what: &str, holder: &Runner, me: &Runner) -> Error {
     let host = holder.host.as_deref().unwrap_or("an unnamed host");
-    let what = if holder.host == me.host {
+    let todo = if holder.host == me.host {
         "resume it once that process has ended".to_string()
     } else {
         format!("this machine cannot tell whether it still runs; resume it on {host}")
     };
     Error::refused(format!(
-        "run {run_id} is being run by process {} on {host}; nothing was sent — {what}",
+        "{what} is being run by process {} on {host}; nothing was sent — {todo}",
         holder.pid
     ))
 }

@@ -19,7 +19,9 @@ use crate::store::types::{Checkpoint, NewRun};
 const RUN_COLUMNS: &str =
     "r.run_id, r.started_at, r.finished_at, r.goal, r.provider, r.model, r.outcome,
     r.outcome_detail, r.parent_run_id, r.session_id,
-    (SELECT COUNT(*) FROM citations c WHERE c.run_id = r.run_id),
+    (WITH RECURSIVE tree(id) AS (
+         SELECT r.run_id UNION SELECT k.run_id FROM runs k JOIN tree t ON k.parent_run_id = t.id)
+     SELECT COUNT(*) FROM citations c WHERE c.run_id IN tree),
     r.runner_pid, r.runner_host, r.runner_token, r.group_id, r.agent";
 
 fn run_row(r: &Row<'_>) -> rusqlite::Result<(RunRow, Option<Runner>)> {

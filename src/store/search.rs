@@ -168,8 +168,34 @@ fn quoted(text: &str) -> String {
     format!("'{}'", phrase.replace('\'', "'\\''"))
 }
 
+/// One hit a place: a URL cited twice in a step (two quotes, each indexed to
+/// be found) is one hit, its first in the order read. Rows are read only until
+/// `limit` hits are found.
+fn once_a_place(
+    rows: impl Iterator<Item = rusqlite::Result<Hit>>,
+    limit: usize,
+) -> rusqlite::Result<Vec<Hit>> {
+    let mut seen = std::collections::HashSet::new();
+    let mut hits = Vec::new();
+    for row in rows {
+        let hit = row?;
+        let place = hit
+            .url
+            .clone()
+            .map(|u| (hit.run_id, hit.step, hit.kind.clone(), u));
+        if place.is_none_or(|p| seen.insert(p)) {
+            hits.push(hit);
+        }
+        if hits.len() >= limit {
+            break;
+        }
+    }
+    Ok(hits)
+}
+
 impl Store {
-    /// Hits for `q`, newest run first (or best first with `rank`).
+    /// Hits for `q`, most recently recorded first (or best first with `rank`),
+    /// one a place (run, step, kind, URL), at most `q.limit`.
     pub fn search(&self, q: &SearchQuery) -> Result<Vec<Hit>> {
         if q.text.trim().is_empty() {
             return Err(Error::refused(
@@ -196,8 +222,9 @@ impl Store {
         } else {
             "rowid DESC"
         };
+        // No row limit (-1): the limit counts hits once each, below.
         let mut values: Vec<rusqlite::types::Value> =
-            vec![q.run.map(|r| r.0).into(), i64::from(q.limit).into()];
+            vec![q.run.map(|r| r.0).into(), (-1i64).into()];
         let mut wheres = vec!["(?1 IS NULL OR run_id = ?1)".to_string()];
         if let Some(fts) = &read.fts {
             values.push(fts.clone().into());
@@ -259,7 +286,7 @@ impl Store {
                 })
             })
             .map_err(unparsable)?;
-        rows.collect::<rusqlite::Result<_>>().map_err(unparsable)
+        once_a_place(rows, q.limit as usize).map_err(unparsable)
     }
 }
 

@@ -84,15 +84,18 @@ impl Store {
             "INSERT INTO provider_calls (run_id, step, provider, model, input_tokens, output_tokens,
                server_tool_requests, has_usage, stop_reason, latency_ms, request_id, created_at, step_attempt,
                cache_write_tokens, cache_read_tokens, web_fetch_requests, reported_cost_micro_usd,
-               cache_write_1h_tokens, endpoint, response_id, finish_reason)
+               cache_write_1h_tokens, endpoint, response_id, finish_reason, server_tool_calls_cut,
+               searches_cut, fetches_cut, citations_cut, claim_links_cut)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,
-               ?19, ?20, ?21)",
+               ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)",
             params![run, step, c.provider, c.model, stored(u.input_tokens), stored(u.output_tokens),
                     stored(u.server_tool_requests), c.usage.is_some(), c.stop_reason,
                     stored(c.latency_ms), c.request_id, now(), record.attempt,
                     stored(u.cache_write_tokens), stored(u.cache_read_tokens), stored(u.web_fetch_requests),
                     u.reported_cost_micro_usd.map(stored), stored(u.cache_write_1h_tokens),
-                    c.endpoint, c.response_id, c.finish_reason],
+                    c.endpoint, c.response_id, c.finish_reason, stored(c.cut.server_tool_calls),
+                    stored(c.cut.searches), stored(c.cut.fetches), stored(c.cut.citations),
+                    stored(c.cut.claim_links)],
         )
         .map_err(db_err("recording a provider call"))?;
         for s in record.server_tools {
@@ -238,6 +241,23 @@ impl Store {
             .map_err(db_err("reading steps"))
     }
 
+    /// Each step's search suggestions as the vendor sent them (Google's HTML),
+    /// for the steps that had any, in step order.
+    pub fn step_suggestions(&self, run_id: RunId) -> Result<Vec<(u32, String)>> {
+        let conn = self.lock()?;
+        let mut stmt = conn
+            .prepare(
+                "SELECT step, search_suggestions FROM steps
+                 WHERE run_id = ?1 AND search_suggestions IS NOT NULL ORDER BY step",
+            )
+            .map_err(db_err("reading search suggestions"))?;
+        let rows = stmt
+            .query_map([run_id.0], |r| Ok((r.get(0)?, r.get(1)?)))
+            .map_err(db_err("reading search suggestions"))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(db_err("reading search suggestions"))
+    }
+
     /// The search suggestions a run's steps were given to show (Google Search
     /// suggestions, read out of the HTML Google sent), in step order, each once.
     pub fn search_suggestions(
@@ -256,15 +276,13 @@ impl Store {
             .map_err(db_err("reading search suggestions"))?
             .collect::<rusqlite::Result<Vec<_>>>()
             .map_err(db_err("reading search suggestions"))?;
-        let mut out: Vec<crate::core::suggestions::Suggestion> = Vec::new();
-        for s in html
+        // Each link once across the steps, found in a set (not by a scan).
+        let mut seen = std::collections::HashSet::new();
+        let out = html
             .iter()
             .flat_map(|h| crate::core::suggestions::suggestions(h))
-        {
-            if !out.iter().any(|o| o.url == s.url) {
-                out.push(s);
-            }
-        }
+            .filter(|s| seen.insert(s.url.clone()))
+            .collect();
         Ok(out)
     }
 

@@ -69,7 +69,10 @@ pub struct RunRow {
     /// The roster agent a spawned child ran as.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent: Option<String>,
-    /// Citations recorded for this run.
+    /// Citations recorded for this run and its spawned children, as `compare`
+    /// counts them: `citations` in JSON, as `compare --json` names it
+    /// (`runs --json` also keeps the old name, `citation_count`, for scripts).
+    #[serde(rename = "citations", alias = "citation_count")]
     pub citation_count: u64,
     /// Its figures (tokens, searches, cost; its children's requests included),
     /// where the reader priced it (`Store::priced_runs`, `Store::figures`); given
@@ -99,6 +102,8 @@ pub struct ProviderCall {
     pub response_id: Option<String>,
     /// The vendor's own stop reason, as it spelled it.
     pub finish_reason: Option<String>,
+    /// What the answer said past the per-step caps, counted not recorded.
+    pub cut: crate::core::completion::Cut,
 }
 
 /// One row of `provider_calls`.
@@ -133,6 +138,12 @@ pub struct ProviderCallRow {
     /// The vendor's own stop reason; `None` when not recorded.
     #[serde(default)]
     pub finish_reason: Option<String>,
+    /// What the answer said past the per-step caps (all 0 before 0016).
+    #[serde(
+        default,
+        skip_serializing_if = "crate::core::completion::Cut::is_empty"
+    )]
+    pub cut: crate::core::completion::Cut,
 }
 
 /// One row of `citations`.

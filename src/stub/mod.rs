@@ -1,4 +1,4 @@
-//! The loopback stub vendor: serves the six vendors' endpoints on a local
+//! The loopback stub vendor: serves the six vendors' endpoints (every wire) on a local
 //! address, answering each request with the next scripted response, and records
 //! every request it got (API-key headers redacted). Tests and the console's offline
 //! demo use it; `io-harness stub-vendor` runs it standalone.

@@ -157,7 +157,8 @@ impl Script {
     }
 
     /// The bundled eval's script (`eval --demo`): an answer per question and
-    /// vendor, chosen by the question's words (`match`).
+    /// vendor, chosen by the question's words (`match`), in the shape of each
+    /// wire with a path of its own (OpenAI's Responses beside its Chat).
     pub fn eval_demo() -> Script {
         // Compiled in and tested, as the demo is.
         Script::parse(EVAL_DEMO, "demo/stub-eval.toml", None).unwrap_or_default()
@@ -256,7 +257,18 @@ mod tests {
                 headers: vec![],
                 body: r.body.clone(),
             };
-            crate::core::wire::decode_wire(Wire::spec(vendor), &response).unwrap();
+            let wire = r.wire.unwrap_or(Wire::spec(vendor));
+            crate::core::wire::decode_wire(wire, &response).unwrap();
+        }
+        // Every path a wire is sent to has an answer for every question.
+        for wire in Wire::ALL {
+            let answers = script
+                .responses
+                .iter()
+                .filter(|r| r.vendor == Some(wire.vendor()))
+                .filter(|r| r.wire.unwrap_or(Wire::spec(wire.vendor())).path() == wire.path())
+                .count();
+            assert!(answers >= 6, "{wire:?}: {answers}");
         }
     }
 

@@ -177,6 +177,17 @@ impl Telemetry {
     /// what did not go out: spans dropped, a collector that could not be reached.
     /// `None` when everything was delivered.
     pub fn finish(self) -> Option<String> {
+        self.summary(false)
+    }
+
+    /// As `finish`, worded for stored runs sent after the fact (`export otlp`):
+    /// no run was live, so nothing "paused tracing" — a span not sent while the
+    /// collector was unreachable is one not delivered, counted with the rest.
+    pub fn finish_stored(self) -> Option<String> {
+        self.summary(true)
+    }
+
+    fn summary(self, stored: bool) -> Option<String> {
         let finished = self.queue.finish(FINISH_GRACE);
         let c = &self.counters;
         let dropped = c.dropped.load(Ordering::Relaxed);
@@ -185,6 +196,11 @@ impl Telemetry {
         let sent = c.sent.load(Ordering::Relaxed);
         let first = c.first_error.lock().ok().and_then(|e| e.clone());
         let mut parts = Vec::new();
+        let (failed, skipped) = if stored {
+            (failed.saturating_add(skipped), 0)
+        } else {
+            (failed, skipped)
+        };
         if let Some(e) = first {
             parts.push(if failed == 0 {
                 format!("the OTLP collector at {} could not be reached ({e})", self.endpoint)

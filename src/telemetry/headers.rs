@@ -62,6 +62,7 @@ impl Overriding {
     /// A client with `timeout` per export. Built off any async runtime (the
     /// export thread's own).
     pub fn new(headers: &HashMap<String, String>, timeout: Duration) -> Result<Self, String> {
+        crate::provider::tls::install();
         let inner = reqwest::blocking::Client::builder()
             .timeout(timeout)
             .build()

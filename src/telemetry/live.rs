@@ -247,6 +247,7 @@ impl RunTrace {
             response_id,
             finish_reason,
             tool_calls,
+            server: _,
         } = &e.kind
         else {
             return;

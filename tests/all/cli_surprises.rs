@@ -197,7 +197,7 @@ fn the_small_words() {
     assert!(err.starts_with("--limit 0 would list no runs"), "{err}");
     // OpenAI reports no search counter: the count its fees are made of is said.
     let (_, _, err) = run(at(dir.path()).args(["run", "--demo", "--provider", "openai"]));
-    assert!(err.contains("1 search/fetch counted here"), "{err}");
+    assert!(err.contains("1 search/fetch, counted here"), "{err}");
     assert!(!err.contains("0 searches"), "{err}");
     // A replayed solo run's workspace is absolute beside its copy's.
     let (code, _, err) =

@@ -78,7 +78,11 @@ impl Place {
         std::fs::create_dir(dir.path().join("ws")).unwrap();
         std::fs::write(dir.path().join("ws/seed.txt"), "the operator's").unwrap();
         let store = Store::open(dir.path().join("data/runs.db")).unwrap();
-        let copies = Copies::beside(&dir.path().join("data/runs.db"));
+        // Kept, so each test can read what a run left in its copy.
+        let copies = Copies {
+            keep: true,
+            ..Copies::beside(&dir.path().join("data/runs.db"))
+        };
         Place {
             dir,
             store,

@@ -42,6 +42,7 @@ fn three_vendors_at_once_then_compare_reads_the_same_comparison_back() {
         "run",
         "--demo",
         "--json",
+        "--keep-copies",
         "--providers",
         "anthropic,openai,openrouter",
     ]));

@@ -183,7 +183,11 @@ fn write_web_never_writes_through_a_planted_link() {
 fn the_example_file_loads_with_every_table() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("io.toml.example");
     let c = Config::load(&path).unwrap();
-    assert_eq!(c.providers.len(), 5);
+    assert_eq!(
+        c.providers.len(),
+        io_harness::Vendor::ALL.len(),
+        "a table for every vendor"
+    );
     assert_eq!(
         c.endpoint(io_harness::Vendor::Xai).url(),
         "https://api.x.ai/v1/responses"

@@ -412,7 +412,14 @@ async fn a_demo_run_streams_into_the_panes_and_sources_read_it_back() {
     assert_eq!(r.calls.len(), 3, "search, pause, answer");
     assert_eq!(
         r.server.iter().map(|x| x.error.clone()).collect::<Vec<_>>(),
-        [None, None, Some("max_uses_exceeded".to_string())]
+        // The search step 2 started and no answer answered: unanswered, at the
+        // end of step 3 (the transcript carried it on).
+        [
+            None,
+            None,
+            Some("max_uses_exceeded".to_string()),
+            Some("unanswered".to_string())
+        ]
     );
     // Built-in prices, no [prices] needed: every request priced, the total their sum.
     let live_total = r.total_cost().unwrap();
@@ -451,7 +458,8 @@ async fn a_demo_run_streams_into_the_panes_and_sources_read_it_back() {
             .iter()
             .filter(|f| f.error.is_some())
             .count(),
-        1
+        // max_uses_exceeded, and the search no answer answered (unanswered).
+        2
     );
     insta::assert_snapshot!("sources_80x24", screen(&l.state, 80, 24));
     insta::assert_snapshot!("sources_50x16", screen(&l.state, 50, 16));
@@ -479,7 +487,7 @@ async fn a_demo_run_streams_into_the_panes_and_sources_read_it_back() {
     };
     assert_eq!(past.ledger.lines.len(), 3);
     assert_eq!(past.ledger.total_micro_usd(), Some(live_total));
-    assert_eq!(past.server.len(), 3);
+    assert_eq!(past.server.len(), 4, "three answered, one unanswered");
 }
 
 fn anthropic(body: &str) -> ScriptedResponse {
@@ -786,6 +794,7 @@ fn the_total_row_stays_on_screen_however_many_requests() {
                 response_id: None,
                 finish_reason: None,
                 tool_calls: Vec::new(),
+                server: Default::default(),
             },
         };
         update(&mut s, Msg::Run(Box::new(e)));

@@ -80,7 +80,7 @@ fn records() -> Vec<QuestionRecord> {
     ]
 }
 
-fn listed() -> (EvalListed, io_harness::core::eval::EvalReport) {
+pub(crate) fn listed() -> (EvalListed, io_harness::core::eval::EvalReport) {
     let mut r = report(
         EvalId(3),
         "sets/rust.jsonl",
@@ -100,15 +100,10 @@ fn listed() -> (EvalListed, io_harness::core::eval::EvalReport) {
         questions: 3,
         done: 2,
         skipped: 1,
+        running: None,
     };
-    let cost = r.cost_micro_usd();
-    (
-        EvalListed {
-            row,
-            cost_micro_usd: cost,
-        },
-        r,
-    )
+    let cost = r.cost();
+    (EvalListed { row, cost }, r)
 }
 
 #[test]
@@ -288,7 +283,7 @@ async fn a_stored_evals_question_opens_its_comparison_and_a_vendor_its_claims_fo
     let stored = c.executor.store.eval_report(id, prices).unwrap().unwrap();
     let view = c.state.compare.eval.clone().unwrap();
     assert_eq!(view.report, stored);
-    assert_eq!(listed.cost_micro_usd, stored.cost_micro_usd());
+    assert_eq!(listed.cost, stored.cost());
     assert_eq!(
         (view.report.vendors.len(), view.report.questions.len()),
         (6, 30)

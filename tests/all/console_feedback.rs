@@ -53,6 +53,7 @@ fn called(step: u32, text: &str, stop: &str) -> Msg {
             response_id: None,
             finish_reason: None,
             tool_calls: Vec::new(),
+            server: Default::default(),
         },
     )
 }
@@ -393,11 +394,15 @@ fn the_help_overlay_shows_its_whole_header_and_every_description() {
     let last = screen(&s, 80, 24);
     assert!(last.contains("deny"), "{last}");
     // A few rows up: the longest description wraps onto a second row rather
-    // than being cut.
-    for _ in 0..3 {
+    // than being cut (the names' column is as wide as `sources_of_compared`).
+    let mut above = screen(&s, 80, 24);
+    for _ in 0..40 {
+        if above.contains("open_run") {
+            break;
+        }
         update(&mut s, key(KeyCode::Up));
+        above = screen(&s, 80, 24);
     }
-    let above = screen(&s, 80, 24);
     assert!(
         above.contains("open run in the Run panes / citation")
             && above.contains("│          detail"),
@@ -541,6 +546,7 @@ async fn a_request_from_before_a_rewind_takes_no_answer_from_the_next_run() {
     let cancelled = rewinder.rewind();
     let next = rewinder.rewind();
     let url = format!("{}/v1/messages", stub.base_url(Vendor::Anthropic));
+    io_harness::provider::tls::install();
     let client = reqwest::Client::new();
     let send = |key: String| {
         client

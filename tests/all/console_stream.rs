@@ -127,6 +127,7 @@ fn a_search_shows_with_its_query_and_a_timer_then_its_verdict() {
             response_id: None,
             finish_reason: None,
             tool_calls: Vec::new(),
+            server: Default::default(),
         },
     );
     at(

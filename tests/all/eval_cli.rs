@@ -382,6 +382,15 @@ fn a_resolved_redirect_counts_for_url_recall() {
         })
         .unwrap();
     store.join_group(run, group).unwrap();
+    // Answered: only an answer is graded.
+    store
+        .finish_run(
+            run,
+            &io_harness::RunOutcome::Failed {
+                reason: "no check".into(),
+            },
+        )
+        .unwrap();
     store.record_citations(
         run,
         1,

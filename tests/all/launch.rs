@@ -39,6 +39,7 @@ fn quick_demo() -> Script {
 
 async fn received(addr: std::net::SocketAddr) -> Vec<serde_json::Value> {
     let url = format!("http://{addr}/__requests");
+    io_harness::provider::tls::install();
     let bytes = reqwest::get(url).await.unwrap().bytes().await.unwrap();
     serde_json::from_slice(&bytes).unwrap()
 }

@@ -689,6 +689,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "core/price.rs",
             "core/money.rs",
             "core/claims.rs",
+            "core/counts.rs",
             "core/figures.rs",
             "core/compare/",
             "core/eval/",

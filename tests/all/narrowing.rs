@@ -16,6 +16,7 @@
 use crate::common::cli::{bin, run};
 use crate::common::*;
 use io_harness::run::RunOptions;
+use io_harness::stub::ScriptedResponse;
 use io_harness::{Config, RunOutcome, WebAccess};
 use pretty_assertions::assert_eq;
 
@@ -55,10 +56,31 @@ fn web_tools(body: &serde_json::Value) -> Vec<serde_json::Value> {
         .collect()
 }
 
+/// A run of `IO_TOML`'s declaration and roster on the stub answering `script`:
+/// the harness, the run's contract and its result.
+async fn roster_run(
+    script: Vec<ScriptedResponse>,
+) -> (
+    Config,
+    Harness,
+    io_harness::TaskContract,
+    io_harness::RunResult,
+) {
+    let config = Config::parse(IO_TOML, "io.toml").unwrap();
+    let h = Harness::new(script).await;
+    let mut c = contract("release note");
+    c.web = config.web.clone();
+    let options = RunOptions {
+        agents: config.agents.clone(),
+        ..RunOptions::default()
+    };
+    let r = h.run_with(c.clone(), options).await;
+    (config, h, c, r)
+}
+
 #[tokio::test]
 async fn the_researcher_searches_and_the_writer_does_not() {
-    let config = Config::parse(IO_TOML, "io.toml").unwrap();
-    let h = Harness::new(vec![
+    let (_, h, _, r) = roster_run(vec![
         ok(&spawn("researcher", "find the release")),
         ok(CHILD_ANSWER),
         ok(&spawn("writer", "write it down")),
@@ -66,13 +88,6 @@ async fn the_researcher_searches_and_the_writer_does_not() {
         ok(ANSWER),
     ])
     .await;
-    let mut c = contract("release note");
-    c.web = config.web.clone();
-    let options = RunOptions {
-        agents: config.agents.clone(),
-        ..RunOptions::default()
-    };
-    let r = h.run_with(c, options).await;
     assert_eq!(r.outcome, RunOutcome::Passed);
     let bodies = h.bodies();
     assert_eq!(bodies.len(), 5);
@@ -157,20 +172,12 @@ async fn the_researcher_searches_and_the_writer_does_not() {
 /// request the researcher sent when the run spawned it.
 #[tokio::test]
 async fn preview_agent_is_the_body_the_child_sends() {
-    let config = Config::parse(IO_TOML, "io.toml").unwrap();
-    let h = Harness::new(vec![
+    let (config, h, c, _) = roster_run(vec![
         ok(&spawn("researcher", "find the release")),
         ok(CHILD_ANSWER),
         ok(ANSWER),
     ])
     .await;
-    let mut c = contract("release note");
-    c.web = config.web.clone();
-    let options = RunOptions {
-        agents: config.agents.clone(),
-        ..RunOptions::default()
-    };
-    h.run_with(c.clone(), options).await;
     let vendor = h.provider.endpoint().vendor;
     let mut plan = io_harness::launch::Plan::of(&config, false);
     let setup = plan.vendors.get_mut(&vendor).unwrap();

@@ -125,16 +125,15 @@ async fn target_server() -> Server {
 
 /// `/go?to=LOCATION` answers 302 with that Location, `/loop` redirects to itself.
 async fn redirector() -> u16 {
-    use axum::extract::Query;
-    use std::collections::HashMap;
     let app = axum::Router::new()
         .route(
             "/go",
-            axum::routing::get(|Query(q): Query<HashMap<String, String>>| async move {
-                (
-                    axum::http::StatusCode::FOUND,
-                    [("location", q.get("to").cloned().unwrap_or_default())],
-                )
+            axum::routing::get(|uri: axum::http::Uri| async move {
+                let to = url::form_urlencoded::parse(uri.query().unwrap_or_default().as_bytes())
+                    .find(|(k, _)| k == "to")
+                    .map(|(_, v)| v.into_owned())
+                    .unwrap_or_default();
+                (axum::http::StatusCode::FOUND, [("location", to)])
             }),
         )
         .route(

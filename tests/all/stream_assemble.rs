@@ -36,7 +36,7 @@ fn wire_of(vendor: Vendor, name: &str) -> Wire {
     }
 }
 
-fn response_fixtures() -> Vec<(String, Wire, Vec<u8>)> {
+pub(crate) fn response_fixtures() -> Vec<(String, Wire, Vec<u8>)> {
     let mut out = Vec::new();
     for vendor in Vendor::ALL {
         let dir = format!("{}/tests/fixtures/{vendor}", env!("CARGO_MANIFEST_DIR"));

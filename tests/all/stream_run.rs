@@ -56,6 +56,7 @@ fn kinds(events: &[EventKind]) -> Vec<&'static str> {
             EventKind::ProviderCalled { .. } => "provider_called",
             EventKind::ServerToolUsed { .. } => "server_tool_used",
             EventKind::CitationRecorded { .. } => "citation_recorded",
+            EventKind::NotRecorded { .. } => "not_recorded",
             EventKind::SearchSuggestions { .. } => "search_suggestions",
             EventKind::ToolCalled { .. } => "tool_called",
             EventKind::ApprovalAsked { .. } => "approval_asked",

@@ -277,21 +277,32 @@ async fn a_sub_agent_nests_under_its_parents_tool_call() {
     let spawn = tool_use("spawn_agent", r#"{"agent":"researcher","task":"look"}"#);
     let h = Harness::new(vec![ok(&spawn), ok(ANSWER), ok(ANSWER)]).await;
     let t = telemetry(&rx.base_url, false, vec![]);
+    // The researcher's own table narrows the root's search to one host.
     let options = RunOptions {
         agents: vec![AgentDef {
             name: "researcher".into(),
             description: "finds things".into(),
+            web: Some(io_harness::WebAccess::search().allow("docs.rs")),
             ..AgentDef::default()
         }],
         ..RunOptions::default()
     };
-    let r = traced(&h, &t, contract("g"), options).await;
+    let mut c = contract("g");
+    c.web = Some(io_harness::WebAccess::search().max_uses(3));
+    let r = traced(&h, &t, c, options).await;
     assert!(r.outcome.passed());
     finish(t).await;
     let spans = rx.spans();
     let root = one(&spans, "invoke_agent io-harness");
     let call = one(&spans, "execute_tool spawn_agent");
     let child = one(&spans, "invoke_agent researcher");
+    // Each span carries its own declaration: the child's is the narrowed one.
+    let web = |s| -> io_harness::WebAccess {
+        serde_json::from_str(&attr(s, "io_harness.web").unwrap()).unwrap()
+    };
+    assert_eq!(web(root).allowed_domains, Vec::<String>::new());
+    assert_eq!(web(child).allowed_domains, vec!["docs.rs".to_string()]);
+    assert_eq!(web(child).max_uses, Some(3));
     assert_eq!(call.parent_span_id, root.span_id);
     assert_eq!(child.parent_span_id, call.span_id);
     assert_eq!(

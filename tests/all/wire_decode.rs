@@ -122,19 +122,22 @@ fn anthropic_empty_search_ran_and_found_nothing() {
 }
 
 #[test]
-fn anthropic_pause_turn_keeps_partial_text_and_ignores_the_dangling_call() {
+fn anthropic_pause_turn_keeps_partial_text_and_says_the_dangling_call_is_unanswered() {
     let c = ok(Vendor::Anthropic, fixture("anthropic", "pause-turn.json"));
     assert_eq!(c.stop, StopReason::PauseTurn);
     assert_eq!(
         c.text,
         "I'll research quantum computing breakthroughs in 2025.\n\nLet me look for more detail on error correction."
     );
-    // The second server_tool_use has no result yet: it has not run.
+    // The second server_tool_use has no result: unanswered, where it stood
+    // (a transcript carries it on instead: run/step.rs).
     assert_eq!(
         c.server_tools,
         vec![
             ServerToolCall::ok(Vendor::Anthropic, "web_search")
-                .with_input("quantum computing breakthroughs 2025")
+                .with_input("quantum computing breakthroughs 2025"),
+            ServerToolCall::unanswered(Vendor::Anthropic, "web_search")
+                .with_input("quantum error correction milestone 2025")
         ]
     );
     assert!(c.tool_calls.is_empty());

@@ -19,13 +19,11 @@ impl Executor {
         self.read(move |s| {
             let mut listed = Vec::new();
             for row in s.evals(LISTED)? {
-                let cost_micro_usd = s
+                let cost = s
                     .eval_report(row.eval_id, &prices)?
-                    .and_then(|r| r.cost_micro_usd());
-                listed.push(EvalListed {
-                    row,
-                    cost_micro_usd,
-                });
+                    .map(|r| r.cost())
+                    .unwrap_or_default();
+                listed.push(EvalListed { row, cost });
             }
             Ok(Msg::Evals(listed))
         })

@@ -30,6 +30,7 @@ pub fn past_run(store: &Store, id: RunId, prices: &PriceTable) -> crate::Result<
         ledger: store.ledger(id, prices)?,
         server: store.server_tool_calls(id)?,
         citations: store.citations(id)?.len(),
+        suggestions: store.step_suggestions(id)?,
     })))
 }
 

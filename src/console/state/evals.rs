@@ -5,6 +5,7 @@
 
 use crate::core::eval::{EvalReport, Scored, VendorRow};
 use crate::core::id::RunId;
+use crate::core::money::Total;
 use crate::store::EvalRow;
 
 /// A stored eval as Compare lists it.
@@ -12,9 +13,9 @@ use crate::store::EvalRow;
 pub struct EvalListed {
     /// The eval, its questions' progress.
     pub row: EvalRow,
-    /// What its runs cost in all (`EvalReport::cost_micro_usd`); `None` when
-    /// one could not be priced.
-    pub cost_micro_usd: Option<u64>,
+    /// What its runs cost in all (`EvalReport::cost`): the priced runs' sum
+    /// and how many were unpriced.
+    pub cost: Total,
 }
 
 /// An eval opened on Compare.
@@ -61,8 +62,9 @@ impl EvalView {
 
     /// The run a row stands for. A question's row: its run on that vendor. A
     /// vendor's row has no one run: it stands for the vendor's first run in the
-    /// eval, in the question file's order (the first question it ran) — the
-    /// run Enter on a vendor opens the claims of.
+    /// eval, in the question file's order (the first question it ran; a run
+    /// superseded by a later one skipped) — the run Enter on a vendor opens the
+    /// claims of.
     pub fn run_of(&self, pick: EvalPick<'_>) -> Option<RunId> {
         match pick {
             EvalPick::Cell(s) => s.run_id,
@@ -70,7 +72,7 @@ impl EvalView {
                 .report
                 .questions
                 .iter()
-                .filter(|s| s.vendor == v.vendor)
+                .filter(|s| s.vendor == v.vendor && s.superseded_by.is_none())
                 .find_map(|s| s.run_id),
         }
     }

@@ -4,9 +4,11 @@
 
 use crate::console::state::run::{CallLine, RunView, ServerLine, Tone, one_line};
 use crate::core::completion::Usage;
+use crate::core::counts::ServerCounts;
 use crate::core::event::{Cost, Event, EventKind};
 use crate::core::id::RunId;
 use crate::core::outcome::RunOutcome;
+use crate::core::suggestions::Suggestion;
 use crate::core::vendor::Vendor;
 
 impl RunView {
@@ -37,11 +39,7 @@ impl RunView {
                     self.log.push((0, line, Tone::Muted));
                 }
             }
-            EventKind::StepStarted { observations } => {
-                let s = if *observations == 1 { "" } else { "s" };
-                let line = format!("step {step}: request with {observations} observation{s}");
-                self.log.push((step, line, Tone::Muted));
-            }
+            EventKind::StepStarted { observations } => self.step_started(step, *observations),
             EventKind::RequestSent { .. } => self.in_flight = true,
             EventKind::Retrying {
                 attempt,
@@ -54,21 +52,29 @@ impl RunView {
                 stop_reason,
                 cost,
                 text,
+                server,
                 ..
-            } => self.answered(step, *usage, stop_reason, cost, text),
+            } => {
+                self.answered(step, *usage, stop_reason, cost, text);
+                self.count_server(*server);
+            }
             EventKind::ServerToolUsed {
                 tool, error, input, ..
             } => self.server_used(step, tool, error, input),
             EventKind::CitationRecorded { .. } => self.citations += 1,
-            EventKind::SearchSuggestions { suggestions } => {
-                // Google's terms ask for its suggestions beside a grounded answer.
-                let queries: Vec<&str> = suggestions.iter().map(|s| s.query.as_str()).collect();
+            EventKind::NotRecorded {
+                server_tool_calls,
+                citations,
+                claim_links,
+                ..
+            } => {
                 let line = format!(
-                    "Google Search suggestions: {} (F4 Sources lists their links; o opens one)",
-                    queries.join(" · ")
+                    "not recorded, over the per-step caps: {server_tool_calls} server-tool calls, \
+                     {citations} citations, {claim_links} claim links (their fees are counted)"
                 );
-                self.log.push((step, line, Tone::Muted));
+                self.log.push((step, line, Tone::Bad));
             }
+            EventKind::SearchSuggestions { suggestions } => self.suggested(step, suggestions),
             EventKind::ToolCalled {
                 name,
                 input,
@@ -128,7 +134,6 @@ impl RunView {
         error: &Option<String>,
         input: &Option<String>,
     ) {
-        self.count_server(tool, error.is_some());
         if !self.confirm_server(step, tool, input.as_deref()) {
             self.server.push(ServerLine {
                 step,
@@ -163,11 +168,11 @@ impl RunView {
             .push(CallLine::new(step, usage, cost, stop.to_string()));
     }
 
-    /// A call the last answer reported, counted on its request's row (the
-    /// answer's `ProviderCalled` comes before its calls).
-    fn count_server(&mut self, tool: &str, failed: bool) {
+    /// The calls the last answer reported, as its `ProviderCalled` counts them
+    /// (`ServerCounts::of`, the step line's count), on its request's row.
+    fn count_server(&mut self, server: ServerCounts) {
         if let Some(line) = self.calls.last_mut() {
-            line.server.add(tool, failed);
+            line.server = server;
         }
     }
 
@@ -215,10 +220,27 @@ impl RunView {
         self.log.push((step, line, tone));
     }
 
+    /// Google's terms ask for its suggestions beside a grounded answer: one line.
+    pub(super) fn suggested(&mut self, step: u32, suggestions: &[Suggestion]) {
+        let queries: Vec<&str> = suggestions.iter().map(|s| s.query.as_str()).collect();
+        let line = format!(
+            "Google Search suggestions: {} (F4 Sources lists their links; o opens one)",
+            queries.join(" · ")
+        );
+        self.log.push((step, line, Tone::Muted));
+    }
+
+    /// The line a step's request starts with.
+    pub(super) fn step_started(&mut self, step: u32, observations: usize) {
+        let s = if observations == 1 { "" } else { "s" };
+        let line = format!("step {step}: request with {observations} observation{s}");
+        self.log.push((step, line, Tone::Muted));
+    }
+
     /// A completion's text as log lines: one per paragraph (the decoder puts a
     /// blank line where a tool or search block stood between text blocks), the
     /// first after `lead`.
-    fn log_text(&mut self, step: u32, lead: &str, text: &str) {
+    pub(super) fn log_text(&mut self, step: u32, lead: &str, text: &str) {
         let paragraphs = text.split("\n\n").map(str::trim).filter(|p| !p.is_empty());
         for (i, p) in paragraphs.enumerate() {
             let line = if i == 0 {
@@ -275,6 +297,7 @@ impl RunView {
                 stop_reason,
                 cost,
                 text,
+                server,
                 ..
             } => {
                 self.calls.push(CallLine::new(
@@ -283,20 +306,18 @@ impl RunView {
                     cost,
                     format!("{child} {stop_reason}"),
                 ));
+                self.count_server(*server);
                 self.log_text(step, &format!("{tag} model: "), text);
             }
             EventKind::ServerToolUsed {
                 tool, error, input, ..
-            } => {
-                self.count_server(tool, error.is_some());
-                self.server.push(ServerLine {
-                    step,
-                    tool: format!("{child} {tool}"),
-                    error: error.clone(),
-                    input: input.clone(),
-                    ..ServerLine::default()
-                })
-            }
+            } => self.server.push(ServerLine {
+                step,
+                tool: format!("{child} {tool}"),
+                error: error.clone(),
+                input: input.clone(),
+                ..ServerLine::default()
+            }),
             EventKind::CitationRecorded { .. } => self.citations += 1,
             EventKind::Observation { text } => {
                 self.log

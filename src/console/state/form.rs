@@ -423,7 +423,7 @@ impl Form {
                 let baseline = wire::encode(&preview.endpoint, &undeclared).ok();
                 let request = preview
                     .request
-                    .map(|r| request_lines(&r, baseline.as_ref(), folded))
+                    .map(|r| request_lines(&r, baseline.as_ref(), folded, self.plan.demo))
                     .map_err(|e| e.to_string());
                 VendorPreview {
                     vendor: v,

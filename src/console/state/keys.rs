@@ -45,7 +45,7 @@ pub enum Action {
     Quit,
     /// Write `[web]` back to io.toml.
     Save,
-    /// One vendor or all three side by side.
+    /// One vendor, or every vendor and wire side by side.
     SideBySide,
     /// Fold or unfold the local tool schemas in the preview.
     FoldTools,
@@ -209,7 +209,7 @@ const DEFAULTS: [(Action, &str, &str, &str, Scope); 42] = [
         Action::SideBySide,
         "side_by_side",
         "ctrl-v",
-        "one vendor / all three side by side",
+        "one vendor / every vendor and wire side by side",
         Scope::Declare,
     ),
     (

@@ -124,7 +124,7 @@ pub struct State {
     pub form: Form,
     /// Previews, recomputed on every edit.
     pub previews: Vec<VendorPreview>,
-    /// All three vendors side by side.
+    /// Every vendor and wire side by side.
     pub side_by_side: bool,
     /// Preview scroll, in rows from where the view anchors it (the first line the
     /// declaration adds); reset on every edit.

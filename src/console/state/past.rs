@@ -1,7 +1,10 @@
 //! A past run's panes, rebuilt from what the store holds: its steps and
 //! observations, its server-tool calls and its requests, priced by the ledger.
+//! A step reads as it did live (fold.rs draws both): its request's line, every
+//! paragraph of its answer, Google Search suggestions, then its observations.
 
 use crate::console::state::run::{CallLine, RunView, ServerLine, Tone, one_line};
+use crate::core::suggestions::suggestions;
 use crate::store::{Ledger, ServerToolCallRow, StepRow};
 
 /// What the store holds about a past run.
@@ -17,6 +20,8 @@ pub struct PastRun {
     pub server: Vec<ServerToolCallRow>,
     /// Citations recorded.
     pub citations: usize,
+    /// Each step's search suggestions as the vendor sent them (Google's HTML).
+    pub suggestions: Vec<(u32, String)>,
 }
 
 impl PastRun {
@@ -39,12 +44,15 @@ impl PastRun {
                 (None, _) => "unfinished (killed?)".to_string(),
             });
         }
+        let mut observed = 0;
         for s in &self.steps {
-            v.log.push((
-                s.step,
-                format!("step {}: {}", s.step, s.text.lines().next().unwrap_or("")),
-                Tone::Muted,
-            ));
+            v.step_started(s.step, observed);
+            observed += s.observations.len();
+            v.log_text(s.step, "model: ", &s.text);
+            let html = self.suggestions.iter().filter(|(at, _)| *at == s.step);
+            for list in html.map(|(_, h)| suggestions(h)).filter(|l| !l.is_empty()) {
+                v.suggested(s.step, &list);
+            }
             v.log.extend(
                 s.observations
                     .iter()

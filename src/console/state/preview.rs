@@ -25,21 +25,23 @@ pub struct PreviewLine {
 const MARK: &str = "\u{E000}fold:";
 
 /// The request as lines, diffed against `baseline` (the same turn declaring
-/// nothing); with `folded`, every local tool entry is one summary line.
+/// nothing); with `folded`, every local tool entry is one summary line; on the
+/// `demo`, a key header says the stub checks none (`HeaderValue::previewed`).
 pub fn request_lines(
     request: &WireRequest,
     baseline: Option<&WireRequest>,
     folded: bool,
+    demo: bool,
 ) -> Vec<PreviewLine> {
     let base_tools = baseline.map(|b| tools_of(&b.body)).unwrap_or_default();
-    let lines = render(request, &base_tools, folded);
+    let lines = render(request, &base_tools, folded, demo);
     let Some(baseline) = baseline else {
         return lines
             .into_iter()
             .map(|text| PreviewLine { text, added: false })
             .collect();
     };
-    let before = render(baseline, &base_tools, folded);
+    let before = render(baseline, &base_tools, folded, demo);
     // A trailing comma appears on the last local tool once web entries follow it.
     let key = |l: &String| l.trim_end_matches(',').to_string();
     let before: Vec<String> = before.iter().map(key).collect();
@@ -68,7 +70,7 @@ fn tool_name(tool: &Value) -> String {
         .to_string()
 }
 
-fn render(request: &WireRequest, local_tools: &[Value], folded: bool) -> Vec<String> {
+fn render(request: &WireRequest, local_tools: &[Value], folded: bool, demo: bool) -> Vec<String> {
     // The URL as the operator may see it (credentials in it scrubbed).
     let url = crate::provider::scrub::display_url(&request.url);
     let mut lines = vec![format!("{} {url}", request.method)];
@@ -76,7 +78,7 @@ fn render(request: &WireRequest, local_tools: &[Value], folded: bool) -> Vec<Str
         request
             .headers
             .iter()
-            .map(|(n, h)| format!("{n}: {}", h.redacted())),
+            .map(|(n, h)| format!("{n}: {}", h.previewed(demo))),
     );
     lines.push(String::new());
     let Ok(mut body) = serde_json::from_slice::<Value>(&request.body) else {
@@ -177,7 +179,7 @@ mod tests {
         let e = Endpoint::public(Vendor::Anthropic);
         let with = encode(&e, &turn(Some(WebAccess::search().with_fetch()))).unwrap();
         let without = encode(&e, &turn(None)).unwrap();
-        let lines = request_lines(&with, Some(&without), true);
+        let lines = request_lines(&with, Some(&without), true, false);
         let added: Vec<&str> = lines
             .iter()
             .filter(|l| l.added)
@@ -200,7 +202,7 @@ mod tests {
         let folded = lines.iter().filter(|l| l.text.ends_with("{…},")).count();
         assert_eq!(folded, local_tool_specs().len());
         // Unfolded, the same request shows every schema and still marks the web entries.
-        let open = request_lines(&with, Some(&without), false);
+        let open = request_lines(&with, Some(&without), false, false);
         assert!(open.len() > lines.len());
         assert!(
             open.iter()

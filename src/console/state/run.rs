@@ -149,7 +149,8 @@ pub fn saturating_sum(values: impl Iterator<Item = u64>) -> u64 {
 }
 
 impl RunView {
-    /// The sum of the rows' costs; `None` while any row is unpriced (or none yet).
+    /// The sum of the rows' costs; `None` while any row is unpriced ($0 before
+    /// the first answer: nothing has been billed).
     pub fn total_cost(&self) -> Option<u64> {
         crate::store::ledger_sum(self.calls.iter().map(|c| &c.cost))
     }
@@ -164,9 +165,38 @@ impl RunView {
         saturating_sum(self.calls.iter().map(CallLine::tokens))
     }
 
-    /// Searches and fetches made over every call, ok or failed.
-    pub fn total_searches(&self) -> u64 {
-        saturating_sum(self.calls.iter().map(|c| c.server.made()))
+    /// The provider-executed calls the pane lists, counted as its header says
+    /// them: every one listed (an interrupted one included), of them those that
+    /// failed (or were never answered), and those interrupted (a cancelled or
+    /// cut-off stream: started, never recorded).
+    pub fn server_tally(&self) -> (usize, usize, usize) {
+        let interrupted = self.server.iter().filter(|s| s.interrupted).count();
+        let failed = self
+            .server
+            .iter()
+            .filter(|s| s.error.is_some() && !s.interrupted)
+            .count();
+        (self.server.len(), failed, interrupted)
+    }
+
+    /// The tally in words: `1 server call · 0 failed · 1 interrupted`.
+    pub fn server_words(&self) -> String {
+        let (all, failed, interrupted) = self.server_tally();
+        let s = if all == 1 { "" } else { "s" };
+        let mut out = format!("{all} server call{s} · {failed} failed");
+        if interrupted > 0 {
+            out.push_str(&format!(" · {interrupted} interrupted"));
+        }
+        out
+    }
+
+    /// Searches and fetches over every call, made and failed.
+    pub fn total_server(&self) -> ServerCounts {
+        let mut all = ServerCounts::default();
+        for c in &self.calls {
+            all.sum(&c.server);
+        }
+        all
     }
 }
 

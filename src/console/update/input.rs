@@ -396,7 +396,9 @@ fn move_cursor(state: &mut State, up: bool) -> Vec<Effect> {
                 state.sources.cursor = step(state.sources.cursor, rows);
             } else {
                 let before = state.sources.selected;
+                let run = state.selected_run();
                 state.sources.selected = step(before, state.sources.runs.len());
+                super::sources::run_changed(state, run);
                 if state.sources.selected != before && state.sources.grouping == Grouping::ByStep {
                     if let Some(id) = state.selected_run() {
                         let mut load = vec![Effect::LoadRunSources(id)];

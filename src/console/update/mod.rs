@@ -187,13 +187,16 @@ fn tick(state: &mut State, elapsed: Option<u64>) {
     }
 }
 
-/// The store's runs arrived: keep the selection (or take the run Compare asked
-/// for) and load what the Sources screen shows for it.
+/// The store's runs arrived: keep the selected run — not its row: a new run
+/// arriving above it moves it down — or take the run Compare asked for, and
+/// load what the Sources screen shows for it.
 fn on_runs(state: &mut State, runs: Vec<crate::store::RunRow>) -> Vec<Effect> {
+    let before = state.selected_run();
     state.sources.runs = runs;
     state.sources.loaded = true;
-    // Opened from Compare: that run, where the list has it.
-    if let Some(id) = state.sources.select_run.take() {
+    // Opened from Compare: that run, where the list has it; else the one selected.
+    let wanted = state.sources.select_run.take().or(before);
+    if let Some(id) = wanted {
         if let Some(i) = state.sources.runs.iter().position(|r| r.run_id == id) {
             state.sources.selected = i;
         }
@@ -202,6 +205,7 @@ fn on_runs(state: &mut State, runs: Vec<crate::store::RunRow>) -> Vec<Effect> {
         .sources
         .selected
         .min(state.sources.runs.len().saturating_sub(1));
+    sources::run_changed(state, before);
     match (state.sources.grouping, state.selected_run()) {
         (Grouping::ByStep, Some(id)) if state.sources.claims_view => {
             vec![Effect::LoadRunSources(id), Effect::LoadClaims(id)]

@@ -44,6 +44,18 @@ pub(super) fn typing(state: &mut State, key: KeyEvent) -> Option<Vec<Effect>> {
     })
 }
 
+/// The selected run changed from `before`: the filter, typed for the citations
+/// of the run it was typed on, goes with it (it does not carry over to another
+/// run's list, where it would hide citations without saying so). Listing every
+/// run by domain, the filter is over all runs and stays.
+pub(super) fn run_changed(state: &mut State, before: Option<crate::core::id::RunId>) {
+    if state.selected_run() != before && state.sources.grouping == Grouping::ByStep {
+        state.sources.filter.clear();
+        state.sources.filtering = false;
+        state.sources.cursor = 0;
+    }
+}
+
 fn filter_changed(state: &mut State) -> Vec<Effect> {
     state.sources.cursor = 0;
     if state.sources.grouping == Grouping::ByDomain {

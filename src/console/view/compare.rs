@@ -143,7 +143,6 @@ fn draw_column(frame: &mut Frame<'_>, area: Rect, t: &Theme, col: &CompareColumn
         (None, false) => Span::styled("not started", muted),
     };
     lines.push(Line::from(status));
-    let failed = r.server.iter().filter(|s| s.error.is_some()).count();
     lines.push(Line::styled(
         format!(
             "{} · {} tokens",
@@ -152,12 +151,9 @@ fn draw_column(frame: &mut Frame<'_>, area: Rect, t: &Theme, col: &CompareColumn
         ),
         Style::default().fg(t.text),
     ));
+    let (_, failed, _) = r.server_tally();
     lines.push(Line::styled(
-        format!(
-            "{} server call{}, {failed} failed",
-            r.server.len(),
-            if r.server.len() == 1 { "" } else { "s" },
-        ),
+        r.server_words(),
         Style::default().fg(if failed > 0 { t.warning } else { t.text }),
     ));
     lines.push(Line::styled(

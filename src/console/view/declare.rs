@@ -12,6 +12,7 @@ use crate::console::state::form::{FIELDS, Field, VendorPreview};
 use crate::console::state::keys::Action;
 use crate::console::state::theme::Theme;
 use crate::console::view::block;
+use crate::console::view::chrome::wrap_line;
 use crate::core::vendor::Wire;
 use crate::core::web::WebAccess;
 
@@ -37,18 +38,12 @@ fn draw_form(frame: &mut Frame<'_>, area: Rect, state: &State) {
     let outer = block(t, "Declare", true);
     let inner = outer.inner(area);
     frame.render_widget(outer, area);
-    let goal_h = if inner.height < 12 {
-        3
-    } else {
-        (inner.height / 3).clamp(3, 6)
-    };
-    let [goal, rest] =
-        Layout::vertical([Constraint::Length(goal_h), Constraint::Min(0)]).areas(inner);
-    let mut ta = f.goal.clone();
-    ta.set_block(block(t, "goal", f.focus == Field::Goal));
-    ta.set_style(Style::default().fg(t.text));
-    frame.render_widget(&ta, goal);
+    // The form's lines wrapped to the pane, so their rows are known: the goal
+    // box gives up rows (down to 3) before a field is pushed out of sight.
+    let width = inner.width.max(1) as usize;
     let mut lines = field_lines(state);
+    // Where each field's line starts among `lines` (the goal has its own box).
+    let starts: Vec<usize> = lines_of_fields(&lines);
     roster_lines(&mut lines, state);
     rules_panel(&mut lines, state);
     if let Some(e) = &f.error {
@@ -64,19 +59,58 @@ fn draw_form(frame: &mut Frame<'_>, area: Rect, state: &State) {
             Style::default().fg(t.muted),
         ));
     }
+    let wrapped: Vec<Vec<Line<'static>>> = lines.into_iter().map(|l| wrap_line(l, width)).collect();
+    let fields_rows: usize = wrapped
+        .iter()
+        .take(starts.last().map_or(0, |s| s + 1))
+        .map(Vec::len)
+        .sum();
+    let all_rows: usize = wrapped.iter().map(Vec::len).sum();
+    let preferred = if inner.height < 12 {
+        3
+    } else {
+        (inner.height / 3).clamp(3, 6)
+    };
+    let room = |rows: usize| {
+        inner
+            .height
+            .saturating_sub(u16::try_from(rows).unwrap_or(u16::MAX))
+    };
+    // Every row if it can, else every field, else the preferred goal box.
+    let goal_h = if room(all_rows) >= 3 {
+        preferred.min(room(all_rows))
+    } else {
+        preferred.min(room(fields_rows)).max(3)
+    };
+    let [goal, rest] =
+        Layout::vertical([Constraint::Length(goal_h), Constraint::Min(0)]).areas(inner);
+    let mut ta = f.goal.clone();
+    ta.set_block(block(t, "goal", f.focus == Field::Goal));
+    ta.set_style(Style::default().fg(t.text));
+    frame.render_widget(&ta, goal);
     // Keep the focused field in view when the pane is shorter than the form.
     let focused = FIELDS
         .iter()
         .skip(1)
         .position(|x| *x == f.focus)
+        .and_then(|i| starts.get(i))
+        .copied()
         .unwrap_or(0);
-    let skip = (focused + 1).saturating_sub(rest.height as usize) as u16;
-    frame.render_widget(
-        Paragraph::new(lines)
-            .wrap(Wrap { trim: false })
-            .scroll((skip, 0)),
-        rest,
-    );
+    let focused_end: usize = wrapped.iter().take(focused + 1).map(Vec::len).sum();
+    let skip = focused_end.saturating_sub(rest.height as usize);
+    let rows: Vec<Line<'static>> = wrapped.into_iter().flatten().skip(skip).collect();
+    frame.render_widget(Paragraph::new(rows), rest);
+}
+
+/// Where each field's line is among `lines` (a field's error line, after the
+/// allowed domains, is not a field's).
+fn lines_of_fields(lines: &[Line<'static>]) -> Vec<usize> {
+    lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.spans.len() == 2)
+        .map(|(i, _)| i)
+        .collect()
 }
 
 /// One line per field of the form (the goal has its own box), the focused one
@@ -420,9 +454,34 @@ fn preview_pane(
     let inner = outer.inner(area);
     frame.render_widget(outer, area);
     let width = inner.width as usize;
-    let pinned = hard_wrap(&pinned, width);
-    // Pinned rows never take more than half the pane.
-    let pinned_h = (pinned.len() as u16).min(inner.height / 2);
+    // The request line split where it must (a URL has no spaces), a caution
+    // broken between words, as prose is.
+    let mut pinned: Vec<(String, Style, bool)> = pinned
+        .into_iter()
+        .enumerate()
+        .flat_map(|(i, row)| {
+            if i == 0 {
+                return hard_wrap(&[row], width);
+            }
+            let (text, style, added) = row;
+            wrap_line(Line::raw(text), width)
+                .into_iter()
+                .map(|l| (l.to_string(), style, added))
+                .collect()
+        })
+        .collect();
+    // Pinned rows take at most two thirds of the pane, and at least its first
+    // row (a pane one row high says where the request goes, not a blank); a
+    // caution cut short says so.
+    let most = (inner.height * 2 / 3).max(1.min(inner.height)) as usize;
+    if pinned.len() > most {
+        pinned.truncate(most);
+        if let Some(last) = pinned.last_mut().filter(|_| most > 1) {
+            let keep = last.0.chars().count().min(width.saturating_sub(1));
+            last.0 = format!("{}…", last.0.chars().take(keep).collect::<String>());
+        }
+    }
+    let pinned_h = pinned.len() as u16;
     let [top, body] =
         Layout::vertical([Constraint::Length(pinned_h), Constraint::Min(0)]).areas(inner);
     frame.render_widget(Paragraph::new(to_lines(pinned)), top);

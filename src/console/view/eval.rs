@@ -55,16 +55,7 @@ pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State, view: &Eval
         .map(|l| Line::styled(l, muted))
         .collect();
     let nv = r.vendors.len();
-    let matrix: Vec<Vec<String>> = r.vendors.iter().map(matrix_row).collect();
-    let matrix = columns(&MATRIX_HEAD, &matrix);
-    let mut m = matrix.lines();
-    if let Some(h) = m.next() {
-        lines.push(Line::styled(
-            format!("  {h}"),
-            muted.add_modifier(Modifier::BOLD),
-        ));
-    }
-    lines.extend(m.enumerate().map(|(i, l)| row(i, l)));
+    matrix_lines(&mut lines, r, width, muted, &row);
     lines.push(Line::default());
     let cells: Vec<Vec<String>> = r.questions.iter().map(question_row).collect();
     let table = columns(&QUESTION_HEAD, &cells);
@@ -111,6 +102,42 @@ pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State, view: &Eval
     };
     let head = format!("Compare · {}{more}", title(r));
     frame.render_widget(Paragraph::new(lines).block(block(t, &head, true)), area);
+}
+
+/// The matrix, a row a vendor (`row` marks the chosen one); too wide for the
+/// pane (`width`), two tables, a vendor a row in each: the scores, then the
+/// money and the time — cut, it would lose the total.
+fn matrix_lines<'a>(
+    lines: &mut Vec<Line<'a>>,
+    r: &crate::core::eval::EvalReport,
+    width: usize,
+    muted: Style,
+    row: &dyn Fn(usize, &str) -> Line<'a>,
+) {
+    let matrix: Vec<Vec<String>> = r.vendors.iter().map(matrix_row).collect();
+    let whole = columns(&MATRIX_HEAD, &matrix);
+    let fits = whole.lines().all(|l| l.chars().count() + 2 <= width);
+    let parts: Vec<Vec<usize>> = if fits {
+        vec![(0..MATRIX_HEAD.len()).collect()]
+    } else {
+        vec![(0..6).collect(), [0, 6, 7, 8, 9].to_vec()]
+    };
+    for part in parts {
+        let head: Vec<&str> = part.iter().map(|&c| MATRIX_HEAD[c]).collect();
+        let cells: Vec<Vec<String>> = matrix
+            .iter()
+            .map(|r| part.iter().map(|&c| r[c].clone()).collect())
+            .collect();
+        let table = columns(&head, &cells);
+        let mut m = table.lines();
+        if let Some(h) = m.next() {
+            lines.push(Line::styled(
+                format!("  {h}"),
+                muted.add_modifier(Modifier::BOLD),
+            ));
+        }
+        lines.extend(m.enumerate().map(|(i, l)| row(i, l)));
+    }
 }
 
 /// `hints` joined with ` · ` into as few lines of at most `width` characters as

@@ -12,7 +12,7 @@ use crate::console::state::State;
 use crate::console::state::evals::EvalListed;
 use crate::console::state::keys::Action;
 use crate::console::view::{block, count};
-use crate::core::price::usd_or_dash;
+use crate::core::money::Part;
 
 /// Draw the stored evals and comparisons.
 pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State) {
@@ -119,7 +119,7 @@ fn eval_row(e: &EvalListed) -> String {
         when(&r.created_at),
         count(r.questions as usize, "question"),
         count(r.vendors.len(), "vendor"),
-        usd_or_dash(e.cost_micro_usd),
+        e.cost.text(Part::Run),
         r.status()
     )
 }

@@ -72,40 +72,39 @@ pub fn draw(frame: &mut Frame<'_>, state: &State) {
 fn draw_tabs(frame: &mut Frame<'_>, area: Rect, state: &State) {
     let t = &state.theme.1;
     let k = |a| state.keys.key_for(a).to_uppercase();
-    let tab = |name: &str, key: String, on: bool| {
-        let style = if on {
-            Style::default()
-                .fg(t.accent)
-                .add_modifier(Modifier::BOLD | Modifier::REVERSED)
-        } else {
-            Style::default().fg(t.muted)
-        };
-        Span::styled(format!(" {key} {name} "), style)
-    };
-    let mut spans = vec![
-        tab(
-            "Declare",
-            k(Action::ShowDeclare),
-            state.screen == Screen::Declare,
-        ),
-        Span::raw(" "),
-        tab("Run", k(Action::ShowRun), state.screen == Screen::Run),
-        Span::raw(" "),
-        tab(
-            "Sources",
-            k(Action::ShowSources),
-            state.screen == Screen::Sources,
-        ),
-        Span::raw(" "),
-        tab(
-            "Compare",
-            k(Action::ShowCompare),
-            state.screen == Screen::Compare,
-        ),
+    let screens = [
+        ("Declare", Action::ShowDeclare, Screen::Declare),
+        ("Run", Action::ShowRun, Screen::Run),
+        ("Sources", Action::ShowSources, Screen::Sources),
+        ("Compare", Action::ShowCompare, Screen::Compare),
     ];
-    // The longest hint that fits whole; a narrow terminal drops hints, never
-    // cuts one in half.
-    let used: usize = spans.iter().map(|s| s.width()).sum();
+    // The tabs three ways, widest first: spaced, tight, and only the screen
+    // shown named (the others by their key; help names every one).
+    let tabs = |how: usize| -> Vec<Span<'static>> {
+        let mut spans = Vec::new();
+        for (i, (name, action, screen)) in screens.iter().enumerate() {
+            let on = state.screen == *screen;
+            let style = if on {
+                Style::default()
+                    .fg(t.accent)
+                    .add_modifier(Modifier::BOLD | Modifier::REVERSED)
+            } else {
+                Style::default().fg(t.muted)
+            };
+            if i > 0 && how == 0 {
+                spans.push(Span::raw(" "));
+            }
+            let text = if how == 2 && !on {
+                format!(" {} ", k(*action))
+            } else {
+                format!(" {} {name} ", k(*action))
+            };
+            spans.push(Span::styled(text, style));
+        }
+        spans
+    };
+    // The longest hint that fits whole, the tabs made narrower before a hint is
+    // dropped; a narrow terminal drops hints, never cuts one in half.
     let hints = [
         format!(
             "  {} help · {} run · {} quit",
@@ -118,14 +117,24 @@ fn draw_tabs(frame: &mut Frame<'_>, area: Rect, state: &State) {
         format!("  {} quit", k(Action::Quit)),
         format!("  {} help", k(Action::Help)),
     ];
-    if let Some(hint) = hints
-        .into_iter()
-        .find(|h| used + h.chars().count() <= area.width as usize)
-    {
-        spans.push(Span::styled(hint, Style::default().fg(t.muted)));
-    }
-    let line = Line::from(spans);
-    frame.render_widget(Paragraph::new(line), area);
+    let width = area.width as usize;
+    let fits = |spans: &[Span<'_>], hint: &str| {
+        spans.iter().map(Span::width).sum::<usize>() + hint.chars().count() <= width
+    };
+    let chosen = hints.iter().find_map(|hint| {
+        (0..3)
+            .map(tabs)
+            .find(|spans| fits(spans, hint))
+            .map(|spans| (spans, hint.clone()))
+    });
+    let spans = match chosen {
+        Some((mut spans, hint)) => {
+            spans.push(Span::styled(hint, Style::default().fg(t.muted)));
+            spans
+        }
+        None => tabs(0),
+    };
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
 const SPINNER: [&str; 4] = ["◐", "◓", "◑", "◒"];
@@ -158,8 +167,11 @@ fn status_lines(state: &State, cols: usize, max_rows: usize) -> Vec<Line<'static
                 crate::core::price::usd_or_dash(spent),
                 crate::core::price::usd(limit)
             ),
-            (None, Some(spent)) => format!(" · {}", crate::core::price::usd(spent)),
-            (None, None) => String::new(),
+            // Nothing said before the first answer: $0 spent tells nothing.
+            (None, Some(spent)) if !r.calls.is_empty() => {
+                format!(" · {}", crate::core::price::usd(spent))
+            }
+            (None, _) => String::new(),
         };
         spans.push(Span::styled(
             format!(
@@ -220,12 +232,21 @@ fn draw_help(frame: &mut Frame<'_>, area: Rect, state: &State) {
     };
     // Fixed columns sized to their longest entry; the description takes the
     // rest and wraps onto a second row rather than being cut.
-    const KEY: u16 = 9;
+    // The key and name columns are as wide as their widest entry (a name is
+    // what `[console.keys]` takes: cut, it could not be copied).
+    let widest = |cells: &mut dyn Iterator<Item = usize>, least: usize| {
+        u16::try_from(cells.max().unwrap_or(0).max(least)).unwrap_or(u16::MAX)
+    };
+    let keys = &state.keys.bindings;
+    let key_w = widest(&mut keys.iter().map(|b| b.key.chars().count()), 9);
     const WHERE: u16 = 10;
-    const NAME: u16 = 14; // "[console.keys]"
+    let name_w = widest(
+        &mut keys.iter().map(|b| b.name.len()),
+        "[console.keys]".len(),
+    );
     let desc_w = popup
         .width
-        .saturating_sub(2 + KEY + WHERE + NAME + 3)
+        .saturating_sub(2 + key_w + WHERE + name_w + 3)
         .max(8) as usize;
     let heights: Vec<usize> = state
         .keys
@@ -271,10 +292,10 @@ fn draw_help(frame: &mut Frame<'_>, area: Rect, state: &State) {
     let table = Table::new(
         rows,
         [
-            Constraint::Length(KEY),
+            Constraint::Length(key_w),
             Constraint::Min(8),
             Constraint::Length(WHERE),
-            Constraint::Length(NAME),
+            Constraint::Length(name_w),
         ],
     )
     .header(

@@ -65,7 +65,7 @@ pub(super) fn draw_requests(frame: &mut Frame<'_>, area: Rect, state: &State) {
                 c.output.to_string(),
                 format!(
                     "{}{}",
-                    c.server.made(),
+                    c.server.cell(),
                     if c.cost.fees_counted_here { "c" } else { "" }
                 ),
                 fees(&c.cost),
@@ -139,7 +139,7 @@ fn sum_cells(state: &State) -> Vec<String> {
         total(|c| c.cache_write),
         total(|c| c.cache_read),
         total(|c| c.output),
-        r.total_searches().to_string(),
+        r.total_server().cell(),
         crate::core::price::fees_or_included(
             r.total_fees(),
             r.calls.iter().any(|c| c.cost.vendor_micro_usd.is_some()),

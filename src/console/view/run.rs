@@ -150,6 +150,9 @@ fn draw_server(frame: &mut Frame<'_>, server: Rect, state: &State) {
                 Style::default().fg(t.accent),
             ),
             _ if s.interrupted => ("interrupted".to_string(), Style::default().fg(t.muted)),
+            Some(code) if code == crate::core::completion::ServerToolCall::UNANSWERED => {
+                ("unanswered".to_string(), Style::default().fg(t.error))
+            }
             Some(code) => (format!("FAILED ({code})"), Style::default().fg(t.error)),
             None => ("ok".to_string(), Style::default().fg(t.ok)),
         };
@@ -187,13 +190,7 @@ fn draw_server(frame: &mut Frame<'_>, server: Rect, state: &State) {
         rows
     };
     let rows: Vec<Line<'_>> = rows.into_iter().rev().take(fit).rev().collect();
-    let failed = r
-        .server
-        .iter()
-        .filter(|s| s.error.is_some() && !s.interrupted)
-        .count();
-    let counted = r.server.iter().filter(|s| !s.interrupted).count();
-    let title = format!("server-tool calls · {counted} · {failed} failed");
+    let title = r.server_words();
     frame.render_widget(Paragraph::new(rows).block(block(t, &title, false)), server);
 }
 

@@ -14,7 +14,7 @@ use crate::core::figures::RunFigures;
 use crate::core::id::{GroupId, RunId};
 use crate::core::outcome::Outcome;
 use crate::core::record;
-use crate::core::vendor::Vendor;
+use crate::core::vendor::{Vendor, Wire};
 
 /// One run of a group, as compared.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -25,6 +25,10 @@ pub struct Column {
     pub vendor: Vendor,
     /// The model.
     pub model: String,
+    /// The wire it spoke, from its stored plan (`RunPlan::wire`): what tells
+    /// OpenAI Chat from OpenAI Responses; `None` for a run stored without a plan.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wire: Option<Wire>,
     /// How it ended; `None` (`running` in JSON) while it runs.
     #[serde(with = "crate::core::outcome::or_running")]
     pub outcome: Option<Outcome>,

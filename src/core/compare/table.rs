@@ -1,4 +1,6 @@
-//! A comparison as text for people: a column a run (outcome, requests, tokens, cost,
+//! A comparison as text for people: a column a run (model, the wire it spoke —
+//! its io.toml value: `chat` or `responses` tell OpenAI's two apart —, outcome,
+//! requests, tokens, cost (`v`: the vendor's own figure, said under the table),
 //! wall time, searches, citations, domains, cited share, verified share,
 //! unsupported), the vendors that did not run and
 //! why, the overlap of each pair's sources, each final answer's first lines, and
@@ -9,6 +11,7 @@ use std::fmt::Write as _;
 
 use super::Comparison;
 use crate::core::id::RunId;
+use crate::core::money::Part;
 use crate::core::outcome::{Outcome, or_running};
 use crate::core::price::usd;
 
@@ -104,6 +107,12 @@ fn table(c: &Comparison, text: &mut String) {
         );
         let _ = writeln!(text, "{}", row.trim_end());
     }
+    if c.runs.iter().any(|r| r.figures.vendor_reported()) {
+        let _ = writeln!(
+            text,
+            "v: the vendor's own figure for the cost (OpenRouter's usage.cost), fees included"
+        );
+    }
     for r in &c.runs {
         if let Some(d) = &r.outcome_detail {
             let _ = writeln!(text, "#{} {}: {}", r.run_id, outcome_word(r.outcome), d);
@@ -139,6 +148,13 @@ fn rows(c: &Comparison) -> Vec<(&'static str, Vec<String>)> {
     vec![
         ("model", c.runs.iter().map(|r| r.model.clone()).collect()),
         (
+            "wire",
+            c.runs
+                .iter()
+                .map(|r| r.wire.map_or("—", |w| w.value()).to_string())
+                .collect(),
+        ),
+        (
             "outcome",
             c.runs
                 .iter()
@@ -173,13 +189,12 @@ fn rows(c: &Comparison) -> Vec<(&'static str, Vec<String>)> {
             "cost",
             c.runs
                 .iter()
-                .map(|r| match r.figures.cost_micro_usd {
-                    Some(m) => format!(
+                .map(|r| {
+                    format!(
                         "{}{}",
-                        usd(m),
+                        r.figures.cost().text(Part::Request),
                         if r.figures.vendor_reported() { "v" } else { "" }
-                    ),
-                    None => "—".into(),
+                    )
                 })
                 .collect(),
         ),

@@ -22,7 +22,10 @@ mod score;
 mod status;
 pub mod table;
 
-pub use question::{Question, questions};
+pub use question::{
+    MAX_FILE_BYTES, MAX_ID_CHARS, MAX_LINE_BYTES, MAX_QUESTION_CHARS, Question, QuestionSet,
+    file_too_large, line_too_long, questions,
+};
 pub use report::{EvalReport, QuestionRecord, RunRecord, Scored, VendorRow, report, score_run};
 pub use score::{correct, normalise, percentile, url_recall};
 pub use status::QuestionStatus;
@@ -189,7 +192,34 @@ mod tests {
         let b = &r.vendors[1];
         assert_eq!((b.runs, b.accuracy, b.not_run), (1, Some(0.0), 2));
         assert_eq!(r.questions[3].note.as_deref(), Some("refused web"));
-        assert_eq!(r.cost_micro_usd(), Some(300));
+        assert_eq!(r.cost_micro_usd, Some(300));
+    }
+
+    /// No layout panics on any length: an id far over the file's limit (an
+    /// eval stored before the limit, or built in code) still renders in every
+    /// shape.
+    #[test]
+    fn no_table_layout_panics_on_a_long_cell() {
+        let long = "i".repeat(70_000);
+        let records = vec![QuestionRecord {
+            question: Question {
+                id: long.clone(),
+                question: "q".into(),
+                answers: vec![],
+                urls: vec![],
+            },
+            status: QuestionStatus::Pending,
+            ..QuestionRecord::default()
+        }];
+        let r = report(EvalId(1), &long, &[A], &records);
+        for text in [
+            table::render(&r),
+            table::markdown(&r),
+            table::csv(&r),
+            table::columns(&table::QUESTION_HEAD, &[vec![long.clone(); 10]]),
+        ] {
+            assert!(text.contains(&long));
+        }
     }
 
     /// What the question file and the vendors wrote reaches the Markdown and

@@ -1,7 +1,15 @@
 //! An eval's report: every question on every vendor scored (`Scored`), and a row
-//! a vendor summing them (`VendorRow`): accuracy over the runs with gold
-//! answers, mean URL recall over the runs with gold URLs, cost, wall-time
-//! percentiles, searches. Pure: from the records the store read.
+//! a vendor summing them (`VendorRow`): accuracy over the answered runs with
+//! gold answers (the runs that ended without an answer counted beside it as
+//! errors, never graded), mean URL recall over the answered runs with gold
+//! URLs, cost, wall-time percentiles, searches. Pure: from the records the
+//! store read.
+//!
+//! Every run made for an eval is in its report once: a question's group may
+//! hold more than one run of a vendor (one interrupted by a kill, then the one
+//! `eval --resume` made); the last is the question's run, the earlier ones are
+//! rows marked `superseded_by` it, whose cost counts in every total and whose
+//! scores do not.
 
 use serde::{Deserialize, Serialize};
 
@@ -10,6 +18,7 @@ use super::question::Question;
 use super::score::{correct, percentile, url_recall};
 use crate::core::figures::RunFigures;
 use crate::core::id::{EvalId, GroupId, RunId};
+use crate::core::money::Total;
 use crate::core::outcome::Outcome;
 use crate::core::vendor::Vendor;
 
@@ -46,6 +55,26 @@ pub struct QuestionRecord {
     pub refusals: Vec<(Vendor, String)>,
 }
 
+impl QuestionRecord {
+    /// Of `vendors`, those without an ending in the question's group: no run
+    /// there, or only runs interrupted (killed) or cancelled — what a resume
+    /// runs. A vendor whose run ended (an answer, an error, a budget) is kept.
+    pub fn to_run(&self, vendors: &[Vendor]) -> Vec<Vendor> {
+        vendors
+            .iter()
+            .copied()
+            .filter(|v| {
+                !self.runs.iter().any(|r| {
+                    r.vendor == *v
+                        && r.outcome.is_some_and(|o| {
+                            !matches!(o, Outcome::Interrupted | Outcome::Cancelled)
+                        })
+                })
+            })
+            .collect()
+    }
+}
+
 /// One question on one vendor, scored.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Scored {
@@ -60,9 +89,10 @@ pub struct Scored {
     /// How the run ended; `None` (`not run`) when it did not run or has not ended.
     #[serde(with = "crate::core::outcome::or_not_run")]
     pub outcome: Option<Outcome>,
-    /// A gold answer is in the final answer (`None`: no gold answers, or not run).
+    /// A gold answer is in the final answer (`None`: no gold answers, not run,
+    /// or the run ended without an answer — an error is not a wrong answer).
     pub correct: Option<bool>,
-    /// The share of gold URLs cited.
+    /// The share of gold URLs cited (`None` unless answered).
     pub url_recall: Option<f64>,
     /// The share of gold URLs whose domain was cited.
     pub domain_recall: Option<f64>,
@@ -72,7 +102,7 @@ pub struct Scored {
     pub verified_share: Option<f64>,
     /// Claims no source supports.
     pub unsupported: Option<u64>,
-    /// Its cost, in millionths of a US dollar.
+    /// Its cost, in millionths of a US dollar (`None`: a request unpriced).
     pub cost_micro_usd: Option<u64>,
     /// Its wall time, in milliseconds.
     pub wall_ms: Option<u64>,
@@ -80,21 +110,32 @@ pub struct Scored {
     pub searches: u64,
     /// Of them, failed.
     pub failed_searches: u64,
+    /// The later run of this question and vendor that replaced this one (it
+    /// was interrupted or cancelled, and the question resumed): its cost
+    /// counts, its scores do not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub superseded_by: Option<RunId>,
     /// Why it did not run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
 }
 
-/// Score one run of `q`.
+/// Score one run of `q`: graded only when it ended with an answer
+/// (`Outcome::answered`).
 pub fn score_run(q: &Question, group_id: Option<GroupId>, r: &RunRecord) -> Scored {
-    let (url_recall, domain_recall) = url_recall(&q.urls, &r.cited);
+    let answered = r.outcome.is_some_and(Outcome::answered);
+    let (url_recall, domain_recall) = if answered {
+        url_recall(&q.urls, &r.cited)
+    } else {
+        (None, None)
+    };
     Scored {
         id: q.id.clone(),
         vendor: r.vendor,
         run_id: Some(r.run_id),
         group_id,
         outcome: r.outcome,
-        correct: correct(&r.answer, &q.answers),
+        correct: correct(&r.answer, &q.answers).filter(|_| answered),
         url_recall,
         domain_recall,
         cited_share: r.figures.cited_share,
@@ -104,6 +145,7 @@ pub fn score_run(q: &Question, group_id: Option<GroupId>, r: &RunRecord) -> Scor
         wall_ms: r.figures.wall_ms,
         searches: r.figures.searches,
         failed_searches: r.figures.failed_searches,
+        superseded_by: None,
         note: None,
     }
 }
@@ -113,15 +155,20 @@ pub fn score_run(q: &Question, group_id: Option<GroupId>, r: &RunRecord) -> Scor
 pub struct VendorRow {
     /// The vendor.
     pub vendor: Vendor,
-    /// Questions it ran.
+    /// Questions it ran (a superseded run not counted).
     pub runs: u64,
-    /// Of those with gold answers, how many it got right…
+    /// Of them, those that ended with an answer (`Outcome::answered`)…
+    pub answered: u64,
+    /// …and those that ended without one (an error, a refusal, a cut-off, a
+    /// budget, a cancel, a kill): not graded.
+    pub errors: u64,
+    /// Of the answered ones with gold answers, how many it got right…
     pub correct: u64,
     /// …of how many.
     pub graded: u64,
     /// `correct ÷ graded`; `None` when nothing was graded.
     pub accuracy: Option<f64>,
-    /// Mean share of gold URLs cited, over runs of questions with gold URLs.
+    /// Mean share of gold URLs cited, over answered runs of questions with gold URLs.
     pub url_recall: Option<f64>,
     /// Mean share of gold URLs whose domain was cited.
     pub domain_recall: Option<f64>,
@@ -131,21 +178,35 @@ pub struct VendorRow {
     pub verified_share: Option<f64>,
     /// Claims no source supports, in all.
     pub unsupported: Option<u64>,
-    /// What its runs cost, in millionths of a US dollar; `None` when one could
-    /// not be priced.
+    /// What all its runs cost (superseded ones included), in millionths of a
+    /// US dollar; `None` when one could not be priced.
     pub cost_micro_usd: Option<u64>,
-    /// The mean cost a run.
+    /// Of them, the priced runs' sum…
+    pub priced_micro_usd: u64,
+    /// …and how many runs were not priced.
+    pub unpriced_runs: u64,
+    /// The mean cost of its priced runs.
     pub mean_cost_micro_usd: Option<u64>,
     /// Median wall time, milliseconds.
     pub wall_ms_p50: Option<u64>,
     /// 95th-percentile wall time, milliseconds.
     pub wall_ms_p95: Option<u64>,
-    /// Searches made, ok or failed.
+    /// Searches made, ok or failed (superseded runs' included).
     pub searches: u64,
     /// Of them, failed.
     pub failed_searches: u64,
     /// Questions it did not run (refused, could not start, or the eval's cap).
     pub not_run: u64,
+}
+
+impl VendorRow {
+    /// What its runs cost, as a total over them.
+    pub fn cost(&self) -> Total {
+        Total {
+            priced_micro_usd: self.priced_micro_usd,
+            unpriced: self.unpriced_runs,
+        }
+    }
 }
 
 /// An eval scored.
@@ -155,9 +216,16 @@ pub struct EvalReport {
     pub eval_id: EvalId,
     /// The question file it read (`demo` for the bundled set).
     pub file: String,
+    /// What every run made for it cost, in millionths of a US dollar; `None`
+    /// when one could not be priced.
+    pub cost_micro_usd: Option<u64>,
+    /// Of them, the priced runs' sum…
+    pub priced_micro_usd: u64,
+    /// …and how many runs were not priced.
+    pub unpriced_runs: u64,
     /// A row a vendor, in the order asked.
     pub vendors: Vec<VendorRow>,
-    /// A row a question and vendor, in the file's order.
+    /// A row a question and vendor (and one a superseded run), in the file's order.
     pub questions: Vec<Scored>,
     /// Questions that did not run because the eval's dollar cap was crossed.
     pub not_run: Vec<String>,
@@ -169,11 +237,12 @@ pub struct EvalReport {
 }
 
 impl EvalReport {
-    /// What the eval's runs cost in all (`None` when one could not be priced).
-    pub fn cost_micro_usd(&self) -> Option<u64> {
-        self.vendors
-            .iter()
-            .try_fold(0u64, |t, v| v.cost_micro_usd.map(|c| t.saturating_add(c)))
+    /// What every run made for the eval cost, as a total over them.
+    pub fn cost(&self) -> Total {
+        Total {
+            priced_micro_usd: self.priced_micro_usd,
+            unpriced: self.unpriced_runs,
+        }
     }
 }
 
@@ -194,13 +263,20 @@ pub fn report(
             QuestionStatus::Pending => pending.push(q.question.id.clone()),
         }
         for v in vendors {
-            rows.push(cell(q, *v));
+            rows.extend(cells(q, *v));
         }
     }
+    let vendors: Vec<VendorRow> = vendors.iter().map(|v| vendor_row(*v, &rows)).collect();
+    let cost = vendors
+        .iter()
+        .fold(Total::default(), |t, v| t.plus(v.cost()));
     EvalReport {
         eval_id,
         file: file.to_string(),
-        vendors: vendors.iter().map(|v| vendor_row(*v, &rows)).collect(),
+        cost_micro_usd: cost.whole(),
+        priced_micro_usd: cost.priced_micro_usd,
+        unpriced_runs: cost.unpriced,
+        vendors,
         questions: rows,
         not_run,
         pending,
@@ -208,12 +284,25 @@ pub fn report(
     }
 }
 
-/// Question `q` on `vendor`: its run scored, or why there is none.
-fn cell(q: &QuestionRecord, vendor: Vendor) -> Scored {
-    if q.status == QuestionStatus::Done {
-        if let Some(r) = q.runs.iter().find(|r| r.vendor == vendor) {
-            return score_run(&q.question, q.group_id, r);
+/// Question `q` on `vendor`: its runs scored (the last is the question's, the
+/// earlier ones superseded by it), or why there is none.
+fn cells(q: &QuestionRecord, vendor: Vendor) -> Vec<Scored> {
+    let mine: Vec<&RunRecord> = q.runs.iter().filter(|r| r.vendor == vendor).collect();
+    if let Some((last, earlier)) = mine.split_last() {
+        let mut out: Vec<Scored> = earlier
+            .iter()
+            .map(|r| Scored {
+                superseded_by: Some(last.run_id),
+                note: Some(format!("run again as #{}", last.run_id)),
+                ..score_run(&q.question, q.group_id, r)
+            })
+            .collect();
+        let mut s = score_run(&q.question, q.group_id, last);
+        if q.status == QuestionStatus::Pending && !last.outcome.is_some_and(Outcome::answered) {
+            s.note = Some("not ended: `eval --resume` runs it again".into());
         }
+        out.push(s);
+        return out;
     }
     let note = q
         .refusals
@@ -227,14 +316,14 @@ fn cell(q: &QuestionRecord, vendor: Vendor) -> Scored {
             QuestionStatus::Done => Some("no run recorded".into()),
             QuestionStatus::Pending => Some("not run yet: `eval --resume` runs it".into()),
         });
-    Scored {
+    vec![Scored {
         id: q.question.id.clone(),
         vendor,
         group_id: q.group_id,
         outcome: None,
         note,
         ..Scored::default()
-    }
+    }]
 }
 
 fn mean(values: impl Iterator<Item = f64>) -> Option<f64> {
@@ -245,22 +334,36 @@ fn mean(values: impl Iterator<Item = f64>) -> Option<f64> {
 /// One vendor's row from every scored cell.
 fn vendor_row(vendor: Vendor, rows: &[Scored]) -> VendorRow {
     let mine: Vec<&Scored> = rows.iter().filter(|r| r.vendor == vendor).collect();
-    let ran: Vec<&Scored> = mine
+    // Every run made (what it cost), and the questions' own runs (what is scored).
+    let made: Vec<&Scored> = mine
         .iter()
         .copied()
         .filter(|r| r.run_id.is_some())
         .collect();
+    let ran: Vec<&Scored> = made
+        .iter()
+        .copied()
+        .filter(|r| r.superseded_by.is_none())
+        .collect();
+    let answered = ran
+        .iter()
+        .filter(|r| r.outcome.is_some_and(Outcome::answered))
+        .count() as u64;
+    let errors = ran
+        .iter()
+        .filter(|r| r.outcome.is_some_and(|o| !o.answered()))
+        .count() as u64;
     let graded: Vec<bool> = ran.iter().filter_map(|r| r.correct).collect();
     let correct = graded.iter().filter(|c| **c).count() as u64;
-    let cost = ran
-        .iter()
-        .try_fold(0u64, |t, r| r.cost_micro_usd.map(|c| t.saturating_add(c)));
-    let n = ran.len() as u64;
+    let cost = Total::of(made.iter().map(|r| r.cost_micro_usd));
+    let priced = made.iter().filter(|r| r.cost_micro_usd.is_some()).count() as u64;
     let walls: Vec<u64> = ran.iter().filter_map(|r| r.wall_ms).collect();
     let unsupported: Vec<u64> = ran.iter().filter_map(|r| r.unsupported).collect();
     VendorRow {
         vendor,
-        runs: n,
+        runs: ran.len() as u64,
+        answered,
+        errors,
         correct,
         graded: graded.len() as u64,
         accuracy: (!graded.is_empty()).then(|| correct as f64 / graded.len() as f64),
@@ -269,12 +372,16 @@ fn vendor_row(vendor: Vendor, rows: &[Scored]) -> VendorRow {
         cited_share: mean(ran.iter().filter_map(|r| r.cited_share)),
         verified_share: mean(ran.iter().filter_map(|r| r.verified_share)),
         unsupported: (!unsupported.is_empty()).then(|| unsupported.iter().sum()),
-        cost_micro_usd: cost.filter(|_| n > 0),
-        mean_cost_micro_usd: cost.filter(|_| n > 0).map(|c| c / n.max(1)),
+        cost_micro_usd: cost.whole(),
+        priced_micro_usd: cost.priced_micro_usd,
+        unpriced_runs: cost.unpriced,
+        // Rounded to the nearest millionth, as every figure is shown.
+        mean_cost_micro_usd: (priced > 0)
+            .then(|| cost.priced_micro_usd.saturating_add(priced / 2) / priced),
         wall_ms_p50: percentile(&walls, 50),
         wall_ms_p95: percentile(&walls, 95),
-        searches: ran.iter().map(|r| r.searches).sum(),
-        failed_searches: ran.iter().map(|r| r.failed_searches).sum(),
-        not_run: (mine.len() - ran.len()) as u64,
+        searches: made.iter().map(|r| r.searches).sum(),
+        failed_searches: made.iter().map(|r| r.failed_searches).sum(),
+        not_run: (mine.len() - made.len()) as u64,
     }
 }

@@ -10,7 +10,8 @@ use std::fmt::Write as _;
 
 use super::{EvalReport, Scored, VendorRow};
 use crate::core::inert;
-use crate::core::outcome::or_not_run;
+use crate::core::money::Part;
+use crate::core::outcome::{or_not_run, or_running};
 use crate::core::price::usd_or_dash;
 use crate::core::text::share;
 
@@ -36,11 +37,26 @@ pub const MATRIX_HEAD: [&str; 10] = [
     "p95 wall",
 ];
 
-/// A vendor's cells, in `MATRIX_HEAD`'s order.
+/// `n errors`, or nothing for none.
+fn errors(n: u64) -> Option<String> {
+    match n {
+        0 => None,
+        1 => Some("1 error".into()),
+        n => Some(format!("{n} errors")),
+    }
+}
+
+/// A vendor's cells, in `MATRIX_HEAD`'s order. Accuracy is over the answered
+/// runs, with the runs that ended without an answer beside it:
+/// `80% (4/5), 1 error`, or `— (5 errors)` when none was answered.
 pub fn matrix_row(v: &VendorRow) -> Vec<String> {
-    let accuracy = match v.accuracy {
-        Some(_) => format!("{} ({}/{})", share(v.accuracy), v.correct, v.graded),
-        None => "—".into(),
+    let accuracy = match (v.accuracy, errors(v.errors)) {
+        (Some(_), None) => format!("{} ({}/{})", share(v.accuracy), v.correct, v.graded),
+        (Some(_), Some(e)) => {
+            format!("{} ({}/{}), {e}", share(v.accuracy), v.correct, v.graded)
+        }
+        (None, Some(e)) => format!("— ({e})"),
+        (None, None) => "—".into(),
     };
     vec![
         v.vendor.to_string(),
@@ -50,17 +66,18 @@ pub fn matrix_row(v: &VendorRow) -> Vec<String> {
         share(v.cited_share),
         share(v.verified_share),
         usd_or_dash(v.mean_cost_micro_usd),
-        usd_or_dash(v.cost_micro_usd),
+        v.cost().text(Part::Run),
         secs(v.wall_ms_p50),
         secs(v.wall_ms_p95),
     ]
 }
 
 /// The per-question table's header.
-pub const QUESTION_HEAD: [&str; 10] = [
+pub const QUESTION_HEAD: [&str; 11] = [
     "question",
     "vendor",
     "run",
+    "outcome",
     "correct",
     "url recall",
     "cited",
@@ -70,13 +87,20 @@ pub const QUESTION_HEAD: [&str; 10] = [
     "searches",
 ];
 
-/// One question on one vendor, in `QUESTION_HEAD`'s order.
+/// One question on one vendor, in `QUESTION_HEAD`'s order: its outcome
+/// (`running` while it has none; `interrupted → #7` when a later run replaced
+/// it), `correct` only when it was answered.
 pub fn question_row(s: &Scored) -> Vec<String> {
     let Some(run) = s.run_id else {
         let mut row = vec![s.id.clone(), s.vendor.to_string(), "—".into()];
         row.push(format!("not run: {}", s.note.as_deref().unwrap_or("")));
-        row.extend(std::iter::repeat_n(String::new(), 6));
+        row.extend(std::iter::repeat_n(String::new(), 7));
         return row;
+    };
+    let outcome = s.outcome.map_or(or_running::RUNNING, |o| o.as_str());
+    let outcome = match s.superseded_by {
+        Some(next) => format!("{outcome} → #{next}"),
+        None => outcome.to_string(),
     };
     let correct = match s.correct {
         Some(true) => "yes",
@@ -92,6 +116,7 @@ pub fn question_row(s: &Scored) -> Vec<String> {
         s.id.clone(),
         s.vendor.to_string(),
         format!("#{run}"),
+        outcome,
         correct.into(),
         share(s.url_recall),
         share(s.cited_share),
@@ -121,7 +146,10 @@ fn aligned(head: &[&str], rows: &[Vec<String>], text: &mut String) {
     let line = |cells: Vec<&str>, text: &mut String| {
         let mut l = String::new();
         for (cell, w) in cells.iter().zip(&width) {
-            let _ = write!(l, "{cell:<w$}  ");
+            // Padded by hand: a width given to `format!` panics past 65,535.
+            l.push_str(cell);
+            let pad = w.saturating_sub(cell.chars().count()) + 2;
+            l.extend(std::iter::repeat_n(' ', pad));
         }
         let _ = writeln!(text, "{}", l.trim_end());
     };
@@ -149,7 +177,7 @@ pub fn title(r: &EvalReport) -> String {
         if questions == 1 { "" } else { "s" },
         r.vendors.len(),
         if r.vendors.len() == 1 { "" } else { "s" },
-        usd_or_dash(r.cost_micro_usd())
+        r.cost().text(Part::Run)
     )
 }
 
@@ -269,6 +297,7 @@ pub fn csv(r: &EvalReport) -> String {
         "searches",
         "failed_searches",
         "note",
+        "superseded_by",
     ];
     let _ = w.write_record(head);
     let opt = |v: Option<String>| v.unwrap_or_default();
@@ -290,6 +319,7 @@ pub fn csv(r: &EvalReport) -> String {
             s.searches.to_string(),
             s.failed_searches.to_string(),
             opt(s.note.clone()),
+            opt(s.superseded_by.map(|v| v.to_string())),
         ]);
     }
     String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()

@@ -10,7 +10,11 @@
 //! Calls made from code execution carry a `caller`; they are decoded like any other.
 //! Decoding pairs each result with its `server_tool_use` by id, reads a search
 //! result that is a list (possibly empty: it ran and found nothing) or an error
-//! object, both spellings of fetch errors, and sums `usage.server_tool_use`.
+//! object, both spellings of fetch errors, and sums `usage.server_tool_use`. A
+//! `server_tool_use` no block of the response answers (a paused turn ended
+//! first) is a call `unanswered`, where it stood. A transcript carries a paused
+//! turn's open calls on instead (run/step.rs): the next response answers them,
+//! or `still_open` finds them unanswered at its end.
 
 use std::collections::HashMap;
 
@@ -21,8 +25,9 @@ use super::json::{
     code_string, decode_with, finish, header_request_id, missing, opaque_error, request,
     retry_after, str_field, u64_field,
 };
+use crate::core::capability::MAX_CITATIONS;
 use crate::core::completion::{
-    Citation, Claim, Completion, ServerToolCall, StopReason, ToolCall, Usage, json_blocks,
+    Citation, ClaimSet, Completion, Cut, ServerToolCall, StopReason, ToolCall, Usage, json_blocks,
 };
 use crate::core::endpoint::Endpoint;
 use crate::core::error::{Error, Result, VendorError};
@@ -219,6 +224,28 @@ fn asked_and_documents(blocks: &[Value]) -> (HashMap<&str, (&str, Option<String>
     (asked, documents)
 }
 
+/// The `server_tool_use` blocks of `carried` (a paused answer) that no block of
+/// it or of `answer` (the continuation's) answers, as calls `unanswered`.
+pub(crate) fn still_open(carried: &[Value], answer: &[Value]) -> Vec<ServerToolCall> {
+    let (asked, _) = asked_and_documents(carried);
+    let answered: Vec<&str> = carried
+        .iter()
+        .chain(answer)
+        .filter_map(|b| b.get("tool_use_id").and_then(Value::as_str))
+        .collect();
+    carried
+        .iter()
+        .filter(|b| b.get("type").and_then(Value::as_str) == Some("server_tool_use"))
+        .filter_map(|b| b.get("id").and_then(Value::as_str))
+        .filter(|id| !answered.contains(id))
+        .filter_map(|id| asked.get(id))
+        .map(|(tool, input)| ServerToolCall {
+            input: input.clone(),
+            ..ServerToolCall::unanswered(PROVIDER, *tool)
+        })
+        .collect()
+}
+
 /// Text, citations, local tool calls and server-tool results, in order.
 fn read_blocks(
     blocks: &[Value],
@@ -227,9 +254,13 @@ fn read_blocks(
 ) -> Completion {
     let mut text = String::new();
     let mut citations = Vec::new();
-    let mut claims = Vec::new();
+    let mut claims = ClaimSet::new(MAX_CITATIONS);
     let mut tool_calls = Vec::new();
     let mut server_tools = Vec::new();
+    let answered: Vec<&str> = blocks
+        .iter()
+        .filter_map(|b| b.get("tool_use_id").and_then(Value::as_str))
+        .collect();
     // Text blocks split only by citations are one run of prose, joined exactly as
     // sent; a tool or search block between two text blocks ends a paragraph.
     let mut broken = false;
@@ -253,7 +284,7 @@ fn read_blocks(
                     .flatten()
                 {
                     if let Some(c) = citation(c, documents) {
-                        Claim::add(&mut claims, &text, start, text.len(), &c.url);
+                        claims.add(&text, start, text.len(), &c.url);
                         citations.push(c);
                     }
                 }
@@ -265,6 +296,14 @@ fn read_blocks(
                         name,
                         input: b.get("input").cloned().unwrap_or_else(|| json!({})),
                     });
+                }
+            }
+            Some("server_tool_use") => {
+                let id = b.get("id").and_then(Value::as_str).unwrap_or_default();
+                if let Some((tool, input)) = asked.get(id).filter(|_| !answered.contains(&id)) {
+                    let mut call = ServerToolCall::unanswered(PROVIDER, *tool);
+                    call.input.clone_from(input);
+                    server_tools.push(call);
                 }
             }
             Some(kind @ ("web_search_tool_result" | "web_fetch_tool_result")) => {
@@ -289,12 +328,17 @@ fn read_blocks(
             _ => {} // unknown block types are tolerated
         }
     }
+    let (claims, claim_links) = claims.finish();
     Completion {
         text,
         tool_calls,
         citations,
         claims,
         server_tools,
+        cut: Cut {
+            claim_links,
+            ..Cut::default()
+        },
         ..Completion::default()
     }
 }

@@ -7,10 +7,13 @@
 use serde_json::{Map, Value, json};
 
 use super::json::{
-    annotation_claim, arguments, code_string, finish, header_request_id, missing, opaque_error,
-    retry_after, snippet, str_field, u64_field,
+    CharIndex, annotation_claim, arguments, code_string, finish, header_request_id, missing,
+    opaque_error, retry_after, snippet, str_field, u64_field,
 };
-use crate::core::completion::{Citation, Completion, StopReason, ToolCall, Usage, json_blocks};
+use crate::core::capability::MAX_CITATIONS;
+use crate::core::completion::{
+    Citation, ClaimSet, Completion, Cut, StopReason, ToolCall, Usage, json_blocks,
+};
 use crate::core::endpoint::Endpoint;
 use crate::core::error::{Result, VendorError};
 use crate::core::transcript::{CacheTtl, Caching};
@@ -151,10 +154,12 @@ pub(crate) fn chat_completion(
     let citations = notes
         .map(|a| a.iter().filter_map(url_citation).collect())
         .unwrap_or_default();
-    let mut claims = Vec::new();
+    let mut claims = ClaimSet::new(MAX_CITATIONS);
+    let index = CharIndex::new(&text);
     for a in notes.into_iter().flatten() {
-        annotation_claim(&mut claims, a, &text, 0);
+        annotation_claim(&mut claims, a, &text, 0, &index);
     }
+    let (claims, claim_links) = claims.finish();
     let said = choice.get("finish_reason").and_then(Value::as_str);
     let stop = match said {
         _ if refusal.is_some() => StopReason::Refusal,
@@ -178,6 +183,10 @@ pub(crate) fn chat_completion(
         finish_reason: said.map(str::to_string),
         usage,
         blocks: json_blocks(Some(&message)),
+        cut: Cut {
+            claim_links,
+            ..Cut::default()
+        },
         ..Completion::default()
     };
     Ok(finish(provider, response, v, parts))

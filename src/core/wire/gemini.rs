@@ -17,7 +17,8 @@
 //! true`, are not the answer; they stay in `blocks`), `functionCall` parts, its
 //! `finishReason` (kept in Google's words in `finish_reason`), `groundingMetadata`
 //! (one search per `webSearchQueries` entry, one citation per grounding chunk and
-//! supporting segment, the search suggestions) and `urlContextMetadata` (one fetch
+//! supporting segment, the search suggestions — each held to the per-step caps
+//! as it is read, in time linear in the body: `gemini_grounding`) and `urlContextMetadata` (one fetch
 //! per URL); `promptFeedback.blockReason` without a candidate is a refusal; an
 //! `{"error": {code, message, status}}` body is the vendor error.
 //!
@@ -27,12 +28,13 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
+use super::gemini_grounding::{citations, searches};
 use super::json::{
     decode_with, header_request_id, missing, opaque_error, retry_after, snippet, str_field,
     u64_field,
 };
 use crate::core::completion::{
-    Citation, Completion, ServerToolCall, StopReason, ToolCall, Usage, json_blocks,
+    Completion, ServerToolCall, StopReason, ToolCall, Usage, json_blocks,
 };
 use crate::core::endpoint::Endpoint;
 use crate::core::error::{Error, Result, VendorError};
@@ -345,9 +347,12 @@ fn read_candidate(head: &WireResponse, candidate: &Value) -> Result<Completion> 
     c.stop = stop_reason(reason.as_deref(), !c.tool_calls.is_empty());
     c.finish_reason = reason;
     if let Some(g) = candidate.get("groundingMetadata").filter(|g| g.is_object()) {
-        c.server_tools.extend(searches(g));
-        c.citations = citations(g);
-        c.claims = super::gemini_claims::claims(g, &c.text, &offsets);
+        let (searched, left) = searches(g);
+        c.server_tools.extend(searched);
+        c.cut.server_tool_calls += left;
+        c.cut.searches += left;
+        (c.citations, c.cut.citations) = citations(g);
+        (c.claims, c.cut.claim_links) = super::gemini_claims::claims(g, &c.text, &offsets);
         c.search_suggestions = g
             .get("searchEntryPoint")
             .and_then(|e| str_field(e, "renderedContent"));
@@ -416,18 +421,6 @@ pub(crate) fn function_call(call: &Value, n: usize) -> Option<ToolCall> {
     })
 }
 
-/// One search per `webSearchQueries` entry, with its query. (`web_search`, the
-/// crate's name for a search, which the ledger and the prices count by.)
-pub(crate) fn searches(g: &Value) -> Vec<ServerToolCall> {
-    g.get("webSearchQueries")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .map(|q| ServerToolCall::ok(PROVIDER, "web_search").with_input(q))
-        .collect()
-}
-
 /// One fetch per `urlMetadata` entry, failed with Google's status when the URL
 /// was not retrieved (`web_fetch`, the crate's name for a fetch).
 pub(crate) fn fetches(u: &Value) -> Vec<ServerToolCall> {
@@ -449,58 +442,6 @@ pub(crate) fn fetches(u: &Value) -> Vec<ServerToolCall> {
             }
         })
         .collect()
-}
-
-/// The citations of a grounding, in the answer's reading order: one per
-/// `groundingSupports` segment and chunk it names (`groundingChunks[].web`: the
-/// url as sent, the title), the segment's text as the cited text; then each
-/// chunk no segment names, without a quote. Indices out of range are ignored;
-/// non-web chunks (Maps, file search) are not web sources and give none.
-pub(crate) fn citations(g: &Value) -> Vec<Citation> {
-    let chunks: Vec<Option<Citation>> = g
-        .get("groundingChunks")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .map(|chunk| {
-            let web = chunk.get("web")?;
-            Some(Citation {
-                url: str_field(web, "uri")?,
-                title: str_field(web, "title"),
-                cited_text: None,
-            })
-        })
-        .collect();
-    let mut named = vec![false; chunks.len()];
-    let mut out = Vec::new();
-    for support in g
-        .get("groundingSupports")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        let Some(text) = support.get("segment").and_then(|s| str_field(s, "text")) else {
-            continue;
-        };
-        let indices = support
-            .get("groundingChunkIndices")
-            .and_then(Value::as_array);
-        for i in indices.into_iter().flatten().filter_map(Value::as_u64) {
-            let Some(i) = usize::try_from(i).ok().filter(|i| *i < chunks.len()) else {
-                continue;
-            };
-            named[i] = true;
-            if let Some(c) = &chunks[i] {
-                out.push(Citation {
-                    cited_text: Some(text.clone()),
-                    ..c.clone()
-                });
-            }
-        }
-    }
-    let unnamed = chunks.into_iter().zip(named).filter(|(_, n)| !n);
-    out.extend(unnamed.filter_map(|(c, _)| c));
-    out
 }
 
 /// Gemini usage. `promptTokenCount` includes the cached part

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use crate::core::completion::{Claim, Completion, char_offset};
+use crate::core::completion::{ClaimSet, Completion};
 use crate::core::endpoint::Endpoint;
 use crate::core::error::{Error, Result, VendorError};
 use crate::core::turn::{HeaderValue, WireRequest, WireResponse};
@@ -16,9 +16,16 @@ use crate::core::vendor::Vendor;
 
 /// The claim of a `url_citation` annotation in a text that begins at byte
 /// `offset` of `answer`: its `start_index` to `end_index` (characters of that
-/// text; nested under `url_citation` on Chat, flat on Responses), or the whole
-/// text when both are 0, absent or past its end (OpenRouter often sends 0).
-pub(crate) fn annotation_claim(claims: &mut Vec<Claim>, a: &Value, answer: &str, offset: usize) {
+/// text, `part` its index; nested under `url_citation` on Chat, flat on
+/// Responses), or the whole text when both are 0, absent or past its end
+/// (OpenRouter often sends 0).
+pub(crate) fn annotation_claim(
+    claims: &mut ClaimSet,
+    a: &Value,
+    answer: &str,
+    offset: usize,
+    part: &CharIndex<'_>,
+) {
     if a.get("type").and_then(Value::as_str) != Some("url_citation") {
         return;
     }
@@ -26,15 +33,56 @@ pub(crate) fn annotation_claim(claims: &mut Vec<Claim>, a: &Value, answer: &str,
     let Some(url) = c.get("url").and_then(Value::as_str) else {
         return;
     };
-    let part = answer.get(offset..).unwrap_or_default();
     let index = |k: &str| c.get(k).and_then(Value::as_u64).map(|n| n as usize);
     let (start, end) = match (index("start_index"), index("end_index")) {
-        (Some(s), Some(e)) if e > 0 && s <= e && e <= part.chars().count() => {
-            (char_offset(part, s), char_offset(part, e))
-        }
-        _ => (0, part.len()),
+        (Some(s), Some(e)) if e > 0 && s <= e && e <= part.chars() => (part.byte(s), part.byte(e)),
+        _ => (0, part.text.len()),
     };
-    Claim::add(claims, answer, offset + start, offset + end, url);
+    claims.add(answer, offset + start, offset + end, url);
+}
+
+/// Characters of a text found by their position without walking from its start
+/// each time: the byte offset of every `STRIDE`th character is kept, so a lookup
+/// walks at most `STRIDE` characters — an answer with many annotations costs time
+/// in proportion to them and to its length, not to their product.
+pub(crate) struct CharIndex<'a> {
+    text: &'a str,
+    marks: Vec<usize>,
+    chars: usize,
+}
+
+const STRIDE: usize = 128;
+
+impl<'a> CharIndex<'a> {
+    /// The index of `text` (one pass).
+    pub(crate) fn new(text: &'a str) -> Self {
+        let mut marks = Vec::with_capacity(text.len() / STRIDE + 1);
+        let mut chars = 0;
+        for (b, _) in text.char_indices() {
+            if chars % STRIDE == 0 {
+                marks.push(b);
+            }
+            chars += 1;
+        }
+        CharIndex { text, marks, chars }
+    }
+
+    /// How many characters the text has.
+    pub(crate) fn chars(&self) -> usize {
+        self.chars
+    }
+
+    /// The byte offset of the `n`th character (the text's length past the end),
+    /// as `completion::char_offset` gives it.
+    pub(crate) fn byte(&self, n: usize) -> usize {
+        let Some(&mark) = self.marks.get(n / STRIDE) else {
+            return self.text.len();
+        };
+        self.text[mark..]
+            .char_indices()
+            .nth(n % STRIDE)
+            .map_or(self.text.len(), |(i, _)| mark + i)
+    }
 }
 
 /// The first 200 characters of a body, for an error message.

@@ -9,7 +9,8 @@
 //! the OpenAI-compatible wires share) and `json` (the readers and the ends every
 //! wire shares) under them; `stream/` assembles each wire's server-sent events.
 //! `limits` (what a wire cannot carry with some models) and `portability` (every
-//! wire's verdict on a declaration) read the table; the conversation a wire sends
+//! wire's verdict on a declaration) read the table; `cap` holds every decoded
+//! answer, whole or streamed, to the per-step caps; the conversation a wire sends
 //! back is `core::transcript` (Anthropic's rendering in `anthropic_messages`).
 //!
 //! No I/O here. The preview and the transport call the same `encode`, so the bytes
@@ -22,10 +23,12 @@
 
 pub mod anthropic;
 mod anthropic_messages;
+pub mod cap;
 mod chat;
 
 pub mod gemini;
 mod gemini_claims;
+mod gemini_grounding;
 mod json;
 pub mod limits;
 pub mod openai_chat;
@@ -96,8 +99,13 @@ pub fn decode(vendor: Vendor, response: &WireResponse) -> Result<Completion> {
     decode_wire(Wire::spec(vendor), response)
 }
 
-/// Decode the vendor's answer on one wire into one completion, or a typed error.
+/// Decode the vendor's answer on one wire into one completion, or a typed error;
+/// the completion held to the per-step caps (`cap::bound`).
 pub fn decode_wire(wire: Wire, response: &WireResponse) -> Result<Completion> {
+    decoded(wire, response).map(cap::bound)
+}
+
+fn decoded(wire: Wire, response: &WireResponse) -> Result<Completion> {
     match wire {
         Wire::Anthropic2025 | Wire::Anthropic2026 => anthropic::decode(response),
         Wire::OpenAiChat => openai_chat::decode(response),
@@ -108,6 +116,21 @@ pub fn decode_wire(wire: Wire, response: &WireResponse) -> Result<Completion> {
         Wire::Xai => xai::decode(response),
         Wire::PerplexityAgent => perplexity_agent::decode(response),
         Wire::PerplexitySonar => perplexity_sonar::decode(response),
+    }
+}
+
+/// The provider-executed calls a paused answer left open (`carried`, its blocks
+/// as a transcript sends them back) that the continuation's answer (`answer`,
+/// its blocks) did not answer either: each `unanswered`, recorded at the end of
+/// the step that settles it. Only Anthropic's paused turns carry calls on.
+pub fn still_unanswered(
+    wire: Wire,
+    carried: &[serde_json::Value],
+    answer: &[serde_json::Value],
+) -> Vec<crate::core::completion::ServerToolCall> {
+    match wire {
+        Wire::Anthropic2025 | Wire::Anthropic2026 => anthropic::still_open(carried, answer),
+        _ => Vec::new(),
     }
 }
 

@@ -22,10 +22,12 @@ use serde_json::{Map, Value, json};
 
 use super::chat::{bearer_headers, chat_error_object, chat_http_error};
 use super::json::{
-    annotation_claim, arguments, decode_with, finish, missing, request, str_field, u64_field,
+    CharIndex, annotation_claim, arguments, decode_with, finish, missing, request, str_field,
+    u64_field,
 };
+use crate::core::capability::MAX_CITATIONS;
 use crate::core::completion::{
-    Citation, Completion, ServerToolCall, StopReason, ToolCall, Usage, json_blocks,
+    Citation, ClaimSet, Completion, ServerToolCall, StopReason, ToolCall, Usage, json_blocks,
 };
 use crate::core::endpoint::Endpoint;
 use crate::core::error::{Error, Result};
@@ -145,6 +147,7 @@ pub fn decode_value(head: &WireResponse, v: &Value) -> Result<Completion> {
 /// content part (the model declined, in its words) is returned beside.
 fn read_items(items: &[Value]) -> (Completion, Option<String>) {
     let mut parts = Completion::default();
+    let mut claims = ClaimSet::new(MAX_CITATIONS);
     let mut refusal: Option<String> = None;
     for item in items {
         match item.get("type").and_then(Value::as_str) {
@@ -159,7 +162,7 @@ fn read_items(items: &[Value]) -> (Completion, Option<String>) {
                         Some("refusal") => {
                             refusal = Some(str_field(part, "refusal").unwrap_or_default());
                         }
-                        Some("output_text") => output_text(&mut parts, part),
+                        Some("output_text") => output_text(&mut parts, &mut claims, part),
                         _ => {}
                     }
                 }
@@ -169,20 +172,21 @@ fn read_items(items: &[Value]) -> (Completion, Option<String>) {
             _ => {}
         }
     }
+    (parts.claims, parts.cut.claim_links) = claims.finish();
     (parts, refusal)
 }
 
 /// One `output_text` part: its text appended, its citations and what each
 /// was cited for (indices into this part's text).
-fn output_text(parts: &mut Completion, part: &Value) {
+fn output_text(parts: &mut Completion, claims: &mut ClaimSet, part: &Value) {
     let offset = parts.text.len();
-    parts
-        .text
-        .push_str(part.get("text").and_then(Value::as_str).unwrap_or_default());
+    let text = part.get("text").and_then(Value::as_str).unwrap_or_default();
+    parts.text.push_str(text);
+    let index = CharIndex::new(text);
     let notes = part.get("annotations").and_then(Value::as_array);
     for a in notes.into_iter().flatten() {
         parts.citations.extend(url_citation(a));
-        annotation_claim(&mut parts.claims, a, &parts.text, offset);
+        annotation_claim(claims, a, &parts.text, offset, &index);
     }
 }
 

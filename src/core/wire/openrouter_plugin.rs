@@ -12,6 +12,7 @@ use serde_json::{Map, Value, json};
 
 use super::chat::{bearer_headers, chat_body, chat_completion, chat_error_object, chat_http_error};
 use super::json::{code_string, decode_with, request, u64_field};
+use crate::core::capability::MAX_SERVER_TOOL_CALLS;
 use crate::core::completion::{Completion, ServerToolCall};
 use crate::core::endpoint::Endpoint;
 use crate::core::error::{Error, Result};
@@ -20,10 +21,6 @@ use crate::core::vendor::Vendor;
 use crate::core::web::WebAccess;
 
 const PROVIDER: Vendor = Vendor::OpenRouter;
-
-/// The most `server_tool_calls` rows one response's counter can produce. The full
-/// count stays in `Usage::server_tool_requests`.
-pub const MAX_COUNTED_ROWS: u64 = 32;
 
 /// Encode one turn (the declaration has already passed `check`).
 pub fn encode(endpoint: &Endpoint, turn: &Turn) -> Result<WireRequest> {
@@ -89,19 +86,24 @@ pub(crate) fn decode_value(response: &WireResponse, v: &Value) -> Result<Complet
         .or_else(|| usage.and_then(|u| u.get("server_tool_use")))
         .map_or(0, |s| u64_field(s, "web_search_requests"));
     let mut completion = chat_completion(PROVIDER, response, v, counter)?;
-    // One row per reported request, up to `MAX_COUNTED_ROWS`: the counter is the
-    // vendor's claim and is recorded whole in the usage, but it never decides how
-    // much this process allocates or writes. Where nothing was counted but sources
-    // came back, a search evidently ran.
+    // One row per reported request, up to the per-step cap every wire has
+    // (`capability::MAX_SERVER_TOOL_CALLS`), the rest counted as left out: the
+    // counter is the vendor's claim and is recorded whole in the usage (its fees
+    // come from it), but it never decides how much this process allocates or
+    // writes. Where nothing was counted but sources came back, a search
+    // evidently ran.
     let ran = if counter > 0 {
-        counter.min(MAX_COUNTED_ROWS)
+        counter
     } else {
         u64::from(!completion.citations.is_empty())
     };
-    for _ in 0..ran {
-        completion
-            .server_tools
-            .push(ServerToolCall::ok(PROVIDER, "web_search"));
+    let search = ServerToolCall::ok(PROVIDER, "web_search");
+    let rows = ran.min(MAX_SERVER_TOOL_CALLS as u64);
+    for _ in 0..rows {
+        completion.server_tools.push(search.clone());
     }
+    let left = ran - rows;
+    completion.cut.server_tool_calls = completion.cut.server_tool_calls.saturating_add(left);
+    completion.cut.searches = completion.cut.searches.saturating_add(left);
     Ok(completion)
 }

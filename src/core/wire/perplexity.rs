@@ -14,7 +14,9 @@
 
 use serde_json::Value;
 
-use crate::core::completion::{Citation, Claim};
+use std::collections::{HashMap, HashSet};
+
+use crate::core::completion::{Citation, Claim, ClaimSet};
 use crate::core::web::WebAccess;
 
 /// One source an answer came with: its URL, its title where given, and the
@@ -99,8 +101,13 @@ fn markers(text: &str) -> Vec<(usize, Vec<u64>)> {
 /// sentence) and the markers themselves (so a sentence splitter that parts
 /// `sources.[2][3]` after the full stop finds the markers cited too), for the
 /// sources its numbers name; numbers naming no source are passed over.
-pub(crate) fn claims(text: &str, sources: &[Source]) -> Vec<Claim> {
-    let mut claims = Vec::new();
+pub(crate) fn claims(set: &mut ClaimSet, text: &str, sources: &[Source]) {
+    // A number's source found by a map, not a scan: as many markers as sources
+    // cost time in proportion to them, not to their product.
+    let mut by_n: HashMap<u64, &str> = HashMap::new();
+    for s in sources {
+        by_n.entry(s.n).or_insert(s.url.as_str());
+    }
     let mut last_end = 0;
     for (at, numbers) in markers(text) {
         let start = sentence_start(text, last_end, at);
@@ -108,15 +115,14 @@ pub(crate) fn claims(text: &str, sources: &[Source]) -> Vec<Claim> {
             .find(|c: char| c != '[' && c != ']' && !c.is_ascii_digit())
             .map_or(text.len(), |k| at + k);
         for n in numbers {
-            if let Some(s) = sources.iter().find(|s| s.n == n) {
+            if let Some(url) = by_n.get(&n) {
                 if at > start {
-                    Claim::add(&mut claims, text, start, end, &s.url);
+                    set.add(text, start, end, url);
                 }
             }
         }
         last_end = end;
     }
-    claims
 }
 
 /// A claimed span without its markers: the sentence that cites.
@@ -162,14 +168,21 @@ fn sentence_start(text: &str, from: usize, at: usize) -> usize {
 /// Every source as a citation, in order, each URL once; a source a marker names
 /// carries the first span that cites it as its cited text.
 pub(crate) fn citations(text: &str, sources: &[Source], claims: &[Claim]) -> Vec<Citation> {
+    // Each URL's first claim and the URLs already listed by a map and a set.
+    let mut first: HashMap<&str, &Claim> = HashMap::new();
+    for c in claims {
+        for u in &c.urls {
+            first.entry(u.as_str()).or_insert(c);
+        }
+    }
+    let mut seen: HashSet<&str> = HashSet::new();
     let mut out: Vec<Citation> = Vec::new();
     for s in sources {
-        if out.iter().any(|c| c.url == s.url) {
+        if !seen.insert(s.url.as_str()) {
             continue;
         }
-        let cited = claims
-            .iter()
-            .find(|c| c.urls.contains(&s.url))
+        let cited = first
+            .get(s.url.as_str())
             .map(|c| without_markers(c.text(text)).to_string())
             .filter(|t| !t.is_empty());
         out.push(Citation {
@@ -205,7 +218,10 @@ mod tests {
     fn a_marker_claims_its_sentence_and_a_run_names_each_source() {
         let text = "First fact.[1] Second fact, twice cited.[2][3]\n- a list item[9]";
         let sources = [source(1, "a"), source(2, "b"), source(3, "c")];
-        let claims = claims(text, &sources);
+        let mut set = ClaimSet::new(10);
+        claims(&mut set, text, &sources);
+        let (claims, cut) = set.finish();
+        assert_eq!(cut, 0);
         let spans: Vec<(&str, Vec<String>)> = claims
             .iter()
             .map(|c| (without_markers(c.text(text)), c.urls.clone()))

@@ -33,7 +33,8 @@ use super::json::{decode_with, missing, request, str_field, u64_field};
 use super::openai_responses::{finish_reason, function_call, stop_reason};
 use super::perplexity::{Source, citations, claims, domain_filter, micro_usd};
 use super::perplexity_sonar::{location, timezone_caution};
-use crate::core::completion::{Completion, ServerToolCall, Usage, json_blocks};
+use crate::core::capability::MAX_CITATIONS;
+use crate::core::completion::{ClaimSet, Completion, ServerToolCall, Usage, json_blocks};
 use crate::core::endpoint::Endpoint;
 use crate::core::error::{Error, Result};
 use crate::core::transcript::Exchange;
@@ -238,15 +239,22 @@ pub(crate) fn decode_value(head: &WireResponse, v: &Value) -> Result<Completion>
             _ => {}
         }
     }
-    parts.claims = claims(&parts.text, &sources);
+    let mut set = ClaimSet::new(MAX_CITATIONS);
+    claims(&mut set, &parts.text, &sources);
+    let index = super::json::CharIndex::new(&parts.text);
+    for a in &annotations {
+        super::json::annotation_claim(&mut set, a, &parts.text, 0, &index);
+    }
+    (parts.claims, parts.cut.claim_links) = set.finish();
     parts.citations = citations(&parts.text, &sources, &parts.claims);
+    let mut listed: std::collections::HashSet<String> =
+        parts.citations.iter().map(|c| c.url.clone()).collect();
     for a in &annotations {
         if let Some(c) = super::chat::url_citation(a) {
-            if !parts.citations.iter().any(|k| k.url == c.url) {
+            if listed.insert(c.url.clone()) {
                 parts.citations.push(c);
             }
         }
-        super::json::annotation_claim(&mut parts.claims, a, &parts.text, 0);
     }
     parts.stop = stop_reason(v, false, !parts.tool_calls.is_empty());
     parts.finish_reason = finish_reason(v);

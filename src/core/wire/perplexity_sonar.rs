@@ -27,7 +27,8 @@ use serde_json::{Map, Value, json};
 use super::chat::{bearer_headers, chat_body, chat_completion, chat_error_object, chat_http_error};
 use super::json::{decode_with, request, str_field, u64_field};
 use super::perplexity::{Source, citations, claims, domain_filter, micro_usd, without_think};
-use crate::core::completion::{Completion, ServerToolCall};
+use crate::core::capability::{MAX_CITATIONS, MAX_SERVER_TOOL_CALLS};
+use crate::core::completion::{ClaimSet, Completion, ServerToolCall};
 use crate::core::endpoint::Endpoint;
 use crate::core::error::{Error, Result};
 use crate::core::refusal::{Asked, Refusal};
@@ -147,19 +148,27 @@ pub(crate) fn decode_value(head: &WireResponse, v: &Value) -> Result<Completion>
     let mut c = chat_completion(PROVIDER, head, v, 0)?;
     c.text = without_think(&c.text);
     let sources = sources(v);
-    c.claims = claims(&c.text, &sources);
+    let mut set = ClaimSet::new(MAX_CITATIONS);
+    claims(&mut set, &c.text, &sources);
+    (c.claims, c.cut.claim_links) = set.finish();
     c.citations = citations(&c.text, &sources, &c.claims);
     let u = v.get("usage");
     let counted = u.map_or(0, |u| u64_field(u, "num_search_queries"));
-    let searches = if counted > 0 {
-        counted.min(super::openrouter_plugin::MAX_COUNTED_ROWS)
+    // One row per search counted, up to the per-step cap every wire has
+    // (`capability::MAX_SERVER_TOOL_CALLS`), the rest counted as left out (as
+    // OpenRouter's counter is); with no count but sources, a search ran.
+    let ran = if counted > 0 {
+        counted
     } else {
         u64::from(!c.citations.is_empty())
     };
-    for _ in 0..searches {
+    let rows = ran.min(MAX_SERVER_TOOL_CALLS as u64);
+    for _ in 0..rows {
         c.server_tools
             .push(ServerToolCall::ok(PROVIDER, "web_search"));
     }
+    c.cut.server_tool_calls = c.cut.server_tool_calls.saturating_add(ran - rows);
+    c.cut.searches = c.cut.searches.saturating_add(ran - rows);
     if let Some(usage) = c.usage.as_mut() {
         usage.server_tool_requests = counted;
         usage.reported_cost_micro_usd = micro_usd(

@@ -34,11 +34,12 @@ use serde_json::{Map, Value, json};
 
 use super::chat::{bearer_headers, chat_error_object};
 use super::json::{
-    annotation_claim, arguments, decode_with, finish, header_request_id, missing, opaque_error,
-    request, retry_after, snippet, str_field, u64_field,
+    CharIndex, annotation_claim, arguments, decode_with, finish, header_request_id, missing,
+    opaque_error, request, retry_after, snippet, str_field, u64_field,
 };
 use super::openai_responses::{finish_reason, function_call, status_of, stop_reason};
-use crate::core::completion::{Citation, Completion, ServerToolCall, Usage, json_blocks};
+use crate::core::capability::MAX_CITATIONS;
+use crate::core::completion::{Citation, ClaimSet, Completion, ServerToolCall, Usage, json_blocks};
 use crate::core::endpoint::Endpoint;
 use crate::core::error::{Error, Result, VendorError};
 use crate::core::transcript::{Conversation, Exchange};
@@ -235,12 +236,13 @@ pub(crate) fn decode_value(head: &WireResponse, v: &Value) -> Result<Completion>
         .and_then(Value::as_array)
         .ok_or_else(|| missing(PROVIDER, head, "the response has no output array"))?;
     let mut parts = Completion::default();
+    let mut claims = ClaimSet::new(MAX_CITATIONS);
     for item in items {
         match item.get("type").and_then(Value::as_str) {
             Some("message") => {
                 for part in self::parts(item) {
                     if part.get("type").and_then(Value::as_str) == Some("output_text") {
-                        output_text(&mut parts, part);
+                        output_text(&mut parts, &mut claims, part);
                     }
                 }
             }
@@ -249,6 +251,7 @@ pub(crate) fn decode_value(head: &WireResponse, v: &Value) -> Result<Completion>
             None => {}
         }
     }
+    (parts.claims, parts.cut.claim_links) = claims.finish();
     parts.stop = stop_reason(v, false, !parts.tool_calls.is_empty());
     parts.finish_reason = finish_reason(v);
     parts.usage = v.get("usage").filter(|u| u.is_object()).map(usage);
@@ -258,22 +261,23 @@ pub(crate) fn decode_value(head: &WireResponse, v: &Value) -> Result<Completion>
 
 /// One `output_text` part: its text appended, its citations, and the span each
 /// is cited for.
-fn output_text(parts: &mut Completion, part: &Value) {
+fn output_text(parts: &mut Completion, claims: &mut ClaimSet, part: &Value) {
     let offset = parts.text.len();
-    parts
-        .text
-        .push_str(part.get("text").and_then(Value::as_str).unwrap_or_default());
+    let own = part.get("text").and_then(Value::as_str).unwrap_or_default();
+    parts.text.push_str(own);
+    let index = CharIndex::new(own);
     let notes = part.get("annotations").and_then(Value::as_array);
     for a in notes.into_iter().flatten() {
-        let own = parts.text.get(offset..).unwrap_or_default();
-        parts.citations.extend(citation(a, own));
-        annotation_claim(&mut parts.claims, a, &parts.text, offset);
+        parts.citations.extend(citation(a, own, &index));
+        annotation_claim(claims, a, &parts.text, offset, &index);
     }
 }
 
 /// A `url_citation` in `text` (its part): the span its indices give as the
-/// cited text, where they give one; its title unless only a number or the URL.
-pub(crate) fn citation(a: &Value, text: &str) -> Option<Citation> {
+/// cited text, where they give one (`at` the part's index: its characters found
+/// without walking from its start each time); its title unless only a number or
+/// the URL.
+pub(crate) fn citation(a: &Value, text: &str, at: &CharIndex<'_>) -> Option<Citation> {
     if a.get("type").and_then(Value::as_str) != Some("url_citation") {
         return None;
     }
@@ -290,8 +294,7 @@ pub(crate) fn citation(a: &Value, text: &str) -> Option<Citation> {
     let index = |k: &str| a.get(k).and_then(Value::as_u64).map(|n| n as usize);
     let cited_text = match (index("start_index"), index("end_index")) {
         (Some(s), Some(e)) if s < e => {
-            let start = crate::core::completion::char_offset(text, s);
-            let end = crate::core::completion::char_offset(text, e);
+            let (start, end) = (at.byte(s), at.byte(e));
             text.get(start..end)
                 .map(str::trim)
                 .filter(|t| !t.is_empty())

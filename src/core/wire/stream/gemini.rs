@@ -4,6 +4,11 @@
 //! `usageMetadata` so far; the grounding and `finishReason` come on the last
 //! chunk, `urlContextMetadata` wherever Google puts it. Text is reported as it
 //! arrives, a search as soon as its query appears, a call once its part does.
+//! Citations are derived again from the grounding when its chunks or supports
+//! change — once as many bytes have arrived since the last derivation as the
+//! grounding holds, and on the first chunk with a `finishReason` — so a stream
+//! that resends a piece of its grounding with every chunk costs linear time,
+//! not a pass over the whole grounding per chunk.
 //!
 //! At the end the chunks are rebuilt into the one non-streamed body they add up
 //! to and `gemini::decode_value` reads it, so the streamed and the non-streamed
@@ -11,7 +16,11 @@
 //! blocked prompt's `blockReason`) is incomplete: a retryable transport error,
 //! never a completion. An error chunk ends the attempt as the vendor error.
 //! `render` is the inverse, for the stub vendor: a whole body as the chunks
-//! Google would stream. Pure: no I/O, no clock.
+//! Google would stream, its support segments measured in the streamed text as
+//! Google's are (a body in several parts claims the same sentences either way).
+//! Pure: no I/O, no clock.
+
+use std::collections::HashSet;
 
 use serde_json::{Map, Value, json};
 
@@ -20,9 +29,8 @@ use super::{Delta, WireAssembler, bad_event, incomplete};
 use crate::core::completion::Completion;
 use crate::core::error::Result;
 use crate::core::turn::WireResponse;
-use crate::core::wire::gemini::{
-    PROVIDER, citations, decode_value, fetches, function_call, searches,
-};
+use crate::core::wire::gemini::{PROVIDER, decode_value, fetches, function_call};
+use crate::core::wire::gemini_grounding::{citations, searches};
 
 /// The top-level keys of a chunk kept for the rebuilt body (the last one wins).
 const TOP: [&str; 4] = [
@@ -45,9 +53,20 @@ pub(super) struct Gemini {
     top: Map<String, Value>,
     /// Calls, searches, fetches and citations reported so far (not again).
     calls: usize,
-    queries: Vec<String>,
+    queries: HashSet<String>,
     urls: usize,
     cited: usize,
+    /// The citations no longer match the grounding; what deriving them costs
+    /// (the bytes of the events that last set its chunks and its supports);
+    /// the bytes since they were last derived; whether a `finishReason` has
+    /// been seen (the first one derives them whatever the bytes).
+    stale: bool,
+    chunks_cost: usize,
+    supports_cost: usize,
+    since: usize,
+    finished: bool,
+    /// The bytes of the event being read.
+    event_bytes: usize,
     output_tokens: Option<u64>,
     events: u64,
 }
@@ -61,9 +80,15 @@ impl Gemini {
             had_candidate: false,
             top: Map::new(),
             calls: 0,
-            queries: Vec::new(),
+            queries: HashSet::new(),
             urls: 0,
             cited: 0,
+            stale: false,
+            chunks_cost: 0,
+            supports_cost: 0,
+            since: 0,
+            finished: false,
+            event_bytes: 0,
             output_tokens: None,
             events: 0,
         }
@@ -102,7 +127,8 @@ impl Gemini {
 
     /// The grounding of a chunk merged into what came before: each field it
     /// carries non-empty replaces the earlier one (the intermediate chunks carry
-    /// `groundingMetadata: {}`); new queries and citations are reported.
+    /// `groundingMetadata: {}`); new queries are reported, and the citations
+    /// marked for deriving again when the chunks or supports changed.
     fn grounding(&mut self, g: Value, out: &mut Vec<Delta>) {
         let Value::Object(fields) = g else { return };
         // The intermediate chunks' `{}` changes nothing and reports nothing.
@@ -113,14 +139,30 @@ impl Gemini {
             .candidate
             .entry("groundingMetadata")
             .or_insert_with(|| json!({}));
+        let mut queries = false;
         for (k, v) in fields.into_iter().filter(|(_, v)| !empty(v)) {
+            match k.as_str() {
+                "webSearchQueries" => queries = true,
+                "groundingChunks" => {
+                    self.chunks_cost = self.event_bytes;
+                    self.stale = true;
+                }
+                "groundingSupports" => {
+                    self.supports_cost = self.event_bytes;
+                    self.stale = true;
+                }
+                _ => {}
+            }
             merged[k] = v;
         }
-        let merged = &*merged;
-        for call in searches(merged) {
-            let query = call.input.clone().unwrap_or_default();
-            if !self.queries.contains(&query) {
-                self.queries.push(query.clone());
+        if !queries {
+            return;
+        }
+        // This event's own list (a field replaces the earlier one whole).
+        let (calls, _) = searches(merged);
+        for call in calls {
+            let query = call.input.unwrap_or_default();
+            if self.queries.insert(query.clone()) {
                 out.push(Delta::ServerToolStarted {
                     id: String::new(),
                     tool: call.tool,
@@ -128,7 +170,25 @@ impl Gemini {
                 });
             }
         }
-        let cites = citations(merged);
+    }
+
+    /// Report the citations not reported yet, deriving them again when the
+    /// grounding changed and enough bytes have come since the last time (or a
+    /// `finishReason` came for the first time).
+    fn cite(&mut self, finishing: bool, out: &mut Vec<Delta>) {
+        self.since = self.since.saturating_add(self.event_bytes);
+        let first_finish = finishing && !self.finished;
+        self.finished |= finishing;
+        let cost = self.chunks_cost.saturating_add(self.supports_cost);
+        if !self.stale || !(first_finish || self.since >= cost) {
+            return;
+        }
+        self.stale = false;
+        self.since = 0;
+        let Some(merged) = self.candidate.get("groundingMetadata") else {
+            return;
+        };
+        let (cites, _) = citations(merged);
         out.extend(cites.iter().skip(self.cited).cloned().map(Delta::Citation));
         self.cited = self.cited.max(cites.len());
     }
@@ -231,20 +291,24 @@ fn empty(v: &Value) -> bool {
 impl WireAssembler for Gemini {
     fn event(&mut self, _name: Option<&str>, data: &str, out: &mut Vec<Delta>) -> Result<()> {
         self.events += 1;
+        self.event_bytes = data.len();
         let mut v: Value = serde_json::from_str(data).map_err(|e| bad_event(PROVIDER, data, &e))?;
         if v.get("error").is_some_and(Value::is_object) {
             // The vendor error of its code, now (the decoder makes it).
             return decode_value(&self.head, &v).map(|_| ());
         }
         // The chunk's pieces are moved into the rebuilt body, not copied.
+        let mut finishing = false;
         if let Some(c) = v
             .get_mut("candidates")
             .and_then(Value::as_array_mut)
             .and_then(|c| c.first_mut())
         {
             let c = c.take();
+            finishing = c.get("finishReason").is_some_and(|r| !r.is_null());
             self.candidate(c, out);
         }
+        self.cite(finishing, out);
         for key in TOP {
             if let Some(val) = v.get(key).filter(|v| !v.is_null()) {
                 self.top.insert(key.to_string(), val.clone());
@@ -321,7 +385,9 @@ pub(crate) fn render(v: &Value) -> Vec<String> {
         .and_then(Value::as_array)
         .cloned()
         .unwrap_or_default();
-    for part in parts {
+    // Each piece with the index of the part it is cut from.
+    let mut cut: Vec<(usize, Value)> = Vec::new();
+    for (at, part) in parts.iter().enumerate() {
         match part
             .get("text")
             .and_then(Value::as_str)
@@ -339,18 +405,94 @@ pub(crate) fn render(v: &Value) -> Vec<String> {
                             o.remove("thoughtSignature");
                         }
                     }
-                    out.push(chunk(with_parts(vec![p]), false));
+                    cut.push((at, p));
                 }
             }
-            None => out.push(chunk(with_parts(vec![part]), false)),
+            None => cut.push((at, part.clone())),
         }
     }
+    let landed = landings(&cut, parts.len());
+    out.extend(
+        cut.into_iter()
+            .map(|(_, p)| chunk(with_parts(vec![p]), false)),
+    );
     let mut last = with_parts(vec![json!({"text": ""})]);
     for (k, x) in candidate.iter().filter(|(k, _)| k.as_str() != "content") {
         last.insert(k.clone(), x.clone());
     }
+    if let Some(g) = last.get_mut("groundingMetadata") {
+        restate_segments(g, &landed);
+    }
     out.push(chunk(last, true));
     out
+}
+
+/// Where each of a body's parts lands among the parts the assembler rebuilds
+/// from `cut` (its pieces, each with the index of the part it is cut from): the
+/// rebuilt part and the bytes of its text before the part's first piece. Found
+/// by the assembler itself, so it cannot disagree with it.
+fn landings(cut: &[(usize, Value)], parts: usize) -> Vec<(usize, usize)> {
+    let mut rebuilt = Gemini::new(WireResponse::default());
+    let mut landed: Vec<Option<(usize, usize)>> = vec![None; parts];
+    let mut sink = Vec::new();
+    let text_len = |p: Option<&Value>| {
+        p.and_then(|p| p.get("text"))
+            .and_then(Value::as_str)
+            .map_or(0, str::len)
+    };
+    for (at, piece) in cut {
+        rebuilt.part(piece.clone(), &mut sink);
+        if let Some(slot) = landed.get_mut(*at).filter(|s| s.is_none()) {
+            let own = text_len(Some(piece));
+            let before = text_len(rebuilt.parts.last()).saturating_sub(own);
+            *slot = Some((rebuilt.parts.len().saturating_sub(1), before));
+        }
+    }
+    landed
+        .into_iter()
+        .enumerate()
+        .map(|(at, l)| l.unwrap_or((at, 0)))
+        .collect()
+}
+
+/// A whole body's support segments restated as a stream's: Google measures a
+/// streamed answer's segments in the text the chunks add up to (its recorded
+/// streams carry no `partIndex`, and their offsets run over the joined text,
+/// tests/fixtures/gemini/search_stream.sse), so a segment of part `i` becomes
+/// one of the part the assembler joins it into, shifted by the text before it
+/// there. Without this a body in several parts streamed would claim other
+/// sentences than the same body whole.
+fn restate_segments(g: &mut Value, landed: &[(usize, usize)]) {
+    let supports = g.get_mut("groundingSupports").and_then(Value::as_array_mut);
+    for segment in supports
+        .into_iter()
+        .flatten()
+        .filter_map(|s| s.get_mut("segment").and_then(Value::as_object_mut))
+    {
+        let index = |k: &str, s: &Map<String, Value>| {
+            s.get(k)
+                .and_then(Value::as_u64)
+                .and_then(|n| usize::try_from(n).ok())
+        };
+        let part = index("partIndex", segment).unwrap_or(0);
+        let Some(&(to, shift)) = landed.get(part) else {
+            continue;
+        };
+        if (to, shift) == (part, 0) {
+            continue;
+        }
+        for k in ["startIndex", "endIndex"] {
+            let n = index(k, segment).unwrap_or(0);
+            if segment.contains_key(k) || shift > 0 {
+                segment.insert(k.into(), json!(n + shift));
+            }
+        }
+        if to == 0 {
+            segment.remove("partIndex");
+        } else {
+            segment.insert("partIndex".into(), json!(to));
+        }
+    }
 }
 
 #[cfg(test)]

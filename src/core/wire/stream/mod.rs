@@ -91,6 +91,8 @@ pub struct Assembler {
     sse: SseByteStream<Feed>,
     tx: Option<mpsc::Sender<Cursor<Vec<u8>>>>,
     wire: Box<dyn WireAssembler>,
+    /// What has been reported, against the per-step caps.
+    live: crate::core::wire::cap::Live,
     events: u64,
     bytes: u64,
 }
@@ -114,6 +116,7 @@ impl Assembler {
             sse: SseByteStream::new(Feed(rx)),
             tx: Some(tx),
             wire,
+            live: crate::core::wire::cap::Live::default(),
             events: 0,
             bytes: 0,
         }
@@ -140,13 +143,25 @@ impl Assembler {
         self.drain(out)
     }
 
-    /// The body ended: the completion, or why what arrived is not one. An event
-    /// cut off by the end is discarded, as the SSE standard says.
+    /// The body ended: the completion (held to the per-step caps, as a whole
+    /// body's is), or why what arrived is not one. An event cut off by the end
+    /// is discarded, as the SSE standard says.
     pub fn finish(mut self) -> Result<Completion> {
         self.tx = None;
         let mut out = Vec::new();
         self.drain(&mut out)?;
-        self.wire.finish()
+        self.wire.finish().map(crate::core::wire::cap::bound)
+    }
+
+    /// Keep the deltas of one event that are within the per-step caps.
+    fn report(&mut self, deltas: Vec<Delta>, out: &mut Vec<Delta>) {
+        let live = &mut self.live;
+        out.extend(deltas.into_iter().filter(|d| match d {
+            Delta::ServerToolStarted { .. } => live.started(),
+            Delta::ServerToolReturned { .. } => live.returned(),
+            Delta::Citation(c) => live.citation(c),
+            _ => true,
+        }));
     }
 
     fn drain(&mut self, out: &mut Vec<Delta>) -> Result<()> {
@@ -165,7 +180,10 @@ impl Assembler {
                     // A block with no data (a bare `event:`, an `id:`) carries nothing.
                     let Some(data) = data else { continue };
                     self.events += 1;
-                    self.wire.event(event.as_deref(), &data, out)?;
+                    let mut deltas = Vec::new();
+                    let said = self.wire.event(event.as_deref(), &data, &mut deltas);
+                    self.report(deltas, out);
+                    said?;
                 }
             }
         }

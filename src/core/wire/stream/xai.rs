@@ -115,7 +115,8 @@ impl WireAssembler for Xai {
             }
             "response.output_text.annotation.added" => {
                 let a = v.get("annotation").unwrap_or(&Value::Null);
-                out.extend(citation(a, "").map(Delta::Citation));
+                let none = crate::core::wire::json::CharIndex::new("");
+                out.extend(citation(a, "", &none).map(Delta::Citation));
             }
             "response.output_item.added" => {
                 Xai::added(v.get("item").unwrap_or(&Value::Null), out);
