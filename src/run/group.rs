@@ -243,12 +243,7 @@ where
     P: Provider,
     A: Approver + ?Sized,
 {
-    let Venue {
-        store,
-        copies,
-        policy,
-        approver,
-    } = *venue;
+    let Venue { store, copies, .. } = *venue;
     let budget = cap.map(|c| Arc::new(GroupBudget::new(c)));
     let mut options = options;
     let gate = options.gate.take();
@@ -295,34 +290,7 @@ where
     let runs = ready
         .iter()
         .map(|(_, vendor, copy, own, provider, options)| {
-            let gate = gate.clone();
-            async move {
-                // Held to the run's end; a closed gate is no gate.
-                let _permit = match &gate {
-                    Some(g) => g.acquire().await.ok(),
-                    None => None,
-                };
-                let ran = crate::run::run_with_options(
-                    own,
-                    provider,
-                    store,
-                    policy,
-                    approver,
-                    options.clone(),
-                )
-                .await;
-                // The run has ended (a killed process never gets here: its copy
-                // stays for `run --resume`).
-                if !copies.keep {
-                    if let Err(e) = remove_copy(copy) {
-                        tracing::warn!(
-                            "{vendor}'s workspace copy {} not removed: {e}",
-                            copy.display()
-                        );
-                    }
-                }
-                ran
-            }
+            run_in_copy(venue, gate.clone(), *vendor, copy, own, provider, options)
         })
         .collect::<Vec<_>>();
     let results = futures_util::future::join_all(runs).await;
@@ -343,6 +311,47 @@ where
         columns: columns.into_iter().map(|(_, v, p, c)| (v, p, c)).collect(),
         kept: copies.keep,
     })
+}
+
+/// One vendor's run in its own copy, once the group's gate lets it start; the
+/// copy is removed when the run ends unless the group keeps its copies (a killed
+/// process never gets that far: its copy stays for `run --resume`).
+async fn run_in_copy<P, A>(
+    venue: &Venue<'_, A>,
+    gate: Option<Arc<tokio::sync::Semaphore>>,
+    vendor: Vendor,
+    copy: &Path,
+    own: &TaskContract,
+    provider: &P,
+    options: &RunOptions,
+) -> Result<RunResult>
+where
+    P: Provider,
+    A: Approver + ?Sized,
+{
+    // Held to the run's end; a closed gate is no gate.
+    let _permit = match &gate {
+        Some(g) => g.acquire().await.ok(),
+        None => None,
+    };
+    let ran = crate::run::run_with_options(
+        own,
+        provider,
+        venue.store,
+        venue.policy,
+        venue.approver,
+        options.clone(),
+    )
+    .await;
+    if !venue.copies.keep {
+        if let Err(e) = remove_copy(copy) {
+            tracing::warn!(
+                "{vendor}'s workspace copy {} not removed: {e}",
+                copy.display()
+            );
+        }
+    }
+    ran
 }
 
 /// `vendor`'s own copy of `workspace` in the group's folder `dir`, announced.

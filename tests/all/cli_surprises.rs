@@ -199,9 +199,17 @@ fn the_small_words() {
     let (_, _, err) = run(at(dir.path()).args(["run", "--demo", "--provider", "openai"]));
     assert!(err.contains("1 search/fetch, counted here"), "{err}");
     assert!(!err.contains("0 searches"), "{err}");
-    // A replayed solo run's workspace is absolute beside its copy's.
-    let (code, _, err) =
-        run(at(dir.path()).args(["run", "--demo", "--replay", "1", "--provider", "openai"]));
+    // A replayed solo run's workspace is absolute beside its copy's (kept, so
+    // compare names it: a removed copy is named by no view).
+    let (code, _, err) = run(at(dir.path()).args([
+        "run",
+        "--demo",
+        "--replay",
+        "1",
+        "--provider",
+        "openai",
+        "--keep-copies",
+    ]));
     assert!(code == 0 || code == 1, "{err}");
     let (_, out, _) = run(at(dir.path()).args(["compare", "1", "--json"]));
     let c: serde_json::Value = serde_json::from_str(&out).unwrap();
