@@ -374,3 +374,51 @@ async fn both_are_traced_under_the_registrys_names() {
         );
     }
 }
+
+/// A new user needs nothing but io.toml's table and the key in the vendor's
+/// variable: `[providers.xai]` or `[providers.perplexity]` (here pointed at the
+/// stub, which stands in for the public host) and `XAI_API_KEY` or
+/// `PERPLEXITY_API_KEY` set — the binary runs, sends the key as a bearer token
+/// to the vendor's path; without the variable it is refused naming it, nothing
+/// sent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_in_the_vendors_variable_and_its_table_are_all_it_takes() {
+    let stub = StubVendor::start("127.0.0.1:0".parse().unwrap(), Script::demo())
+        .await
+        .unwrap();
+    for (vendor, key, path) in [
+        (Vendor::Xai, "XAI_API_KEY", "/xai/v1/responses"),
+        (Vendor::Perplexity, "PERPLEXITY_API_KEY", "/perplexity/v1/agent"),
+    ] {
+        let dir = place();
+        std::fs::write(
+            dir.path().join("io.toml"),
+            format!(
+                "provider = \"{vendor}\"\n\n[providers.{vendor}]\nbase_url = \"{}\"\n",
+                stub.base_url(vendor)
+            ),
+        )
+        .unwrap();
+        let goal = "Find the current io-harness release on crates.io and say which version it is.";
+        let (code, _, err) = run_bin(at(dir.path()).args(["run", "--goal", goal]));
+        assert_eq!(code, 2, "{vendor}: {err}");
+        assert!(err.contains(key), "{vendor}: {err}");
+        let before = stub.requests().len();
+        let (code, out, err) =
+            run_bin(at(dir.path()).args(["run", "--goal", goal]).env(key, "sk-new-user"));
+        assert_eq!(code, 0, "{vendor}: {err}");
+        assert!(out.contains("0.22.0"), "{vendor}: {out}");
+        let sent = stub.requests();
+        let sent = &sent[before..];
+        assert_eq!(sent.len(), 1, "{vendor}: {sent:?}");
+        assert_eq!(sent[0].path, path, "{vendor}");
+        assert!(
+            sent[0]
+                .headers
+                .iter()
+                .any(|(n, v)| n == "authorization" && v == "<redacted>"),
+            "{vendor}: {:?}",
+            sent[0].headers
+        );
+    }
+}

@@ -45,9 +45,12 @@ pub(crate) fn domain_filter(web: &WebAccess) -> Vec<String> {
 /// The answer without its `<think>` blocks (a reasoning model's chain of
 /// thought, inline in the content): those stay in the answer's blocks, apart
 /// from the answer. An unclosed block runs to the end.
-pub(crate) fn without_think(text: &str) -> String {
+pub(crate) fn without_think(text: String) -> String {
+    if !text.contains("<think>") {
+        return text;
+    }
     let mut out = String::with_capacity(text.len());
-    let mut rest = text;
+    let mut rest = text.as_str();
     while let Some(open) = rest.find("<think>") {
         out.push_str(&rest[..open]);
         rest = match rest[open..].find("</think>") {
@@ -56,9 +59,6 @@ pub(crate) fn without_think(text: &str) -> String {
         };
     }
     out.push_str(rest);
-    if out.len() == text.len() {
-        return out;
-    }
     out.trim_start().to_string()
 }
 
@@ -69,11 +69,9 @@ fn markers(text: &str) -> Vec<(usize, Vec<u64>)> {
     let mut out: Vec<(usize, Vec<u64>)> = Vec::new();
     let mut run_end = None;
     let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] != b'[' {
-            i += 1;
-            continue;
-        }
+    // Each `[` found by `str::find` (a fast search), not byte by byte.
+    while let Some(k) = text.get(i..).and_then(|rest| rest.find('[')) {
+        i += k;
         let digits = bytes[i + 1..]
             .iter()
             .take_while(|b| b.is_ascii_digit())
@@ -102,12 +100,19 @@ fn markers(text: &str) -> Vec<(usize, Vec<u64>)> {
 /// `sources.[2][3]` after the full stop finds the markers cited too), for the
 /// sources its numbers name; numbers naming no source are passed over.
 pub(crate) fn claims(set: &mut ClaimSet, text: &str, sources: &[Source]) {
-    // A number's source found by a map, not a scan: as many markers as sources
-    // cost time in proportion to them, not to their product.
-    let mut by_n: HashMap<u64, &str> = HashMap::new();
-    for s in sources {
-        by_n.entry(s.n).or_insert(s.url.as_str());
-    }
+    // A number's source found by a map, not a scan, past a few: as many markers
+    // as sources cost time in proportion to them, not to their product.
+    let by_n: Option<HashMap<u64, &str>> = (sources.len() > SCANNED).then(|| {
+        let mut m = HashMap::with_capacity(sources.len());
+        for s in sources {
+            m.entry(s.n).or_insert(s.url.as_str());
+        }
+        m
+    });
+    let url_of = |n: u64| match &by_n {
+        Some(m) => m.get(&n).copied(),
+        None => sources.iter().find(|s| s.n == n).map(|s| s.url.as_str()),
+    };
     let mut last_end = 0;
     for (at, numbers) in markers(text) {
         let start = sentence_start(text, last_end, at);
@@ -115,7 +120,7 @@ pub(crate) fn claims(set: &mut ClaimSet, text: &str, sources: &[Source]) {
             .find(|c: char| c != '[' && c != ']' && !c.is_ascii_digit())
             .map_or(text.len(), |k| at + k);
         for n in numbers {
-            if let Some(url) = by_n.get(&n) {
+            if let Some(url) = url_of(n) {
                 if at > start {
                     set.add(text, start, end, url);
                 }
@@ -124,6 +129,10 @@ pub(crate) fn claims(set: &mut ClaimSet, text: &str, sources: &[Source]) {
         last_end = end;
     }
 }
+
+/// How many sources are scanned before a map or a set finds them (a scan of a
+/// few is cheaper than hashing them).
+pub(crate) const SCANNED: usize = 16;
 
 /// A claimed span without its markers: the sentence that cites.
 pub(crate) fn without_markers(span: &str) -> &str {
@@ -152,42 +161,43 @@ fn sentence_start(text: &str, from: usize, at: usize) -> usize {
         let next = after.trim_start();
         after.starts_with(char::is_whitespace) && !next.starts_with(char::is_lowercase)
     };
-    let cut = ['\n', '.', '!', '?']
-        .iter()
-        .filter_map(|c| {
-            body.rmatch_indices(*c)
-                .find(|(k, _)| *c == '\n' || ends(*k))
-                .map(|(k, _)| k + 1)
-        })
-        .max()
-        .unwrap_or(0);
+    // The last line break, or mark that ends a sentence, in one pass back (the
+    // four are ASCII: no byte of a longer character is one of them).
+    let cut = body
+        .bytes()
+        .enumerate()
+        .rev()
+        .find(|&(k, b)| b == b'\n' || (matches!(b, b'.' | b'!' | b'?') && ends(k)))
+        .map_or(0, |(k, _)| k + 1);
     let lead = body[cut..].len() - body[cut..].trim_start().len();
     from + cut + lead
 }
 
 /// Every source as a citation, in order, each URL once; a source a marker names
 /// carries the first span that cites it as its cited text.
-pub(crate) fn citations(text: &str, sources: &[Source], claims: &[Claim]) -> Vec<Citation> {
-    // Each URL's first claim and the URLs already listed by a map and a set.
-    let mut first: HashMap<&str, &Claim> = HashMap::new();
-    for c in claims {
-        for u in &c.urls {
-            first.entry(u.as_str()).or_insert(c);
-        }
-    }
-    let mut seen: HashSet<&str> = HashSet::new();
+pub(crate) fn citations(text: &str, sources: Vec<Source>, claims: &[Claim]) -> Vec<Citation> {
+    // The URLs already listed by a set past a few. A source's first claim is
+    // a scan of the claims' links, which the caps hold to `MAX_CITATIONS`.
+    let many = sources.len() > SCANNED;
+    let mut seen: HashSet<String> = HashSet::new();
     let mut out: Vec<Citation> = Vec::new();
     for s in sources {
-        if !seen.insert(s.url.as_str()) {
+        let listed = if many {
+            !seen.insert(s.url.clone())
+        } else {
+            out.iter().any(|c| c.url == s.url)
+        };
+        if listed {
             continue;
         }
-        let cited = first
-            .get(s.url.as_str())
+        let cited = claims
+            .iter()
+            .find(|c| c.urls.contains(&s.url))
             .map(|c| without_markers(c.text(text)).to_string())
             .filter(|t| !t.is_empty());
         out.push(Citation {
-            url: s.url.clone(),
-            title: s.title.clone().filter(|t| !t.trim().is_empty()),
+            url: s.url,
+            title: s.title.filter(|t| !t.trim().is_empty()),
             cited_text: cited,
         });
     }
@@ -234,7 +244,7 @@ mod tests {
             ]
         );
         assert_eq!(claims[1].text(text), "Second fact, twice cited.[2][3]");
-        let cites = citations(text, &sources, &claims);
+        let cites = citations(text, sources.to_vec(), &claims);
         assert_eq!(cites.len(), 3);
         assert_eq!(
             cites[2].cited_text.as_deref(),
@@ -245,11 +255,11 @@ mod tests {
     #[test]
     fn think_blocks_are_kept_apart_and_brackets_that_are_not_markers_stay() {
         assert_eq!(
-            without_think("<think>why</think>\n\nAnswer [x]."),
+            without_think("<think>why</think>\n\nAnswer [x].".into()),
             "Answer [x]."
         );
-        assert_eq!(without_think("no thoughts"), "no thoughts");
-        assert_eq!(without_think("Answer<think>cut off"), "Answer");
+        assert_eq!(without_think("no thoughts".into()), "no thoughts");
+        assert_eq!(without_think("Answer<think>cut off".into()), "Answer");
         assert!(markers("a [link](u) and [2024 ] and []").is_empty());
     }
 }

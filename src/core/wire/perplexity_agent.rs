@@ -246,7 +246,7 @@ pub(crate) fn decode_value(head: &WireResponse, v: &Value) -> Result<Completion>
         super::json::annotation_claim(&mut set, a, &parts.text, 0, &index);
     }
     (parts.claims, parts.cut.claim_links) = set.finish();
-    parts.citations = citations(&parts.text, &sources, &parts.claims);
+    parts.citations = citations(&parts.text, sources, &parts.claims);
     let mut listed: std::collections::HashSet<String> =
         parts.citations.iter().map(|c| c.url.clone()).collect();
     for a in &annotations {

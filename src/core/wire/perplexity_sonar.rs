@@ -22,11 +22,15 @@
 //! came back), the finish reason, and `usage.cost.total_cost`, the vendor's own
 //! cost. Errors are the Chat envelope `{"error": {message, type, code}}`.
 
+use std::collections::{HashMap, HashSet};
+
 use serde_json::{Map, Value, json};
 
 use super::chat::{bearer_headers, chat_body, chat_completion, chat_error_object, chat_http_error};
 use super::json::{decode_with, request, str_field, u64_field};
-use super::perplexity::{Source, citations, claims, domain_filter, micro_usd, without_think};
+use super::perplexity::{
+    SCANNED, Source, citations, claims, domain_filter, micro_usd, without_think,
+};
 use crate::core::capability::{MAX_CITATIONS, MAX_SERVER_TOOL_CALLS};
 use crate::core::completion::{ClaimSet, Completion, ServerToolCall};
 use crate::core::endpoint::Endpoint;
@@ -146,12 +150,12 @@ pub(crate) fn decode_value(head: &WireResponse, v: &Value) -> Result<Completion>
         return Err(Error::from(chat_error_object(PROVIDER, head, err, status)));
     }
     let mut c = chat_completion(PROVIDER, head, v, 0)?;
-    c.text = without_think(&c.text);
+    c.text = without_think(std::mem::take(&mut c.text));
     let sources = sources(v);
     let mut set = ClaimSet::new(MAX_CITATIONS);
     claims(&mut set, &c.text, &sources);
     (c.claims, c.cut.claim_links) = set.finish();
-    c.citations = citations(&c.text, &sources, &c.claims);
+    c.citations = citations(&c.text, sources, &c.claims);
     let u = v.get("usage");
     let counted = u.map_or(0, |u| u64_field(u, "num_search_queries"));
     // One row per search counted, up to the per-step cap every wire has
@@ -179,6 +183,11 @@ pub(crate) fn decode_value(head: &WireResponse, v: &Value) -> Result<Completion>
     Ok(c)
 }
 
+/// A search result's URL.
+fn url(r: &Value) -> Option<&str> {
+    r.get("url").and_then(Value::as_str)
+}
+
 /// The sources a Sonar answer came with: its `citations`, numbered from 1, each
 /// titled from the `search_results` entry of the same URL; then the search
 /// results no citation names. Markers number `citations`, or `search_results`
@@ -187,37 +196,55 @@ fn sources(v: &Value) -> Vec<Source> {
     let list = |k: &str| {
         v.get(k)
             .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default()
+            .map_or(&[][..], Vec::as_slice)
     };
     let results = list("search_results");
-    let title = |url: &str| {
-        results
-            .iter()
-            .find(|r| r.get("url").and_then(Value::as_str) == Some(url))
-            .and_then(|r| str_field(r, "title"))
+    // Past a few, each URL's title and the URLs already listed are found by a
+    // map and a set: as many citations as results cost time in proportion to
+    // them, not to their product.
+    let many = results.len() > SCANNED;
+    let mut titles: HashMap<&str, &Value> = HashMap::new();
+    for r in results.iter().filter(|_| many) {
+        if let Some(u) = url(r) {
+            titles.entry(u).or_insert(r);
+        }
+    }
+    let title = |u: &str| {
+        let r = if many {
+            titles.get(u).copied()
+        } else {
+            results.iter().find(|r| url(r) == Some(u))
+        };
+        r.and_then(|r| str_field(r, "title"))
     };
-    let mut out: Vec<Source> = list("citations")
-        .iter()
-        .filter_map(Value::as_str)
-        .enumerate()
-        .map(|(i, url)| Source {
-            n: i as u64 + 1,
-            url: url.to_string(),
-            title: title(url),
-        })
-        .collect();
+    let mut listed: HashSet<&str> = HashSet::new();
+    let mut out: Vec<Source> = Vec::new();
+    for u in list("citations").iter().filter_map(Value::as_str) {
+        if many {
+            listed.insert(u);
+        }
+        out.push(Source {
+            n: out.len() as u64 + 1,
+            url: u.to_string(),
+            title: title(u),
+        });
+    }
     let numbered = out.is_empty();
     for (i, r) in results.iter().enumerate() {
-        let Some(url) = str_field(r, "url") else {
+        let Some(u) = url(r) else {
             continue;
         };
-        if out.iter().any(|s| s.url == url) {
+        let seen = if many {
+            !listed.insert(u)
+        } else {
+            out.iter().any(|s| s.url == u)
+        };
+        if seen {
             continue;
         }
         out.push(Source {
             n: if numbered { i as u64 + 1 } else { u64::MAX },
-            url,
+            url: u.to_string(),
             title: str_field(r, "title"),
         });
     }

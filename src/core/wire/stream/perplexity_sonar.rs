@@ -67,31 +67,33 @@ impl WireAssembler for Sonar {
         if v.get("error").is_some_and(Value::is_object) {
             decode_value(&self.head, &v)?;
         }
-        if let Value::Object(top) = &v {
-            for (k, value) in top {
-                if !APART.contains(&k.as_str()) && !value.is_null() {
-                    self.top.insert(k.clone(), value.clone());
-                }
-            }
-        }
+        // The chunk is this event's own: its parts are moved where they are
+        // kept, not copied (each chunk repeats the citations and results).
+        let Value::Object(mut top) = v else {
+            return Ok(());
+        };
         for (k, slot) in [
             ("usage", &mut self.usage),
             ("citations", &mut self.citations),
             ("search_results", &mut self.search_results),
         ] {
-            if let Some(x) = v.get(k).filter(|x| !x.is_null()) {
-                *slot = Some(x.clone());
+            if let Some(x) = top.remove(k).filter(|x| !x.is_null()) {
+                *slot = Some(x);
             }
         }
-        let choice = v
-            .get("choices")
-            .and_then(Value::as_array)
-            .and_then(|c| {
-                c.iter()
-                    .find(|c| c.get("index").and_then(Value::as_u64).unwrap_or(0) == 0)
-            })
-            .cloned()
-            .unwrap_or(Value::Null);
+        let choices = top.remove("choices");
+        for (k, value) in top {
+            if !APART.contains(&k.as_str()) && !value.is_null() {
+                self.top.insert(k, value);
+            }
+        }
+        let choice = match choices {
+            Some(Value::Array(list)) => list
+                .into_iter()
+                .find(|c| c.get("index").and_then(Value::as_u64).unwrap_or(0) == 0)
+                .unwrap_or(Value::Null),
+            _ => Value::Null,
+        };
         let piece = choice
             .get("delta")
             .or_else(|| choice.get("message"))
