@@ -96,10 +96,7 @@ impl ClaimSet {
     fn claim_of(&self, span: (usize, usize)) -> Option<usize> {
         match &self.spans {
             Some(map) => map.get(&span).copied(),
-            None => self
-                .claims
-                .iter()
-                .rposition(|c| (c.start, c.end) == span),
+            None => self.claims.iter().rposition(|c| (c.start, c.end) == span),
         }
     }
 
@@ -522,7 +519,9 @@ mod tests {
         let mut list = Vec::new();
         let mut x: u64 = 7;
         for _ in 0..3_000 {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             let span = ((x >> 33) % 40) as usize * 3;
             let url = format!("https://h/{}", (x >> 17) % 50);
             set.add(&text, span, span + 5, &url);

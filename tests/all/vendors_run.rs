@@ -388,7 +388,11 @@ async fn a_key_in_the_vendors_variable_and_its_table_are_all_it_takes() {
         .unwrap();
     for (vendor, key, path) in [
         (Vendor::Xai, "XAI_API_KEY", "/xai/v1/responses"),
-        (Vendor::Perplexity, "PERPLEXITY_API_KEY", "/perplexity/v1/agent"),
+        (
+            Vendor::Perplexity,
+            "PERPLEXITY_API_KEY",
+            "/perplexity/v1/agent",
+        ),
     ] {
         let dir = place();
         std::fs::write(
@@ -404,8 +408,11 @@ async fn a_key_in_the_vendors_variable_and_its_table_are_all_it_takes() {
         assert_eq!(code, 2, "{vendor}: {err}");
         assert!(err.contains(key), "{vendor}: {err}");
         let before = stub.requests().len();
-        let (code, out, err) =
-            run_bin(at(dir.path()).args(["run", "--goal", goal]).env(key, "sk-new-user"));
+        let (code, out, err) = run_bin(
+            at(dir.path())
+                .args(["run", "--goal", goal])
+                .env(key, "sk-new-user"),
+        );
         assert_eq!(code, 0, "{vendor}: {err}");
         assert!(out.contains("0.22.0"), "{vendor}: {out}");
         let sent = stub.requests();
