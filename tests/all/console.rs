@@ -135,7 +135,7 @@ fn editing_a_field_recomputes_the_preview_and_esc_restores_it() {
     // Ctrl-S writes what the form says.
     assert_eq!(
         update(&mut s, ctrl('s')),
-        vec![Effect::SaveWeb(s.form.web())]
+        vec![Effect::SaveWeb(Box::new(s.form.web()))]
     );
     assert!(s.form.web().fetch);
 }

@@ -154,7 +154,7 @@ fn the_agent_stream_assembles_to_its_final_response() {
     let stream = recorded(AGENT, "agent-web-search.chunks.jsonl");
     let s = String::from_utf8(stream).unwrap();
     let at = s.rfind("data: ").unwrap();
-    let (_, cut) = assemble_on(AGENT, s[..at].as_bytes(), &[]);
+    let (_, cut) = assemble_on(AGENT, &s.as_bytes()[..at], &[]);
     assert!(matches!(
         cut,
         Err(Error::Transport {

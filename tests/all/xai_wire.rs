@@ -271,7 +271,7 @@ fn a_stream_without_its_terminal_event_is_no_completion() {
     let text = String::from_utf8(stream).unwrap();
     let cut = text.find("response.completed").unwrap();
     let head = text[..cut].rfind("data: ").unwrap();
-    let (_, c) = assemble_on(WIRE, text[..head].as_bytes(), &[]);
+    let (_, c) = assemble_on(WIRE, &text.as_bytes()[..head], &[]);
     assert!(
         matches!(
             c,
