@@ -90,7 +90,7 @@ pub struct EvalArgs {
     /// Print the judge's grading prompt and exit (with --judge).
     #[arg(long, requires = "judge")]
     pub show_prompt: bool,
-    /// The vendors, e.g. anthropic,openai,openrouter,gemini (--demo: all four).
+    /// The vendors, e.g. anthropic,openai,openrouter,gemini,xai,perplexity (--demo: all six).
     #[arg(long, value_delimiter = ',')]
     pub providers: Vec<String>,
     /// At most this many runs at once, across questions (default 4, at most 64).
@@ -469,7 +469,7 @@ fn vendors(names: &[String], demo: bool) -> Result<Vec<Vendor>> {
     })?;
     if named.is_empty() {
         return Err(Error::config(
-            "--providers names no vendor that exists: give one or more of anthropic,openai,openrouter,gemini",
+            "--providers names no vendor that exists: give one or more of anthropic,openai,openrouter,gemini,xai,perplexity",
         ));
     }
     Ok(named)

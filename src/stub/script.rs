@@ -267,10 +267,7 @@ mod tests {
                 .responses
                 .iter()
                 .filter(|r| r.vendor == Some(wire.vendor()))
-                .filter(|r| {
-                    r.wire.unwrap_or(Wire::spec(wire.vendor())) == wire
-                        || (r.wire.is_none() && wire != Wire::OpenAiResponses)
-                })
+                .filter(|r| r.wire.unwrap_or(Wire::spec(wire.vendor())).path() == wire.path())
                 .count();
             assert!(answers >= 6, "{wire:?}: {answers}");
         }

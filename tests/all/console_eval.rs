@@ -300,18 +300,18 @@ async fn a_stored_evals_question_opens_its_comparison_and_a_vendor_its_claims_fo
     assert_eq!(listed.cost, stored.cost());
     assert_eq!(
         (view.report.vendors.len(), view.report.questions.len()),
-        (4, 20)
+        (6, 30)
     );
     let text = screen(&c.state, 160, 40);
     assert!(
-        text.contains(&format!("eval {id} · demo · 5 questions × 4 vendors")),
+        text.contains(&format!("eval {id} · demo · 5 questions × 6 vendors")),
         "{text}"
     );
-    // ↓ to q2 on OpenAI (4 vendor rows, then q1 × 4, then q2's first … second).
-    for _ in 0..9 {
+    // ↓ to q2 on OpenAI (6 vendor rows, then q1 × 6, then q2's first … second).
+    for _ in 0..13 {
         c.send(key(KeyCode::Down));
     }
-    let cell = view.report.questions[5].clone();
+    let cell = view.report.questions[7].clone();
     assert_eq!((cell.id.as_str(), cell.vendor.as_str()), ("q2", "openai"));
     c.send(key(KeyCode::Enter));
     c.until(|s| s.compare.result.is_some()).await;
@@ -329,9 +329,9 @@ async fn a_stored_evals_question_opens_its_comparison_and_a_vendor_its_claims_fo
     // Esc: back to the eval, the cursor where it was.
     c.send(key(KeyCode::Esc));
     let back = c.state.compare.eval_shown().unwrap();
-    assert_eq!(back.at, 9);
+    assert_eq!(back.at, 13);
     // ↑ to the vendor rows: OpenAI's (its first run, q1's); Enter opens its claims.
-    for _ in 0..8 {
+    for _ in 0..12 {
         c.send(key(KeyCode::Up));
     }
     let first = view.report.questions[1].clone();

@@ -427,7 +427,10 @@ async fn walk(case: Case) {
         .clone();
     check_run(dir.path(), &run, vendor, &sent, &case);
     if case.interruption == Interruption::Replay {
-        let other = Vendor::ALL.into_iter().find(|v| *v != vendor).unwrap();
+        // The next vendor along (the last's is the first), so replays land on
+        // every vendor, not always on one.
+        let at = Vendor::ALL.iter().position(|v| *v == vendor).unwrap();
+        let other = Vendor::ALL[(at + 1) % Vendor::ALL.len()];
         let id = run["run_id"].as_i64().unwrap().to_string();
         let (code, out, err) = run_replay(dir.path(), &id, other);
         assert_eq!(code, 0, "{case:?}: {err}");
@@ -487,6 +490,43 @@ async fn every_path_tells_the_truth() {
     for n in 0..cases {
         let case = draw.case();
         eprintln!("paths: case {n}: {case:?}");
+        walk(case).await;
+    }
+}
+
+/// xAI's and Perplexity's wires (issue 37) on every path at least once, not left
+/// to the draw: killed after the first answer (their demo answers in one step,
+/// so the run has ended and is checked as recorded; a resume on each one's own
+/// wire is `resume_plan::xai_and_perplexity_runs_resume_on_their_own_wire`),
+/// cancelled, replayed (onto the next vendor, and Gemini's onto xAI), a vendor
+/// error, a refusal (fetch on xAI and Sonar; the Agent API carries every
+/// feature, so its run goes through), streamed and whole.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn xai_and_perplexity_walk_every_path() {
+    use Interruption::{Cancel, KillThenResume, Replay};
+    use Vendoring::{Answer, Error, Refusal};
+    let cases = [
+        (Wire::Xai, true, Answer, KillThenResume),
+        (Wire::PerplexityAgent, false, Answer, KillThenResume),
+        (Wire::PerplexitySonar, true, Answer, KillThenResume),
+        (Wire::Xai, false, Answer, Cancel),
+        (Wire::PerplexitySonar, false, Answer, Cancel),
+        (Wire::PerplexityAgent, true, Answer, Replay),
+        (Wire::Gemini, false, Answer, Replay),
+        (Wire::Xai, true, Error, Interruption::None),
+        (Wire::PerplexitySonar, true, Error, Interruption::None),
+        (Wire::Xai, false, Refusal, Interruption::None),
+        (Wire::PerplexityAgent, true, Refusal, Interruption::None),
+        (Wire::PerplexitySonar, false, Refusal, Interruption::None),
+    ];
+    for (wire, stream, vendoring, interruption) in cases {
+        let case = Case {
+            wire,
+            stream,
+            vendoring,
+            interruption,
+        };
+        eprintln!("paths: {case:?}");
         walk(case).await;
     }
 }

@@ -346,7 +346,7 @@ pub enum Effect {
     /// sends it: on the run's own vendor, wire and model).
     PreviewNext(RunId),
     /// Write `[web]` to io.toml.
-    SaveWeb(WebAccess),
+    SaveWeb(Box<WebAccess>),
     /// Copy to the clipboard (OSC 52).
     Copy(String),
     /// Open in the browser.
