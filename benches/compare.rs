@@ -41,6 +41,7 @@ fn provider(base: &str, vendor: Vendor) -> HttpProvider {
         api_key_env: "UNUSED".into(),
         stream: false,
         responses_state: Default::default(),
+        search: Default::default(),
     };
     HttpProvider::new(endpoint, "m", 1024).with_api_key(ApiKey::new("bench"))
 }

@@ -42,6 +42,7 @@ fn loop_steps(c: &mut Criterion) {
         api_key_env: "UNUSED".into(),
         stream: false,
         responses_state: Default::default(),
+        search: Default::default(),
     };
     let provider = HttpProvider::new(endpoint.clone(), "claude-sonnet-4-5", 1024)
         .with_api_key(ApiKey::new("bench"));

@@ -25,6 +25,26 @@ fn body(wire: Wire) -> Vec<u8> {
     let mut n = 1;
     loop {
         let b = match wire.vendor() {
+            Vendor::Xai => json!({"id":"xai_b","object":"response",
+                "status":"completed","model":"grok-4.3","output":[
+                    {"type":"web_search_call","id":"ws_b","status":"completed","action":{"type":"search","query":"io-harness release","sources":[{"type":"url","url":"https://crates.io/crates/io-harness"}]}},
+                    {"type":"message","id":"msg_b","status":"completed","role":"assistant","content":[
+                        {"type":"output_text","text": sentence.repeat(8 * n),"logprobs":[],
+                         "annotations":[{"type":"url_citation","url":"https://crates.io/crates/io-harness","title":"https://crates.io/crates/io-harness","start_index":0,"end_index":0}]}]}],
+                "usage":{"input_tokens":100,"output_tokens":200,"cost_in_usd_ticks":1000000,"server_side_tool_usage_details":{"web_search_calls":1}}}),
+            Vendor::Perplexity if wire == Wire::PerplexityAgent => {
+                json!({"id":"resp_b","object":"response",
+                "status":"completed","model":"perplexity/sonar","output":[
+                    {"type":"search_results","queries":["io-harness release"],"results":[{"id":1,"url":"https://crates.io/crates/io-harness","title":"io-harness","snippet":"0.22.0"}]},
+                    {"type":"message","id":"msg_b","status":"completed","role":"assistant","content":[
+                        {"type":"output_text","text": format!("{}[1]", sentence.repeat(8 * n)),"annotations":[]}]}],
+                "usage":{"input_tokens":100,"output_tokens":200,"cost":{"total_cost":0.006},"tool_calls_details":{"search_web":{"invocation":1}}}})
+            }
+            Vendor::Perplexity => json!({"id":"sonar-b","object":"chat.completion","model":"sonar",
+                "citations":["https://crates.io/crates/io-harness"],
+                "search_results":[{"url":"https://crates.io/crates/io-harness","title":"io-harness"}],
+                "choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content": format!("{}[1]", sentence.repeat(8 * n))}}],
+                "usage":{"prompt_tokens":100,"completion_tokens":200,"total_tokens":300,"cost":{"total_cost":0.0053}}}),
             _ if wire == Wire::OpenAiResponses => json!({"id":"resp_b","object":"response",
                 "status":"completed","model":"m","output":[
                     {"type":"web_search_call","id":"ws_b","status":"completed","action":{"type":"search","query":"io-harness release"}},
@@ -59,7 +79,14 @@ fn body(wire: Wire) -> Vec<u8> {
 }
 
 fn assemble(c: &mut Criterion) {
-    for wire in [Wire::Anthropic2025, Wire::OpenAiChat, Wire::OpenAiResponses] {
+    for wire in [
+        Wire::Anthropic2025,
+        Wire::OpenAiChat,
+        Wire::OpenAiResponses,
+        Wire::Xai,
+        Wire::PerplexityAgent,
+        Wire::PerplexitySonar,
+    ] {
         let body = body(wire);
         let stream = render(wire, &body)
             .unwrap_or_default()
@@ -137,6 +164,7 @@ fn to_screen(c: &mut Criterion) {
             resumed: false,
             agent: None,
             web: None,
+            no_local_tools: None,
         }),
     );
     update(&mut state, start(EventKind::RequestSent { attempt: 1 }));

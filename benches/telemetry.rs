@@ -79,6 +79,7 @@ fn traced(c: &mut Criterion) {
         api_key_env: "UNUSED".into(),
         stream: false,
         responses_state: Default::default(),
+        search: Default::default(),
     };
     let base_url = endpoint.base_url.clone();
     let provider =

@@ -1,8 +1,8 @@
 //! Wire benchmarks, each beside its baseline in the same run: encoding a turn
 //! against serialising an equivalent `serde_json::Value`, and decoding a fixture
-//! against parsing it into a `Value`; and Gemini's recorded grounded answer,
-//! whole and streamed, each against parsing the same bytes into `Value`s. Read
-//! the ratio, not the absolute time.
+//! against parsing it into a `Value`; and Gemini's, xAI's and Perplexity's
+//! recorded answers, whole and streamed, each against parsing the same bytes
+//! into `Value`s. Read the ratio, not the absolute time.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use io_harness::core::endpoint::Endpoint;
@@ -119,5 +119,104 @@ fn gemini(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, encode, decode, gemini);
+/// A recorded stream kept as one JSON event a line, framed as its vendor sends
+/// it: `data:` lines, with a final `data: [DONE]` where the vendor sends one.
+fn framed(lines: &[u8], done: bool) -> Vec<u8> {
+    let mut out = String::new();
+    for line in String::from_utf8_lossy(lines)
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+    {
+        out.push_str("data: ");
+        out.push_str(line);
+        out.push_str("\n\n");
+    }
+    if done {
+        out.push_str("data: [DONE]\n\n");
+    }
+    out.into_bytes()
+}
+
+/// One vendor's recorded answer decoded and its recorded stream assembled in
+/// 4 KB chunks, each beside parsing the same bytes into `Value`s.
+fn recorded(c: &mut Criterion, group: &str, wire: Wire, body: &[u8], stream: &[u8]) {
+    let response = WireResponse {
+        status: 200,
+        headers: vec![],
+        body: body.to_vec(),
+    };
+    let head = WireResponse {
+        status: 200,
+        ..WireResponse::default()
+    };
+    let mut g = c.benchmark_group(group);
+    g.bench_function(
+        format!(
+            "baseline: serde_json::from_slice the {} B body to Value",
+            body.len()
+        ),
+        |b| b.iter(|| serde_json::from_slice::<serde_json::Value>(black_box(body))),
+    );
+    g.bench_function(format!("{group} decode"), |b| {
+        b.iter(|| wire::decode_wire(wire, black_box(&response)))
+    });
+    let text = String::from_utf8_lossy(stream).into_owned();
+    g.bench_function(
+        format!(
+            "baseline: serde_json::from_str each event of the {} B stream to Value",
+            stream.len()
+        ),
+        |b| {
+            b.iter(|| {
+                black_box(&text)
+                    .lines()
+                    .filter_map(|l| l.strip_prefix("data: "))
+                    .filter_map(|d| serde_json::from_str::<serde_json::Value>(d).ok())
+                    .count()
+            })
+        },
+    );
+    g.bench_function(format!("{group} assemble the stream in 4 KB chunks"), |b| {
+        b.iter(|| {
+            let mut a = assembler_for(wire, head.clone())?;
+            let mut deltas = Vec::new();
+            for chunk in black_box(stream).chunks(4096) {
+                a.feed(chunk, &mut deltas).ok()?;
+                deltas.clear();
+            }
+            a.finish().ok()
+        })
+    });
+    g.finish();
+}
+
+/// xAI's recorded answers (tests/fixtures/xai, provenance in its README): the
+/// 2025 X search answer, and the 2026 web search stream with its sources.
+fn xai(c: &mut Criterion) {
+    let body = include_bytes!("../tests/fixtures/xai/x-search.json");
+    let stream = framed(
+        include_bytes!("../tests/fixtures/xai/web-search-sources.chunks.jsonl"),
+        true,
+    );
+    recorded(c, "xai", Wire::Xai, body, &stream);
+}
+
+/// Perplexity's recorded answers: the Agent API's search answer and its stream,
+/// Sonar's cited answer and its stream.
+fn perplexity(c: &mut Criterion) {
+    let body = include_bytes!("../tests/fixtures/perplexity/agent-web-search.json");
+    let stream = framed(
+        include_bytes!("../tests/fixtures/perplexity/agent-web-search.chunks.jsonl"),
+        false,
+    );
+    recorded(c, "perplexity agent", Wire::PerplexityAgent, body, &stream);
+    let body = include_bytes!("../tests/fixtures/perplexity/sonar-citations.json");
+    let stream = framed(
+        include_bytes!("../tests/fixtures/perplexity/sonar-citations.chunks.jsonl"),
+        false,
+    );
+    recorded(c, "perplexity sonar", Wire::PerplexitySonar, body, &stream);
+}
+
+criterion_group!(benches, encode, decode, gemini, xai, perplexity);
 criterion_main!(benches);

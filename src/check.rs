@@ -26,6 +26,7 @@ use crate::core::claims::{claim_wording, overlap};
 use crate::core::error::{Error, Result};
 use crate::core::id::RunId;
 use crate::core::policy::Policy;
+use crate::core::record::{canonical_link, wikipedia_redirect};
 use crate::core::verdict::Verdict;
 use crate::store::verdicts::VerdictRow;
 use crate::store::{CitationRow, Store};
@@ -110,23 +111,35 @@ async fn check_url(
 ) -> Vec<(usize, VerdictRow)> {
     // One limit for the whole check of the URL: fetching and reading it.
     let deadline = tokio::time::Instant::now() + limits.timeout;
-    let Fetched { page, hops } = fetch(&url, policy, limits, deadline).await;
-    let read = match page {
-        Page::NotAllowed(why) => Read::NotAllowed(why),
-        Page::Unreachable(why) => Read::Unreachable(why),
-        Page::NotText(what) => Read::NotText(what),
+    let Fetched { page, mut hops } = fetch(&url, policy, limits, deadline).await;
+    let (read, canonical) = match page {
+        Page::NotAllowed(why) => (Read::NotAllowed(why), None),
+        Page::Unreachable(why) => (Read::Unreachable(why), None),
+        Page::NotText(what) => (Read::NotText(what), None),
         Page::Body(bytes, kind) => {
             let reading = tokio::task::spawn_blocking(move || page_text(&bytes, kind.as_deref()));
             match tokio::time::timeout_at(deadline, reading).await {
                 Ok(Ok(read)) => read,
-                Ok(Err(e)) => Read::Unreachable(format!("the page could not be read: {e}")),
-                Err(_) => Read::Unreachable(format!(
-                    "the page could not be read as text within {} s",
-                    limits.timeout.as_secs()
-                )),
+                Ok(Err(e)) => (
+                    Read::Unreachable(format!("the page could not be read: {e}")),
+                    None,
+                ),
+                Err(_) => (
+                    Read::Unreachable(format!(
+                        "the page could not be read as text within {} s",
+                        limits.timeout.as_secs()
+                    )),
+                    None,
+                ),
             }
         }
     };
+    // A Wikipedia redirect title is served without an HTTP redirect: its
+    // page's canonical link names the article it led to, a hop of its own.
+    let last = hops.last().cloned().unwrap_or_else(|| url.clone());
+    if let Some(article) = canonical.and_then(|c| wikipedia_redirect(&last, &c)) {
+        hops.push(article);
+    }
     cites
         .into_iter()
         .filter_map(|i| {
@@ -140,19 +153,23 @@ async fn check_url(
 /// The text a quote is looked for in, normalised: the page decoded by the
 /// charset it declares, HTML read as text (at most as many bytes as the page
 /// has), other text as it stands.
-fn page_text(bytes: &[u8], kind: Option<&str>) -> Read {
+fn page_text(bytes: &[u8], kind: Option<&str>) -> (Read, Option<String>) {
     let html = kind.is_none_or(|t| t.contains("html"));
     let encoding = charset::encoding_of(bytes, kind, html);
     // NUL bytes are text only in UTF-16, which says so.
     if encoding.is_ascii_compatible() && bytes.contains(&0) {
-        return Read::NotText("the page's bytes are not text (NUL bytes in them)".into());
+        let why = "the page's bytes are not text (NUL bytes in them)";
+        return (Read::NotText(why.into()), None);
     }
     let text = charset::decode(bytes, encoding);
-    Read::Text(normalise(&if html {
+    // An HTML page's canonical link (a Wikipedia redirect title's article).
+    let canonical = html.then(|| canonical_link(&text)).flatten();
+    let read = Read::Text(normalise(&if html {
         text::html_text(&text, text.len())
     } else {
         text.into_owned()
-    }))
+    }));
+    (read, canonical)
 }
 
 fn verdict(

@@ -10,7 +10,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use io_harness::core::eval::{self, EvalReport, Question, table};
+use io_harness::core::eval::{self, EvalReport, JudgeSpec, Question, SetName, Subset, table};
 use io_harness::launch::{
     EvalCall, EvalEnd, EvalProgress, JOBS_BOUND, Launch, MAX_JOBS, workspace_ready,
 };
@@ -23,13 +23,74 @@ use io_harness::core::id::EvalId;
 /// The bundled question set `eval --demo` runs.
 const DEMO_SET: &str = include_str!("../../demo/eval-demo.jsonl");
 
+/// The bundled sample of each published set `eval --demo --set NAME` runs
+/// (demo/sets/: invented rows in each set's published form; the stub answers
+/// them), and the name its report gives it.
+fn demo_sample(set: SetName) -> (&'static str, &'static str) {
+    match set {
+        SetName::Own => ("demo", DEMO_SET),
+        SetName::SimpleQa => (
+            "demo/simple_qa_test_set.csv",
+            include_str!("../../demo/sets/simple_qa_test_set.demo.csv"),
+        ),
+        SetName::SimpleQaVerified => (
+            "demo/simpleqa_verified.csv",
+            include_str!("../../demo/sets/simpleqa_verified.sample.csv"),
+        ),
+        SetName::Frames => (
+            "demo/test.tsv",
+            include_str!("../../demo/sets/frames_test.sample.tsv"),
+        ),
+        SetName::SealQa => (
+            "demo/seal-0.jsonl",
+            include_str!("../../demo/sets/seal-0.sample.jsonl"),
+        ),
+        SetName::DeepSearchQa => (
+            "demo/DSQA-full.csv",
+            include_str!("../../demo/sets/DSQA-full.sample.csv"),
+        ),
+        SetName::BrowseComp => (
+            "demo/browse_comp_test_set.csv",
+            include_str!("../../demo/sets/browse_comp_test_set.sample.csv"),
+        ),
+    }
+}
+
 /// The flags of `eval`.
 #[derive(Debug, clap::Args)]
 pub struct EvalArgs {
     /// The question set: JSON Lines, one `{"id", "question", "answers", "urls"}`
-    /// a line (`answers` and `urls` optional). With --demo, the bundled set when omitted.
+    /// a line (`answers` and `urls` optional), or a published set's file as
+    /// published (SimpleQA, SimpleQA Verified, FRAMES, SealQA, DeepSearchQA,
+    /// BrowseComp: recognised from its header). With --demo, the bundled set when omitted.
     pub file: Option<PathBuf>,
-    /// The vendors, e.g. anthropic,openai,openrouter,gemini (--demo: all four).
+    /// The set FILE is (simpleqa, simpleqa-verified, frames, sealqa,
+    /// deepsearchqa, browsecomp, jsonl), when its header should not decide.
+    #[arg(long, value_name = "NAME")]
+    pub set: Option<String>,
+    /// Run only the file's first N questions.
+    #[arg(long, value_name = "N", conflicts_with_all = ["sample", "resume"])]
+    pub limit: Option<usize>,
+    /// Run N questions drawn at random with --seed (the same N and seed draw
+    /// the same questions of the same file every time).
+    #[arg(long, value_name = "N", conflicts_with = "resume")]
+    pub sample: Option<usize>,
+    /// The seed --sample draws with (default 0).
+    #[arg(long, value_name = "S", requires = "sample")]
+    pub seed: Option<u64>,
+    /// Keep the eval's questions and answers out of the search index and out
+    /// of exports (on by default for BrowseComp, whose authors ask that its
+    /// plaintext not be published; `--private=false` turns it off).
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL", conflicts_with = "resume")]
+    pub private: Option<bool>,
+    /// Grade each answered run with a model: VENDOR or VENDOR:MODEL (never by
+    /// default). The report then gives accuracy, accuracy given attempted and F1.
+    #[arg(long, value_name = "VENDOR[:MODEL]", conflicts_with = "resume")]
+    pub judge: Option<String>,
+    /// Print the judge's grading prompt and exit (with --judge).
+    #[arg(long, requires = "judge")]
+    pub show_prompt: bool,
+    /// The vendors, e.g. anthropic,openai,openrouter,gemini,xai,perplexity (--demo: all six).
     #[arg(long, value_delimiter = ',')]
     pub providers: Vec<String>,
     /// At most this many runs at once, across questions (default 4, at most 64).
@@ -101,6 +162,16 @@ pub async fn go(
     args: EvalArgs,
 ) -> Result<Ended> {
     let format = Format::of(args.json, args.format.as_deref())?;
+    let judge = args
+        .judge
+        .as_deref()
+        .map(|j| JudgeSpec::parse(j).map_err(|e| Error::config(format!("--judge {j}: {e}"))))
+        .transpose()?;
+    if args.show_prompt {
+        out::print(eval::judge::PROMPT)?;
+        out::print("\n")?;
+        return Ok(Ended::Done);
+    }
     let cap = task::max_usd(args.max_usd)?;
     let jobs = args.jobs.unwrap_or(4);
     if jobs == 0 {
@@ -131,7 +202,7 @@ pub async fn go(
     let (store, path) = launch.open_store(store_path)?;
     let plan = match stored {
         Some(row) => resumed(&store, row, args.jobs, cap)?,
-        None => fresh(&store, &launch, &args, jobs, cap)?,
+        None => fresh(&store, &launch, &args, (jobs, cap), judge)?,
     };
     // Claimed from here (a fresh eval as it was created, a resumed one in
     // `resumed`): released however the run ends, so `evals` says it stopped.
@@ -270,22 +341,39 @@ fn fresh(
     store: &Store,
     launch: &Launch,
     args: &EvalArgs,
-    jobs: u32,
-    cap: Option<u64>,
+    (jobs, cap): (u32, Option<u64>),
+    judge: Option<JudgeSpec>,
 ) -> Result<Plan> {
-    let (file, questions) = questions(args)?;
+    let read = questions(args)?;
+    let subset = subset(args)?;
+    let rows = read.questions.len();
+    let picked = subset.pick(rows);
+    let mut all = read.questions;
+    let questions: Vec<Question> = picked
+        .iter()
+        .filter_map(|&i| all.get_mut(i).map(std::mem::take))
+        .collect();
+    let private = args
+        .private
+        .unwrap_or_else(|| read.set.private_by_default());
     let vendors = vendors(&args.providers, args.demo)?;
     // Each question's task is checked as `run` checks one, before any is recorded.
     if let Some(q) = questions.first() {
         task::require_goal(&launch.eval_contract(q))?;
     }
     let eval_id = store.create_eval(&NewEval {
-        file,
+        file: read.file,
         vendors: vendors.clone(),
         jobs,
         max_usd_micro: cap,
         demo: args.demo,
         questions,
+        set: read.set,
+        revision: read.revision,
+        rows: Some(rows as u64),
+        subset,
+        judge,
+        private,
     })?;
     Ok(Plan {
         eval_id,
@@ -295,18 +383,77 @@ fn fresh(
     })
 }
 
-/// The question set FILE names (or the bundled one with --demo), and how the
-/// eval names it.
-fn questions(args: &EvalArgs) -> Result<(String, Vec<Question>)> {
+/// A question file read: how the eval names it, the set it is, its
+/// questions (all of them) and its revision.
+struct Read {
+    file: String,
+    set: SetName,
+    questions: Vec<Question>,
+    revision: Option<String>,
+}
+
+/// The question set FILE names (or the bundled one with --demo, or the
+/// bundled sample of the set `--set` names), and how the eval names it.
+fn questions(args: &EvalArgs) -> Result<Read> {
+    let set = args
+        .set
+        .as_deref()
+        .map(|s| {
+            s.parse::<SetName>().map_err(|_| {
+                Error::config(format!(
+                    "--set {s}: not a set eval reads; give one of {}",
+                    <SetName as io_harness::core::word::Word>::ALL
+                        .iter()
+                        .map(|n| n.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+            })
+        })
+        .transpose()?;
     match &args.file {
-        Some(path) => Ok((
-            path.display().to_string(),
-            io_harness::launch::read_questions(path)?,
-        )),
-        None if args.demo => Ok(("demo".into(), eval::questions(DEMO_SET, "demo")?)),
+        Some(path) => {
+            let f = io_harness::launch::read_set(path, set)?;
+            Ok(Read {
+                file: path.display().to_string(),
+                set: f.set,
+                questions: f.questions,
+                revision: Some(f.revision),
+            })
+        }
+        None if args.demo && set.is_some_and(|s| s != SetName::Own) => {
+            let (name, text) = demo_sample(set.unwrap_or_default());
+            let f = io_harness::launch::read_set_bytes(text.as_bytes(), name, set)?;
+            Ok(Read {
+                file: name.into(),
+                set: f.set,
+                questions: f.questions,
+                revision: Some(f.revision),
+            })
+        }
+        None if args.demo => Ok(Read {
+            file: "demo".into(),
+            set: SetName::Own,
+            questions: eval::questions(DEMO_SET, "demo")?,
+            revision: None,
+        }),
         None => Err(Error::config(
-            "eval needs a question set: FILE (JSON Lines, one {\"id\", \"question\", \"answers\", \"urls\"} a line), or --demo for the bundled one",
+            "eval needs a question set: FILE (JSON Lines, one {\"id\", \"question\", \"answers\", \"urls\"} a line, or a published set's file), or --demo for the bundled one",
         )),
+    }
+}
+
+/// The subset `--limit` or `--sample`/`--seed` asks for; refused at 0.
+fn subset(args: &EvalArgs) -> Result<Subset> {
+    match (args.limit, args.sample) {
+        (Some(0), _) => Err(Error::config("--limit 0 runs nothing: give 1 or more")),
+        (_, Some(0)) => Err(Error::config("--sample 0 runs nothing: give 1 or more")),
+        (Some(n), _) => Ok(Subset::Limit { n }),
+        (None, Some(n)) => Ok(Subset::Sample {
+            n,
+            seed: args.seed.unwrap_or(0),
+        }),
+        (None, None) => Ok(Subset::All),
     }
 }
 
@@ -322,7 +469,7 @@ fn vendors(names: &[String], demo: bool) -> Result<Vec<Vendor>> {
     })?;
     if named.is_empty() {
         return Err(Error::config(
-            "--providers names no vendor that exists: give one or more of anthropic,openai,openrouter,gemini",
+            "--providers names no vendor that exists: give one or more of anthropic,openai,openrouter,gemini,xai,perplexity",
         ));
     }
     Ok(named)

@@ -43,7 +43,24 @@ pub async fn export(
     };
     let (store, _) = launch.open_store(store_path)?;
     let ids: Vec<RunId> = run_ids.into_iter().map(RunId).collect();
-    let runs = backfill::choose(&store, &ids, since.as_deref())?;
+    let mut runs = backfill::choose(&store, &ids, since.as_deref())?;
+    // A private eval's runs (BrowseComp's by default) hold its questions and
+    // answers: never exported.
+    let chosen = runs.len();
+    let mut kept = Vec::with_capacity(chosen);
+    for run in runs {
+        if !store.is_private(run.run_id)? {
+            kept.push(run);
+        }
+    }
+    runs = kept;
+    if runs.len() < chosen {
+        super::out::note(&format!(
+            "left out {} run{} of a private eval: its questions and answers are not exported",
+            chosen - runs.len(),
+            if chosen - runs.len() == 1 { "" } else { "s" }
+        ));
+    }
     let endpoints = plan.vendors.values().map(|s| &s.endpoint);
     let Some(t) = Telemetry::start(&settings, telemetry::vendor_secrets(endpoints))? else {
         return Ok(());

@@ -176,8 +176,8 @@ pub enum Command {
     Store(store::StoreArgs),
     /// Serve the vendors' endpoints on loopback from a script.
     ///
-    /// Anthropic, OpenAI (Chat Completions and Responses), OpenRouter and Gemini, as
-    /// the script says. It reads no io.toml and no store: --config and --store are
+    /// Anthropic, OpenAI (Chat Completions and Responses), OpenRouter, Gemini, xAI and
+    /// Perplexity (its Agent API and Sonar), as the script says. It reads no io.toml and no store: --config and --store are
     /// refused here.
     StubVendor {
         /// Address to listen on, e.g. 127.0.0.1:8089.
@@ -292,7 +292,7 @@ async fn stub(listen: std::net::SocketAddr, script: Option<PathBuf>) -> io_harne
         None => io_harness::stub::Script::demo(),
     };
     io_harness::stub::serve(listen, script, |addr| {
-        out::note(&format!("stub vendor listening on http://{addr} (anthropic: /v1/messages, openai: /v1/chat/completions and /v1/responses, openrouter: /api/v1/chat/completions, gemini: /v1beta/models/MODEL:generateContent); Ctrl-C stops it"));
+        out::note(&format!("stub vendor listening on http://{addr} (anthropic: /v1/messages, openai: /v1/chat/completions and /v1/responses, openrouter: /api/v1/chat/completions, gemini: /v1beta/models/MODEL:generateContent, xai: /xai/v1/responses, perplexity: /perplexity/v1/agent and /perplexity/chat/completions); Ctrl-C stops it"));
     })
     .await
 }

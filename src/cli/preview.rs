@@ -14,7 +14,7 @@ use super::task::require_goal;
 /// What `preview` was asked: its flags.
 #[derive(Debug, clap::Args)]
 pub struct PreviewArgs {
-    /// anthropic, openai, openrouter or gemini (default: `provider` in io.toml).
+    /// anthropic, openai, openrouter, gemini, xai or perplexity (default: `provider` in io.toml).
     #[arg(long)]
     pub provider: Option<String>,
     /// The model (default: the provider's model in io.toml).

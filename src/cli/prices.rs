@@ -41,8 +41,17 @@ pub fn prices(config: Option<PathBuf>, json: bool) -> Result<()> {
         .unwrap_or(0)
         .max(7);
     let mut text = format!(
-        "{:<10}  {:<m$}  {:>6}  {:>6}  {:>7}  {:>6}  {:>s$}  {:>6}  {:<10}  source",
-        "vendor", "model", "input", "output", "c.write", "c.read", "search", "fetch", "read on"
+        "{:<10}  {:<m$}  {:>6}  {:>6}  {:>7}  {:>6}  {:>s$}  {:>6}  {:>7}  {:<10}  source",
+        "vendor",
+        "model",
+        "input",
+        "output",
+        "c.write",
+        "c.read",
+        "search",
+        "fetch",
+        "request",
+        "read on"
     );
     text.push('\n');
     for r in table.rows() {
@@ -53,7 +62,7 @@ pub fn prices(config: Option<PathBuf>, json: bool) -> Result<()> {
         }
         let _ = writeln!(
             text,
-            "{:<10}  {:<m$}  {:>6}  {:>6}  {:>7}  {:>6}  {:>s$}  {:>6}  {:<10}  {source}",
+            "{:<10}  {:<m$}  {:>6}  {:>6}  {:>7}  {:>6}  {:>s$}  {:>6}  {:>7}  {:<10}  {source}",
             r.vendor.map_or("—", |v| v.as_str()),
             r.model,
             p.input_per_mtok,
@@ -62,12 +71,13 @@ pub fn prices(config: Option<PathBuf>, json: bool) -> Result<()> {
             rate(p.cache_read_per_mtok),
             search(r),
             rate(p.per_fetch_request),
+            rate(p.per_request),
             r.read_on.as_deref().unwrap_or("—"),
         );
     }
     let _ = writeln!(
         text,
-        "US dollars: tokens per million, searches and fetches per request (`/req`: once per request that searched at all, however many searches). A model not listed has no price: its cost shows — until [prices.\"MODEL\"] in io.toml states one. The vendor's invoice is the authority."
+        "US dollars: tokens per million, searches and fetches per request (`/req`: once per request that searched at all, however many searches), request: a fee every request pays, searched or not. A model not listed has no price: its cost shows — until [prices.\"MODEL\"] in io.toml states one. The vendor's invoice is the authority."
     );
     out::print(&text)
 }

@@ -86,13 +86,18 @@ fn describe(kind: &EventKind) -> Option<String> {
             model,
             resumed,
             agent,
+            no_local_tools,
             ..
         } => format!(
-            "{}{} {provider} {model}: {goal}",
+            "{}{} {provider} {model}: {goal}{}",
             if *resumed { "resuming" } else { "starting" },
             agent
                 .as_ref()
                 .map(|a| format!(" agent {a} on"))
+                .unwrap_or_default(),
+            no_local_tools
+                .as_ref()
+                .map(|why| format!(" (no local tools: {why})"))
                 .unwrap_or_default()
         ),
         EventKind::Retrying {

@@ -105,7 +105,7 @@ fn vendors(names: &[String]) -> Result<Vec<Vendor>> {
     })?;
     if out.is_empty() {
         return Err(Error::config(
-            "--providers names no vendor: give one or more of anthropic,openai,openrouter,gemini",
+            "--providers names no vendor: give one or more of anthropic,openai,openrouter,gemini,xai,perplexity",
         ));
     }
     Ok(out)

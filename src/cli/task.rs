@@ -17,7 +17,7 @@ use tokio_util::sync::CancellationToken;
 /// The flags of `run`.
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
-    /// anthropic, openai, openrouter or gemini (default: `provider` in io.toml).
+    /// anthropic, openai, openrouter, gemini, xai or perplexity (default: `provider` in io.toml).
     #[arg(long)]
     pub provider: Option<String>,
     /// The goal (default: `[task] goal`).
@@ -49,7 +49,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub demo: bool,
     /// Run the same task on several vendors at once, each in its own copy of the
-    /// workspace, as one run group: e.g. anthropic,openai,openrouter,gemini.
+    /// workspace, as one run group: e.g. anthropic,openai,openrouter,gemini,xai,perplexity.
     #[arg(long, value_delimiter = ',', conflicts_with_all = ["provider", "resume", "replay"])]
     pub providers: Vec<String>,
     /// Run a stored run's goal, declaration and verification on --provider, as a

@@ -38,6 +38,9 @@ fn message(agent: &str, w: &Widening) -> String {
         Widening::Fetch => "fetch = true".to_string(),
         Widening::MaxUses { asked, .. } => format!("max_uses = {asked}"),
         Widening::Host { host, .. } => format!("the host {host}"),
+        Widening::XSearch => "x_search = true".to_string(),
+        Widening::XHandle { handle, .. } => format!("the X handle {handle}"),
+        Widening::XDates { .. } => "X posts from other days (x_dates)".to_string(),
     };
     format!(
         "agent \"{agent}\" asks for {asked}, but the root's [web] {}; an agent narrows its \

@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use serde::Deserialize;
 
 use super::policy::{PolicyTable, WebTable};
+use crate::core::endpoint::{ContextSize, Recency, SearchSettings};
 use crate::core::price::PriceOverride;
 use crate::core::transcript::{CacheTtl, Conversation, ResponsesState};
 use crate::core::vendor::{Vendor, Wire};
@@ -91,6 +92,13 @@ pub struct ProviderConfig {
     /// `[providers.openai]` `"stateless"` (default) | `"server"`: where a Responses
     /// transcript is kept.
     pub responses_state: Option<ResponsesState>,
+    /// `[providers.perplexity]`, Sonar only: let Perplexity's classifier decide
+    /// whether a question needs a search (`enable_search_classifier`).
+    pub search_classifier: Option<bool>,
+    /// `[providers.perplexity]`: only pages from the last `hour` … `year`.
+    pub search_recency_filter: Option<Recency>,
+    /// `[providers.perplexity]`: `"low"`, `"medium"` or `"high"`.
+    pub search_context_size: Option<ContextSize>,
 }
 
 impl ProviderConfig {
@@ -101,9 +109,7 @@ impl ProviderConfig {
         let key = Wire::key(vendor);
         let (mine, other, other_key) = match vendor {
             Vendor::Anthropic => (&self.web_tools, &self.api, "api"),
-            Vendor::OpenAi | Vendor::OpenRouter | Vendor::Gemini => {
-                (&self.api, &self.web_tools, "web_tools")
-            }
+            _ => (&self.api, &self.web_tools, "web_tools"),
         };
         if self.responses_state.is_some() && vendor != Vendor::OpenAi {
             return Err(format!(
@@ -121,9 +127,50 @@ impl ProviderConfig {
                  table picks its wire with {key}"
             ));
         }
-        match mine {
-            Some(value) => Wire::parse(vendor, value),
-            None => Ok(Wire::spec(vendor)),
+        let wire = match mine {
+            Some(value) => Wire::parse(vendor, value)?,
+            None => Wire::spec(vendor),
+        };
+        self.search_keys(vendor, wire)?;
+        Ok(wire)
+    }
+
+    /// Perplexity's own search keys: in its table only, the classifier on Sonar
+    /// only (the Agent API searches only through its web_search tool).
+    fn search_keys(&self, vendor: Vendor, wire: Wire) -> std::result::Result<(), String> {
+        let stated = [
+            ("search_classifier", self.search_classifier.is_some()),
+            (
+                "search_recency_filter",
+                self.search_recency_filter.is_some(),
+            ),
+            ("search_context_size", self.search_context_size.is_some()),
+        ];
+        if let Some((key, _)) = stated.iter().find(|(_, set)| *set) {
+            if vendor != Vendor::Perplexity {
+                return Err(format!(
+                    "[providers.{vendor}] has no key {key} (it belongs in [providers.perplexity])"
+                ));
+            }
+        }
+        if self.search_classifier == Some(true) && wire != Wire::PerplexitySonar {
+            return Err(format!(
+                "[providers.perplexity] search_classifier = true applies to {}: {} searches \
+                 only when the declaration offers its web_search tool; remove it, or set \
+                 api = \"sonar\"",
+                Wire::PerplexitySonar.choice(),
+                wire.name()
+            ));
+        }
+        Ok(())
+    }
+
+    /// The vendor's own search settings this table states.
+    pub fn search_settings(&self) -> SearchSettings {
+        SearchSettings {
+            classifier: self.search_classifier.unwrap_or(false),
+            recency: self.search_recency_filter,
+            context_size: self.search_context_size,
         }
     }
 }
@@ -236,6 +283,13 @@ pub struct AgentWebTable {
     pub blocked_domains: Vec<String>,
     /// Where its searches are localised, when not its parent's location.
     pub location: Option<crate::core::web::Location>,
+    /// Let it search X's posts (only where its parent does).
+    #[serde(default)]
+    pub x_search: bool,
+    /// The X accounts it searches or leaves out (inside its parent's).
+    pub x_handles: Option<crate::core::web::XHandles>,
+    /// The days it searches X posts between (inside its parent's).
+    pub x_dates: Option<crate::core::web::DateRange>,
 }
 
 impl AgentWebTable {
@@ -248,6 +302,9 @@ impl AgentWebTable {
             allowed_domains: self.allowed_domains.clone(),
             blocked_domains: self.blocked_domains.clone(),
             location: self.location.clone(),
+            x_search: self.x_search,
+            x_handles: self.x_handles.clone().unwrap_or_default(),
+            x_dates: self.x_dates.clone(),
         }
     }
 }

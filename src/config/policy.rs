@@ -52,6 +52,13 @@ pub struct WebTable {
     pub from_policy: bool,
     /// Where the user is, roughly: `{ country, region, city, timezone }`, each optional.
     pub location: Option<crate::core::web::Location>,
+    /// Let the provider search X's posts (xAI's `x_search`).
+    #[serde(default)]
+    pub x_search: bool,
+    /// `{ allow = [...] }` or `{ exclude = [...] }`: the X accounts searched or left out.
+    pub x_handles: Option<crate::core::web::XHandles>,
+    /// `{ from = "YYYY-MM-DD", to = "YYYY-MM-DD" }`: the days X posts are searched between.
+    pub x_dates: Option<crate::core::web::DateRange>,
 }
 
 impl WebTable {
@@ -64,11 +71,21 @@ impl WebTable {
             allowed_domains: self.allowed_domains.clone().unwrap_or_default(),
             blocked_domains: self.blocked_domains.clone().unwrap_or_default(),
             location: self.location.clone(),
+            x_search: self.x_search,
+            x_handles: self.x_handles.clone().unwrap_or_default(),
+            x_dates: self.x_dates.clone(),
         }
     }
 
     /// One source of truth: lists stated beside `from_policy = true` are an error.
     pub fn check(&self, at: &str) -> Result<()> {
+        check_x(
+            at,
+            "[web]",
+            self.x_search,
+            self.x_handles.as_ref(),
+            self.x_dates.as_ref(),
+        )?;
         if let Some(l) = &self.location {
             if l.fields().is_empty() {
                 return Err(Error::config(format!(
@@ -106,6 +123,33 @@ impl WebTable {
             if stated.len() == 1 { "it" } else { "them" }
         )))
     }
+}
+
+/// `x_handles` and `x_dates` only beside `x_search = true` (they narrow nothing
+/// else), and the dates real days in order; `table` names where they are written.
+pub fn check_x(
+    at: &str,
+    table: &str,
+    x_search: bool,
+    handles: Option<&crate::core::web::XHandles>,
+    dates: Option<&crate::core::web::DateRange>,
+) -> Result<()> {
+    if !x_search {
+        let stated = [
+            ("x_handles", handles.is_some()),
+            ("x_dates", dates.is_some()),
+        ];
+        if let Some((key, _)) = stated.iter().find(|(_, set)| *set) {
+            return Err(Error::config(format!(
+                "{at}: {table} states {key} but x_search is off; they narrow xAI's X search \
+                 only: set x_search = true, or remove {key}"
+            )));
+        }
+    }
+    if let Some(why) = dates.and_then(crate::core::web::DateRange::problem) {
+        return Err(Error::config(format!("{at}: {table} x_dates {why}")));
+    }
+    Ok(())
 }
 
 impl PolicyTable {

@@ -115,6 +115,7 @@ impl Config {
         let s = self.settings(vendor);
         // `parse` has already refused an unknown wire name.
         let wire = s.wire(vendor).unwrap_or(Wire::spec(vendor));
+        let search = s.search_settings();
         Endpoint {
             vendor,
             wire,
@@ -126,6 +127,7 @@ impl Config {
                 .unwrap_or_else(|| vendor.default_api_key_env().to_string()),
             stream: s.stream.unwrap_or(true) && wire.capabilities().streams,
             responses_state: s.responses_state.unwrap_or_default(),
+            search,
         }
     }
 
@@ -138,11 +140,11 @@ impl Config {
         )
     }
 
-    /// The model for a vendor.
+    /// The model for a vendor (its wire's default where io.toml names none).
     pub fn model(&self, vendor: Vendor) -> String {
-        self.settings(vendor)
-            .model
-            .unwrap_or_else(|| vendor.default_model().to_string())
+        let s = self.settings(vendor);
+        let wire = s.wire(vendor).unwrap_or(Wire::spec(vendor));
+        s.model.unwrap_or_else(|| wire.default_model().to_string())
     }
 
     /// The output token cap for a vendor.

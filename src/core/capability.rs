@@ -9,6 +9,7 @@
 //! form (vendor and wire named, what cannot be carried, "No request was sent.").
 //! A new wire is one encoder file plus one row here.
 
+use crate::core::contract::Verification;
 use crate::core::error::{Error, Result};
 use crate::core::refusal::{Asked, Feature, Refusal};
 use crate::core::vendor::{Vendor, Wire};
@@ -67,7 +68,22 @@ pub struct Capabilities {
     /// Its answers can be streamed (an assembler exists for its events); an
     /// endpoint asks for a stream only where this is true.
     pub streams: bool,
+    /// X search (`[web] x_search`): `None` when carried, else why not.
+    pub x_search: Option<&'static str>,
+    /// Local tools (function calling): `None` when the wire offers them to the
+    /// model, else why not — a run there offers none, and a task that can only
+    /// pass through one is refused.
+    pub local_tools: Option<&'static str>,
+    /// Why a declared cap cannot be carried, where `cap` is `Cap::Refused`.
+    pub uncapped: Option<&'static str>,
+    /// The most entries the vendor takes in a domain list; `None`: no stated limit.
+    pub max_domains: Option<usize>,
+    /// The most X handles the vendor takes in a list.
+    pub max_x_handles: Option<usize>,
 }
+
+/// Why a wire without xAI's tool cannot search X.
+const NO_X_SEARCH: &str = "it has no X search tool (x_search is xAI's)";
 
 impl Capabilities {
     /// The row of a wire that carries every feature, each tool capped on its own.
@@ -82,6 +98,11 @@ impl Capabilities {
             cap: Cap::PerTool,
             own_cost: None,
             streams: true,
+            x_search: Some(NO_X_SEARCH),
+            local_tools: None,
+            uncapped: None,
+            max_domains: None,
+            max_x_handles: None,
         }
     }
 }
@@ -109,7 +130,7 @@ pub const MAX_CITATIONS: usize = 256;
 pub const MAX_CITED_BYTES: usize = 8 << 20;
 
 /// The table, one row per wire, in `Wire::ALL` order.
-pub const CAPABILITIES: [Capabilities; 7] = [
+pub const CAPABILITIES: [Capabilities; 10] = [
     Capabilities::everything(Wire::Anthropic2025),
     Capabilities::everything(Wire::Anthropic2026),
     Capabilities {
@@ -122,6 +143,7 @@ pub const CAPABILITIES: [Capabilities; 7] = [
         cap: Cap::NotSent,
         own_cost: None,
         streams: true,
+        ..Capabilities::everything(Wire::OpenAiChat)
     },
     Capabilities {
         wire: Wire::OpenAiResponses,
@@ -133,6 +155,7 @@ pub const CAPABILITIES: [Capabilities; 7] = [
         cap: Cap::AllToolCalls,
         own_cost: None,
         streams: true,
+        ..Capabilities::everything(Wire::OpenAiResponses)
     },
     Capabilities {
         wire: Wire::OpenRouterPlugin,
@@ -144,6 +167,7 @@ pub const CAPABILITIES: [Capabilities; 7] = [
         cap: Cap::Results,
         own_cost: Some("usage.cost"),
         streams: true,
+        ..Capabilities::everything(Wire::OpenRouterPlugin)
     },
     Capabilities {
         own_cost: Some("usage.cost"),
@@ -165,6 +189,77 @@ pub const CAPABILITIES: [Capabilities; 7] = [
         cap: Cap::Refused,
         own_cost: None,
         streams: true,
+        uncapped: Some("its google_search and url_context tools take no cap"),
+        ..Capabilities::everything(Wire::Gemini)
+    },
+    // xAI's Responses API (its OpenAPI, xai-org/xai-sdk-ts spec/openapi.json @
+    // 41e766ac, `ModelTool` and `ModelRequest`; docs.x.ai tools pages, read
+    // 2026-12-05): `web_search` takes allowed_domains or excluded_domains, at most
+    // five, and rejects user_location; `x_search` takes handles (ten, the
+    // OpenAPI's limit; the docs say twenty) and dates; no fetch tool, and no cap
+    // on tool calls (`max_tool_calls` is not a request field; `max_turns` caps
+    // agentic turns, each of which may run several searches).
+    Capabilities {
+        wire: Wire::Xai,
+        search: None,
+        fetch: Some("its Responses API has no provider-executed fetch tool"),
+        allow_list: None,
+        block_list: None,
+        location: Some(
+            "its web_search tool takes no user_location (xAI's API reference: a request \
+             setting it is rejected)",
+        ),
+        cap: Cap::Refused,
+        own_cost: Some("usage.cost_in_usd_ticks"),
+        streams: true,
+        x_search: None,
+        local_tools: None,
+        uncapped: Some(
+            "its Responses API has no cap on tool calls (max_turns caps agentic turns, each of \
+             which may run several searches)",
+        ),
+        max_domains: Some(5),
+        max_x_handles: Some(10),
+    },
+    // Perplexity's Agent API (docs.perplexity.ai "Create Response" OpenAPI and
+    // perplexityai/perplexity-py 0.38.0 `response_create_params`): `web_search`
+    // with `filters.search_domain_filter` (at most 20 entries, a `-` denying) and
+    // `user_location`, `fetch_url`, function tools, `max_tool_calls`.
+    Capabilities {
+        wire: Wire::PerplexityAgent,
+        search: None,
+        fetch: None,
+        allow_list: None,
+        block_list: None,
+        location: None,
+        cap: Cap::AllToolCalls,
+        own_cost: Some("usage.cost.total_cost"),
+        streams: true,
+        x_search: Some(NO_X_SEARCH),
+        local_tools: None,
+        uncapped: None,
+        max_domains: Some(20),
+        max_x_handles: None,
+    },
+    // Sonar on Chat Completions (docs.perplexity.ai Sonar API reference and
+    // search filter guides): it searches unless `disable_search`, filters domains
+    // with `search_domain_filter`, localises with `web_search_options`; it has no
+    // fetch, no cap on its searches and takes no function tools.
+    Capabilities {
+        wire: Wire::PerplexitySonar,
+        search: None,
+        fetch: Some("Sonar has no provider-executed fetch of a named page"),
+        allow_list: None,
+        block_list: None,
+        location: None,
+        cap: Cap::Refused,
+        own_cost: Some("usage.cost.total_cost"),
+        streams: true,
+        x_search: Some(NO_X_SEARCH),
+        local_tools: Some("Sonar takes no function tools"),
+        uncapped: Some("Sonar takes no cap on its searches"),
+        max_domains: Some(20),
+        max_x_handles: None,
     },
 ];
 
@@ -185,9 +280,9 @@ impl Capabilities {
             Feature::Fetch => self.fetch,
             Feature::AllowList => self.allow_list,
             Feature::BlockList => self.block_list,
-            Feature::Cap => (self.cap == Cap::Refused)
-                .then_some("its google_search and url_context tools take no cap"),
+            Feature::Cap => self.uncapped.filter(|_| self.cap == Cap::Refused),
             Feature::Location => self.location,
+            Feature::XSearch => self.x_search,
         }
     }
 
@@ -218,6 +313,9 @@ pub fn declared(web: &WebAccess) -> Vec<Feature> {
     if web.search && web.location.is_some() {
         out.push(Feature::Location);
     }
+    if web.x_search {
+        out.push(Feature::XSearch);
+    }
     out
 }
 
@@ -234,10 +332,14 @@ pub fn refusal(wire: Wire, web: &WebAccess) -> Option<Refusal> {
     let (allowed, blocked) = web.vendor_filter();
     let why = wire.capabilities().reason(feature).unwrap_or_default();
     let instead = instead(wire, feature, &allowed, &blocked);
-    let text = if wire.vendor() == Vendor::Gemini {
-        gemini_text(feature, &instead, web.max_uses)
-    } else if wire.is_spec() {
+    let spec_vendor = matches!(
+        wire.vendor(),
+        Vendor::Anthropic | Vendor::OpenAi | Vendor::OpenRouter
+    );
+    let text = if wire.is_spec() && spec_vendor {
         spec_text(wire.vendor(), feature, &allowed, &blocked)
+    } else if wire.is_spec() {
+        default_wire_text(wire, feature, &instead, web.max_uses)
     } else {
         new_wire_text(wire, feature, &instead)
     };
@@ -282,12 +384,19 @@ pub fn instead(wire: Wire, feature: Feature, allowed: &[String], blocked: &[Stri
         ),
         Feature::Cap => "remove max_uses or use provider \"anthropic\"".to_string(),
         Feature::Location => "remove [web] location or use provider \"anthropic\"".to_string(),
+        Feature::XSearch => "remove [web] x_search or use provider \"xai\"".to_string(),
     }
 }
 
 /// The spec's exact refusal texts, on the spec's wires.
 fn spec_text(vendor: Vendor, feature: Feature, allowed: &[String], blocked: &[String]) -> String {
     match (vendor, feature) {
+        // No spec wire refuses a cap or a location (the table says how each
+        // carries them); X search is newer than the spec's texts.
+        (_, Feature::Cap | Feature::Location | Feature::XSearch) => {
+            let wire = Wire::spec(vendor);
+            new_wire_text(wire, feature, &instead(wire, feature, allowed, blocked))
+        }
         (Vendor::OpenAi, Feature::Fetch) => "provider \"openai\" cannot fetch pages — its Chat \
              Completions API has no provider-executed fetch tool; turn fetch off, or use provider \
              \"anthropic\" to fetch. No request was sent."
@@ -312,27 +421,20 @@ fn spec_text(vendor: Vendor, feature: Feature, allowed: &[String], blocked: &[St
              request was sent.",
             blocked.join(", ")
         ),
-        // No spec wire refuses a cap or a location (the table says how each
-        // carries them).
-        (_, Feature::Cap | Feature::Location) => {
-            let wire = Wire::spec(vendor);
-            new_wire_text(wire, feature, &instead(wire, feature, allowed, blocked))
-        }
     }
 }
 
-/// Gemini's refusals, in the spec's form: the vendor, what cannot be done, why
-/// (the capability table's reason), what to do instead, nothing sent.
-fn gemini_text(feature: Feature, instead: &str, cap: Option<u32>) -> String {
-    let why = Wire::Gemini
-        .capabilities()
-        .reason(feature)
-        .unwrap_or_default();
+/// The refusals of the default wire of a vendor the spec does not name (Gemini,
+/// xAI, Perplexity's Agent API), in the spec's form: the vendor, what cannot be
+/// done, why (the capability table's reason), what to do instead, nothing sent.
+fn default_wire_text(wire: Wire, feature: Feature, instead: &str, cap: Option<u32>) -> String {
+    let why = wire.capabilities().reason(feature).unwrap_or_default();
     let what = match (feature, cap) {
         (Feature::Cap, Some(n)) => format!("{} (max_uses = {n})", feature.refused_as()),
         _ => feature.refused_as().to_string(),
     };
-    format!("provider \"gemini\" cannot {what} — {why}; {instead}. No request was sent.")
+    let vendor = wire.vendor();
+    format!("provider \"{vendor}\" cannot {what} — {why}; {instead}. No request was sent.")
 }
 
 /// The spec's form on a wire the spec does not name.
@@ -356,10 +458,102 @@ pub fn carries(wire: Wire, web: Option<&WebAccess>) -> Result<()> {
     if let Some((why, instead, text)) = web.emptied() {
         return Err(Refusal::new(wire, Asked::NoHost, why, instead, text).into());
     }
-    match refusal(wire, web) {
+    match refusal(wire, web).or_else(|| too_many(wire, web)) {
         Some(refusal) => Err(Error::from(refusal)),
         None => Ok(()),
     }
+}
+
+/// Whether `wire` can carry a task whose verification only a local tool can
+/// satisfy (a workspace file the model must write): the refusal, naming why,
+/// where the wire offers the model no local tools (Sonar). Checked before any
+/// request, by a run and by its preview.
+pub fn carries_task(wire: Wire, verification: &Verification) -> Result<()> {
+    let Some(why) = wire.capabilities().local_tools else {
+        return Ok(());
+    };
+    let Verification::WorkspaceFileContains { file, needle } = verification else {
+        return Ok(());
+    };
+    let other = Wire::ALL
+        .into_iter()
+        .find(|w| w.vendor() == wire.vendor() && w.capabilities().local_tools.is_none());
+    let instead = match other {
+        Some(w) => format!(
+            "use `{}` in [providers.{}], or another provider",
+            w.choice(),
+            w.vendor()
+        ),
+        None => "use another provider".to_string(),
+    };
+    let setting = if wire.is_spec() {
+        String::new()
+    } else {
+        format!(" with {}", wire.choice())
+    };
+    let why = format!(
+        "{why}, so the model cannot write the file this task is verified by ({} must contain \
+         {needle:?}): it can only pass through a local tool",
+        file.display()
+    );
+    let text = format!(
+        "provider \"{}\"{setting} cannot run a task verified in the workspace — {why}; \
+         {instead}. No request was sent.",
+        wire.vendor()
+    );
+    Err(Refusal::new(wire, Asked::LocalTools, why, instead, text).into())
+}
+
+/// The refusal for a list longer than the wire takes (the row's `max_domains`,
+/// `max_x_handles`), naming the list, the limit and what was given.
+pub fn too_many(wire: Wire, web: &WebAccess) -> Option<Refusal> {
+    let row = wire.capabilities();
+    let (allowed, blocked) = web.vendor_filter();
+    let (handles, excluded) = web.x_filter();
+    let domains = web.search || web.fetch;
+    let lists = [
+        (
+            row.max_domains.filter(|_| domains),
+            "allowed_domains",
+            allowed.len(),
+        ),
+        (
+            row.max_domains.filter(|_| domains),
+            "blocked_domains",
+            blocked.len(),
+        ),
+        (
+            row.max_x_handles.filter(|_| web.x_search),
+            "x_handles.allow",
+            handles.len(),
+        ),
+        (
+            row.max_x_handles.filter(|_| web.x_search),
+            "x_handles.exclude",
+            excluded.len(),
+        ),
+    ];
+    let (limit, list, given) = lists
+        .into_iter()
+        .find_map(|(limit, list, given)| limit.filter(|l| given > *l).map(|l| (l, list, given)))?;
+    let why = format!("{} takes at most {limit}", wire.name());
+    let instead = if list.starts_with("x_") {
+        format!("name at most {limit}")
+    } else {
+        format!("name at most {limit}, or use provider \"anthropic\"")
+    };
+    let setting = if wire.is_spec() {
+        String::new()
+    } else {
+        format!(" with {}", wire.choice())
+    };
+    let text = format!(
+        "provider \"{}\"{setting} cannot send {given} {list} — {why}; {instead}. No request \
+         was sent.",
+        wire.vendor()
+    );
+    let asked = Asked::TooMany { list, limit, given };
+    Some(Refusal::new(wire, asked, why, instead, text))
 }
 
 #[cfg(test)]

@@ -62,20 +62,26 @@ impl Claim {
     }
 }
 
-/// Claims built as a decoder reads them: a span is found by a map and a URL
-/// already on a claim by a set, not by a scan, so an answer with many claims
-/// or one claim naming many sources costs time in proportion to what it says
-/// (`Claim::add` on a list scans it). At most `limit` links (a claim's URL is
-/// one) are kept; the rest are counted (`Cut::claim_links`), never allocated.
+/// Claims built as a decoder reads them: past a few claims a span is found by a
+/// map, and past a few URLs on a claim a URL by a set (below that a short list
+/// is scanned, which is cheaper than hashing), never by a scan of everything,
+/// so an answer with many claims or one claim naming many sources costs time in
+/// proportion to what it says (`Claim::add` on a list scans it). At most
+/// `limit` links (a claim's URL is one) are kept; the rest are counted
+/// (`Cut::claim_links`), never allocated.
 #[derive(Debug, Default)]
 pub struct ClaimSet {
     claims: Vec<Claim>,
-    spans: HashMap<(usize, usize), usize>,
-    urls: Vec<HashSet<String>>,
+    spans: Option<HashMap<(usize, usize), usize>>,
+    urls: Vec<Option<HashSet<String>>>,
     links: usize,
     limit: usize,
     cut: u64,
 }
+
+/// How many claims, or URLs on a claim, are scanned before a map or a set
+/// finds them.
+const SCANNED: usize = 16;
 
 impl ClaimSet {
     /// An empty set keeping at most `limit` links.
@@ -86,14 +92,30 @@ impl ClaimSet {
         }
     }
 
+    /// The claim of this span, if there is one.
+    fn claim_of(&self, span: (usize, usize)) -> Option<usize> {
+        match &self.spans {
+            Some(map) => map.get(&span).copied(),
+            None => self.claims.iter().rposition(|c| (c.start, c.end) == span),
+        }
+    }
+
+    /// Whether claim `i` already names `url`.
+    fn names(&self, i: usize, url: &str) -> bool {
+        match &self.urls[i] {
+            Some(set) => set.contains(url),
+            None => self.claims[i].urls.iter().any(|u| u == url),
+        }
+    }
+
     /// Add `url` as a source of `text` from `start` to `end`, as `Claim::add`
     /// does (the span clamped and moved onto character boundaries, a span
     /// already claimed gaining the URL once).
     pub fn add(&mut self, text: &str, start: usize, end: usize, url: &str) {
         let end = floor_boundary(text, end.min(text.len()));
         let start = floor_boundary(text, start.min(end));
-        let at = self.spans.get(&(start, end)).copied();
-        if at.is_some_and(|i| self.urls[i].contains(url)) {
+        let at = self.claim_of((start, end));
+        if at.is_some_and(|i| self.names(i, url)) {
             return;
         }
         if self.links >= self.limit {
@@ -101,18 +123,40 @@ impl ClaimSet {
             return;
         }
         self.links += 1;
-        let i = at.unwrap_or_else(|| {
-            self.claims.push(Claim {
-                start,
-                end,
-                urls: Vec::new(),
-            });
-            self.urls.push(HashSet::new());
-            self.spans.insert((start, end), self.claims.len() - 1);
-            self.claims.len() - 1
+        let i = at.unwrap_or_else(|| self.open(start, end));
+        let urls = &mut self.claims[i].urls;
+        urls.push(url.to_string());
+        match &mut self.urls[i] {
+            Some(set) => {
+                set.insert(url.to_string());
+            }
+            None if urls.len() > SCANNED => {
+                self.urls[i] = Some(urls.iter().cloned().collect());
+            }
+            None => {}
+        }
+    }
+
+    /// A new claim of this span, without URLs yet: its index.
+    fn open(&mut self, start: usize, end: usize) -> usize {
+        let i = self.claims.len();
+        self.claims.push(Claim {
+            start,
+            end,
+            urls: Vec::new(),
         });
-        self.claims[i].urls.push(url.to_string());
-        self.urls[i].insert(url.to_string());
+        self.urls.push(None);
+        match &mut self.spans {
+            Some(map) => {
+                map.insert((start, end), i);
+            }
+            None if self.claims.len() > SCANNED => {
+                let map = self.claims.iter().enumerate();
+                self.spans = Some(map.map(|(k, c)| ((c.start, c.end), k)).collect());
+            }
+            None => {}
+        }
+        i
     }
 
     /// The claims in the order first given, and how many links were left out.
@@ -448,8 +492,50 @@ pub struct Completion {
 /// Each element of a JSON array as compact JSON text (`[]` for anything else).
 pub fn json_blocks(v: Option<&serde_json::Value>) -> Vec<String> {
     match v {
-        Some(serde_json::Value::Array(items)) => items.iter().map(|i| i.to_string()).collect(),
-        Some(other) if other.is_object() => vec![other.to_string()],
+        // Written straight into a buffer (`Display` goes through a formatter,
+        // a third slower); a `Value` always serializes.
+        Some(serde_json::Value::Array(items)) => items.iter().map(compact).collect(),
+        Some(other) if other.is_object() => vec![compact(other)],
         _ => Vec::new(),
+    }
+}
+
+/// A value as compact JSON text.
+fn compact(v: &serde_json::Value) -> String {
+    serde_json::to_string(v).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A set past its scanned sizes (more than 16 claims, a claim with more than
+    /// 16 URLs, spans and URLs given again in any order) keeps what `Claim::add`
+    /// on a list keeps, in the same order; past its limit it counts.
+    #[test]
+    fn a_claim_set_keeps_what_a_list_keeps_past_its_scanned_sizes() {
+        let text = "é".repeat(200);
+        let mut set = ClaimSet::new(10_000);
+        let mut list = Vec::new();
+        let mut x: u64 = 7;
+        for _ in 0..3_000 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let span = ((x >> 33) % 40) as usize * 3;
+            let url = format!("https://h/{}", (x >> 17) % 50);
+            set.add(&text, span, span + 5, &url);
+            Claim::add(&mut list, &text, span, span + 5, &url);
+        }
+        let (claims, cut) = set.finish();
+        assert_eq!(cut, 0);
+        assert!(claims.len() > 16 && claims.iter().any(|c| c.urls.len() > 16));
+        assert_eq!(claims, list);
+        let mut small = ClaimSet::new(3);
+        for u in ["a", "b", "a", "c", "d"] {
+            small.add("text", 0, 4, u);
+        }
+        let (claims, cut) = small.finish();
+        assert_eq!((claims[0].urls.len(), cut), (3, 1));
     }
 }

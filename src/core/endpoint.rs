@@ -29,6 +29,90 @@ pub struct Endpoint {
     /// carries it whole unless `server`.
     #[serde(default)]
     pub responses_state: ResponsesState,
+    /// The vendor's own search settings from its table (Perplexity's).
+    #[serde(default, skip_serializing_if = "SearchSettings::is_default")]
+    pub search: SearchSettings,
+}
+
+/// A vendor's own search settings, from its io.toml table (`[providers.perplexity]`
+/// `search_classifier`, `search_recency_filter`, `search_context_size`): sent as
+/// the vendor's fields, beside the web declaration, never instead of it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SearchSettings {
+    /// Sonar's search classifier (`enable_search_classifier`): the vendor decides
+    /// whether a question needs a search at all.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub classifier: bool,
+    /// Only pages from the last hour, day, week, month or year.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recency: Option<Recency>,
+    /// How much of each page the search hands the model (and, on Sonar, which
+    /// per-request fee applies).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_size: Option<ContextSize>,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+impl SearchSettings {
+    /// Nothing set.
+    pub fn is_default(&self) -> bool {
+        *self == SearchSettings::default()
+    }
+}
+
+/// `search_recency_filter`'s values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Recency {
+    /// The last hour.
+    Hour,
+    /// The last day.
+    Day,
+    /// The last week.
+    Week,
+    /// The last month.
+    Month,
+    /// The last year.
+    Year,
+}
+
+impl Recency {
+    /// The vendor's word.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Recency::Hour => "hour",
+            Recency::Day => "day",
+            Recency::Week => "week",
+            Recency::Month => "month",
+            Recency::Year => "year",
+        }
+    }
+}
+
+/// `search_context_size`'s values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ContextSize {
+    /// The least context, and the lowest request fee.
+    Low,
+    /// More.
+    Medium,
+    /// The most, and the highest request fee.
+    High,
+}
+
+impl ContextSize {
+    /// The vendor's word.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ContextSize::Low => "low",
+            ContextSize::Medium => "medium",
+            ContextSize::High => "high",
+        }
+    }
 }
 
 impl Endpoint {
@@ -41,6 +125,7 @@ impl Endpoint {
             api_key_env: vendor.default_api_key_env().to_string(),
             stream: false,
             responses_state: ResponsesState::default(),
+            search: SearchSettings::default(),
         }
     }
 

@@ -86,6 +86,10 @@ pub enum EventKind {
         /// table), for an observer that records it; `None` when it has none.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         web: Option<crate::core::web::WebAccess>,
+        /// Why the run offers the model no local tools (its wire takes none:
+        /// Sonar); `None` when it offers them.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        no_local_tools: Option<String>,
     },
     /// A step (one provider request) began.
     StepStarted {

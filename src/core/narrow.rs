@@ -13,7 +13,7 @@
 //! operator's tables. Pure.
 
 use crate::core::host::normalise_host;
-use crate::core::web::WebAccess;
+use crate::core::web::{DateRange, WebAccess, XHandles};
 
 /// What an agent asked for that its parent does not have.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,6 +36,20 @@ pub enum Widening {
         /// The parent's allow-list.
         parent: Vec<String>,
     },
+    /// `x_search = true` under a parent that does not search X.
+    XSearch,
+    /// An X handle outside the parent's `x_handles.allow`.
+    XHandle {
+        /// The handle asked for.
+        handle: String,
+        /// The parent's allowed handles.
+        parent: Vec<String>,
+    },
+    /// Days outside the parent's `x_dates`.
+    XDates {
+        /// The parent's range, as written (`2025-10-01 to 2025-10-10`).
+        parent: String,
+    },
 }
 
 impl Widening {
@@ -46,6 +60,9 @@ impl Widening {
             Widening::Fetch => "fetch",
             Widening::MaxUses { .. } => "max_uses",
             Widening::Host { .. } => "allowed_domains",
+            Widening::XSearch => "x_search",
+            Widening::XHandle { .. } => "x_handles",
+            Widening::XDates { .. } => "x_dates",
         }
     }
 
@@ -59,6 +76,14 @@ impl Widening {
             Widening::Host { host, parent } => {
                 format!("allows only {} (not {host})", parent.join(", "))
             }
+            Widening::XSearch => "does not search X (x_search = false)".to_string(),
+            Widening::XHandle { handle, parent } => {
+                format!(
+                    "searches only the X handles {} (not {handle})",
+                    parent.join(", ")
+                )
+            }
+            Widening::XDates { parent } => format!("searches X posts of {parent} only"),
         }
     }
 }
@@ -101,6 +126,10 @@ pub fn narrowed(
             });
         }
     }
+    if own.x_search && !p.x_search {
+        return Err(Widening::XSearch);
+    }
+    let (x_handles, x_dates) = narrowed_x(p, own)?;
     if parent.is_none() {
         // Nothing asked (checked above): the child declares nothing, as its root.
         return Ok(None);
@@ -128,7 +157,53 @@ pub fn narrowed(
         },
         blocked_domains: blocked,
         location: own.location.clone().or_else(|| p.location.clone()),
+        x_search: own.x_search && p.x_search,
+        x_handles,
+        x_dates,
     }))
+}
+
+/// An agent's X handles and dates under its parent's: the handles it allows
+/// inside the parent's allowed ones (its own list, else the parent's), the
+/// excluded ones of both; its days inside the parent's (its own bounds, else
+/// the parent's).
+fn narrowed_x(p: &WebAccess, own: &WebAccess) -> Result<(XHandles, Option<DateRange>), Widening> {
+    let (parent_allowed, _) = p.x_filter();
+    let (own_allowed, _) = own.x_filter();
+    if !parent_allowed.is_empty() {
+        if let Some(h) = own_allowed.iter().find(|h| !parent_allowed.contains(h)) {
+            return Err(Widening::XHandle {
+                handle: h.clone(),
+                parent: parent_allowed,
+            });
+        }
+    }
+    let mut exclude = p.x_handles.exclude.clone();
+    exclude.extend(own.x_handles.exclude.iter().cloned());
+    let handles = XHandles {
+        allow: if own.x_handles.allow.is_empty() {
+            p.x_handles.allow.clone()
+        } else {
+            own.x_handles.allow.clone()
+        },
+        exclude,
+    };
+    let pd = p.x_dates.clone().unwrap_or_default();
+    let od = own.x_dates.clone().unwrap_or_default();
+    let earlier = matches!((&od.from, &pd.from), (Some(o), Some(q)) if o < q);
+    let later = matches!((&od.to, &pd.to), (Some(o), Some(q)) if o > q);
+    if earlier || later {
+        let day = |d: &Option<String>| d.clone().unwrap_or_else(|| "any day".to_string());
+        return Err(Widening::XDates {
+            parent: format!("{} to {}", day(&pd.from), day(&pd.to)),
+        });
+    }
+    let dates = DateRange {
+        from: od.from.or(pd.from),
+        to: od.to.or(pd.to),
+    };
+    let dates = (dates != DateRange::default()).then_some(dates);
+    Ok((handles, dates))
 }
 
 #[cfg(test)]
@@ -162,6 +237,7 @@ mod tests {
                 allowed_domains: vec!["api.docs.rs".into()],
                 blocked_domains: vec!["evil.docs.rs".into(), "old.crates.io".into()],
                 location: None,
+                ..WebAccess::default()
             }
         );
         // An agent that turns everything off gets nothing, whatever its parent has.
@@ -206,5 +282,62 @@ mod tests {
         assert!(narrowed(Some(&root()), &WebAccess::search().allow("Docs.RS.")).is_ok());
         // No declaration at the root and none asked: none.
         assert_eq!(narrowed(None, &WebAccess::default()), Ok(None));
+    }
+
+    #[test]
+    fn x_search_narrows_and_never_widens() {
+        let mut root = WebAccess::search().with_x_search();
+        root.x_handles.allow = vec!["xai".into(), "grok".into()];
+        root.x_dates = Some(DateRange {
+            from: Some("2025-10-01".into()),
+            to: Some("2025-10-31".into()),
+        });
+        // Off under a parent that has it off: refused, naming the key.
+        let e = narrowed(
+            Some(&WebAccess::search()),
+            &WebAccess::search().with_x_search(),
+        );
+        assert_eq!(e, Err(Widening::XSearch));
+        assert_eq!(Widening::XSearch.key(), "x_search");
+        // A handle outside the parent's list, days outside its range.
+        let mut own = WebAccess::default().with_x_search();
+        own.x_handles.allow = vec!["@elonmusk".into()];
+        let e = narrowed(Some(&root), &own).unwrap_err();
+        assert_eq!(e.key(), "x_handles");
+        assert!(
+            e.parent_allows().contains("xai, grok"),
+            "{}",
+            e.parent_allows()
+        );
+        let mut own = WebAccess::default().with_x_search();
+        own.x_dates = Some(DateRange {
+            from: Some("2025-09-01".into()),
+            to: None,
+        });
+        assert_eq!(narrowed(Some(&root), &own).unwrap_err().key(), "x_dates");
+        // Inside: the agent's handle and days, the parent's where it gives none.
+        let mut own = WebAccess::default().with_x_search();
+        own.x_handles.allow = vec!["@XAI".into()];
+        own.x_handles.exclude = vec!["spam".into()];
+        own.x_dates = Some(DateRange {
+            from: Some("2025-10-05".into()),
+            to: None,
+        });
+        let child = narrowed(Some(&root), &own).unwrap().unwrap();
+        assert!(child.x_search && !child.search);
+        assert_eq!(child.x_filter(), (vec!["xai".to_string()], vec![]));
+        assert_eq!(child.x_handles.exclude, ["spam"]);
+        assert_eq!(
+            child.x_dates,
+            Some(DateRange {
+                from: Some("2025-10-05".into()),
+                to: Some("2025-10-31".into())
+            })
+        );
+        // An agent that does not ask for X search does not get it.
+        let writer = narrowed(Some(&root), &WebAccess::search())
+            .unwrap()
+            .unwrap();
+        assert!(!writer.x_search);
     }
 }

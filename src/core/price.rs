@@ -46,6 +46,9 @@ pub struct Price {
     /// instead of `per_search_request`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub per_grounded_prompt: Option<f64>,
+    /// US dollars per request, searched or not (Sonar's request fee).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub per_request: Option<f64>,
 }
 
 /// `[prices."MODEL"]` in io.toml: the same keys as a row, each optional; what is
@@ -69,11 +72,13 @@ pub struct PriceOverride {
     pub per_fetch_request: Option<f64>,
     /// Replaces `per_grounded_prompt`.
     pub per_grounded_prompt: Option<f64>,
+    /// Replaces `per_request`.
+    pub per_request: Option<f64>,
 }
 
 impl PriceOverride {
     /// Every field with its `[prices]` key, in table order.
-    fn fields(&self) -> [(&'static str, Option<f64>); 8] {
+    fn fields(&self) -> [(&'static str, Option<f64>); 9] {
         [
             ("input_per_mtok", self.input_per_mtok),
             ("output_per_mtok", self.output_per_mtok),
@@ -83,6 +88,7 @@ impl PriceOverride {
             ("per_search_request", self.per_search_request),
             ("per_fetch_request", self.per_fetch_request),
             ("per_grounded_prompt", self.per_grounded_prompt),
+            ("per_request", self.per_request),
         ]
     }
 
@@ -144,6 +150,7 @@ struct FileRow {
     per_search_request: Option<f64>,
     per_fetch_request: Option<f64>,
     per_grounded_prompt: Option<f64>,
+    per_request: Option<f64>,
     read_on: String,
     source: String,
     fees_source: Option<String>,
@@ -219,6 +226,7 @@ impl PriceTable {
                     per_search_request: r.per_search_request,
                     per_fetch_request: r.per_fetch_request,
                     per_grounded_prompt: r.per_grounded_prompt,
+                    per_request: r.per_request,
                 },
                 read_on: Some(r.read_on),
                 source: r.source,
@@ -263,6 +271,7 @@ impl PriceTable {
                     p.per_search_request = o.per_search_request.or(p.per_search_request);
                     p.per_fetch_request = o.per_fetch_request.or(p.per_fetch_request);
                     p.per_grounded_prompt = o.per_grounded_prompt.or(p.per_grounded_prompt);
+                    p.per_request = o.per_request.or(p.per_request);
                     row.overridden = keys;
                 }
                 None => {
@@ -280,6 +289,7 @@ impl PriceTable {
                         per_search_request: o.per_search_request,
                         per_fetch_request: o.per_fetch_request,
                         per_grounded_prompt: o.per_grounded_prompt,
+                        per_request: o.per_request,
                     };
                     self.rows
                         .extend(PriceTable::new([(model.clone(), price)]).rows);
@@ -425,9 +435,18 @@ impl PriceTable {
             Some(rate) => per_call(u64::from(searches > 0), Some(rate), "per_grounded_prompt"),
             None => per_call(searches, p.per_search_request, "per_search_request"),
         };
-        let fees = search_fee.and_then(|s| {
-            per_call(fetches, p.per_fetch_request, "per_fetch_request").map(|f| s.saturating_add(f))
-        });
+        // A request fee is owed by every request, searched or not (Sonar).
+        let request_fee = per_call(
+            u64::from(p.per_request.is_some()),
+            p.per_request,
+            "per_request",
+        );
+        let fees = search_fee
+            .and_then(|s| {
+                per_call(fetches, p.per_fetch_request, "per_fetch_request")
+                    .map(|f| s.saturating_add(f))
+            })
+            .and_then(|f| request_fee.map(|r| f.saturating_add(r)));
         cost.tokens_micro_usd = tokens.as_ref().ok().copied();
         cost.cache_micro_usd = cache.as_ref().ok().copied();
         cost.fees_micro_usd = fees.as_ref().ok().copied();

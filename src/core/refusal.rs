@@ -25,6 +25,8 @@ pub enum Feature {
     Cap,
     /// Where the user is (`location`), for a search.
     Location,
+    /// A search of X's posts (`x_search`, xAI's tool).
+    XSearch,
 }
 
 impl Feature {
@@ -36,6 +38,7 @@ impl Feature {
             Feature::BlockList => "block-list",
             Feature::Cap => "max_uses",
             Feature::Location => "location",
+            Feature::XSearch => "x_search",
         }
     }
 
@@ -47,6 +50,7 @@ impl Feature {
             Feature::BlockList => "block individual domains",
             Feature::Cap => "cap web tool use",
             Feature::Location => "localise search to a location",
+            Feature::XSearch => "search X posts (x_search)",
         }
     }
 }
@@ -70,6 +74,19 @@ pub enum Asked {
     ModelName(String),
     /// An endpoint naming a wire that belongs to another vendor.
     AnotherVendorsWire,
+    /// More entries in a list than the wire takes (xAI's five domains, its
+    /// ten X handles; Perplexity's twenty domains).
+    TooMany {
+        /// The list (`allowed_domains`, `x_handles`).
+        list: &'static str,
+        /// How many the wire takes.
+        limit: usize,
+        /// How many were given.
+        given: usize,
+    },
+    /// A task that can only pass through a local tool (a workspace
+    /// verification), on a wire that offers the model none (Sonar).
+    LocalTools,
 }
 
 /// A request the vendor will not be sent, and why.

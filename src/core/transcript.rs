@@ -162,7 +162,9 @@ impl Exchange {
 
 /// Whether blocks from one wire can be sent to another: the same vendor and the
 /// same API shape (Anthropic's two tool versions share one Messages API;
-/// OpenRouter's plugin and server tools one Chat API).
+/// OpenRouter's plugin and server tools one Chat API; OpenAI's Responses and
+/// Perplexity's Sonar are shapes apart from their vendor's other wire).
 pub fn same_family(a: Wire, b: Wire) -> bool {
-    a.vendor() == b.vendor() && (a == Wire::OpenAiResponses) == (b == Wire::OpenAiResponses)
+    let apart = |w: Wire| matches!(w, Wire::OpenAiResponses | Wire::PerplexitySonar);
+    a.vendor() == b.vendor() && (apart(a) == apart(b))
 }

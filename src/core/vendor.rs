@@ -30,15 +30,23 @@ pub enum Vendor {
     /// Google's Gemini API (`generateContent`).
     #[serde(rename = "gemini")]
     Gemini,
+    /// xAI's Grok, on its Responses API.
+    #[serde(rename = "xai")]
+    Xai,
+    /// Perplexity: its Agent API, or Sonar on Chat Completions.
+    #[serde(rename = "perplexity")]
+    Perplexity,
 }
 
 impl Vendor {
     /// Every vendor, in display order.
-    pub const ALL: [Vendor; 4] = [
+    pub const ALL: [Vendor; 6] = [
         Vendor::Anthropic,
         Vendor::OpenAi,
         Vendor::OpenRouter,
         Vendor::Gemini,
+        Vendor::Xai,
+        Vendor::Perplexity,
     ];
 
     /// The company's name as a reader writes it (`OpenRouter`).
@@ -48,6 +56,8 @@ impl Vendor {
             Vendor::OpenAi => "OpenAI",
             Vendor::OpenRouter => "OpenRouter",
             Vendor::Gemini => "Google",
+            Vendor::Xai => "xAI",
+            Vendor::Perplexity => "Perplexity",
         }
     }
 
@@ -58,6 +68,8 @@ impl Vendor {
             Vendor::OpenAi => "openai",
             Vendor::OpenRouter => "openrouter",
             Vendor::Gemini => "gemini",
+            Vendor::Xai => "xai",
+            Vendor::Perplexity => "perplexity",
         }
     }
 
@@ -68,25 +80,33 @@ impl Vendor {
             Vendor::OpenAi => "https://api.openai.com",
             Vendor::OpenRouter => "https://openrouter.ai/api",
             Vendor::Gemini => "https://generativelanguage.googleapis.com/v1beta",
+            Vendor::Xai => "https://api.x.ai/v1",
+            Vendor::Perplexity => "https://api.perplexity.ai",
         }
     }
 
     /// The path appended to the base URL (Gemini's continues with the model and
-    /// the method: `/models/{model}:generateContent`).
+    /// the method: `/models/{model}:generateContent`; Perplexity's is its default
+    /// wire's, the Agent API).
     pub fn path(self) -> &'static str {
         match self {
             Vendor::Anthropic => "/v1/messages",
             Vendor::OpenAi | Vendor::OpenRouter => "/v1/chat/completions",
             Vendor::Gemini => "/models",
+            Vendor::Xai => "/v1/responses",
+            Vendor::Perplexity => "/v1/agent",
         }
     }
 
     /// The base URL of this vendor's API served at `host_port` over plain HTTP, as
-    /// the built-in stub serves it (OpenRouter's under `/api`, as on openrouter.ai).
+    /// the built-in stub serves it (OpenRouter's under `/api`, as on openrouter.ai;
+    /// xAI's and Perplexity's under their names, since their paths are OpenAI's).
     pub fn base_url_at(self, host_port: &str) -> String {
         match self {
             Vendor::OpenRouter => format!("http://{host_port}/api"),
             Vendor::Gemini => format!("http://{host_port}/v1beta"),
+            Vendor::Xai => format!("http://{host_port}/xai/v1"),
+            Vendor::Perplexity => format!("http://{host_port}/perplexity"),
             Vendor::Anthropic | Vendor::OpenAi => format!("http://{host_port}"),
         }
     }
@@ -98,6 +118,8 @@ impl Vendor {
             Vendor::OpenAi => "OPENAI_API_KEY",
             Vendor::OpenRouter => "OPENROUTER_API_KEY",
             Vendor::Gemini => "GEMINI_API_KEY",
+            Vendor::Xai => "XAI_API_KEY",
+            Vendor::Perplexity => "PERPLEXITY_API_KEY",
         }
     }
 
@@ -110,6 +132,12 @@ impl Vendor {
             // Google's models page (ai.google.dev/gemini-api/docs/models), read
             // 2026-12-04: Gemini 3.5 Flash, stable, with Google Search and URL context.
             Vendor::Gemini => "gemini-3.5-flash",
+            // xAI's tools guides use grok-4.3 in every example (docs.x.ai, read
+            // 2026-12-05), and it is recorded answering with reasoning and cost.
+            Vendor::Xai => "grok-4.3",
+            // Perplexity's Agent API names its own model `perplexity/sonar`
+            // (docs.perplexity.ai, Agent API models, read 2026-12-05).
+            Vendor::Perplexity => "perplexity/sonar",
         }
     }
 }
@@ -164,11 +192,21 @@ pub enum Wire {
     /// Google's Gemini API, `generateContent` (its only wire).
     #[serde(rename = "gemini")]
     Gemini,
+    /// xAI's Responses API, `POST /v1/responses` (its only wire).
+    #[serde(rename = "xai")]
+    Xai,
+    /// Perplexity's Agent API, `POST /v1/agent` (`api = "agent"`, the default).
+    #[serde(rename = "perplexity-agent")]
+    PerplexityAgent,
+    /// Perplexity's Sonar on Chat Completions, `POST /chat/completions`
+    /// (`api = "sonar"`).
+    #[serde(rename = "perplexity-sonar")]
+    PerplexitySonar,
 }
 
 impl Wire {
     /// Every wire, the spec's first for each vendor.
-    pub const ALL: [Wire; 7] = [
+    pub const ALL: [Wire; 10] = [
         Wire::Anthropic2025,
         Wire::Anthropic2026,
         Wire::OpenAiChat,
@@ -176,6 +214,9 @@ impl Wire {
         Wire::OpenRouterPlugin,
         Wire::OpenRouterServerTools,
         Wire::Gemini,
+        Wire::Xai,
+        Wire::PerplexityAgent,
+        Wire::PerplexitySonar,
     ];
 
     /// The vendor that serves it.
@@ -185,16 +226,23 @@ impl Wire {
             Wire::OpenAiChat | Wire::OpenAiResponses => Vendor::OpenAi,
             Wire::OpenRouterPlugin | Wire::OpenRouterServerTools => Vendor::OpenRouter,
             Wire::Gemini => Vendor::Gemini,
+            Wire::Xai => Vendor::Xai,
+            Wire::PerplexityAgent | Wire::PerplexitySonar => Vendor::Perplexity,
         }
     }
 
-    /// The spec's wire for a vendor (the default).
+    /// The spec's wire for a vendor (the default). For the vendors the spec does
+    /// not name, the wire their current documents say is the way forward:
+    /// Perplexity's Agent API, since Sonar on Chat Completions was supported
+    /// only until 2026-09-27 (docs.perplexity.ai/docs/getting-started/pricing).
     pub fn spec(vendor: Vendor) -> Wire {
         match vendor {
             Vendor::Anthropic => Wire::Anthropic2025,
             Vendor::OpenAi => Wire::OpenAiChat,
             Vendor::OpenRouter => Wire::OpenRouterPlugin,
             Vendor::Gemini => Wire::Gemini,
+            Vendor::Xai => Wire::Xai,
+            Vendor::Perplexity => Wire::PerplexityAgent,
         }
     }
 
@@ -207,7 +255,11 @@ impl Wire {
     pub fn key(vendor: Vendor) -> &'static str {
         match vendor {
             Vendor::Anthropic => "web_tools",
-            Vendor::OpenAi | Vendor::OpenRouter | Vendor::Gemini => "api",
+            Vendor::OpenAi
+            | Vendor::OpenRouter
+            | Vendor::Gemini
+            | Vendor::Xai
+            | Vendor::Perplexity => "api",
         }
     }
 
@@ -221,6 +273,9 @@ impl Wire {
             Wire::OpenRouterPlugin => "plugin",
             Wire::OpenRouterServerTools => "server-tools",
             Wire::Gemini => "generate-content",
+            Wire::Xai => "responses",
+            Wire::PerplexityAgent => "agent",
+            Wire::PerplexitySonar => "sonar",
         }
     }
 
@@ -244,6 +299,9 @@ impl Wire {
             Wire::OpenRouterPlugin => "OpenRouter's web plugin",
             Wire::OpenRouterServerTools => "OpenRouter's server tools",
             Wire::Gemini => "the Gemini API",
+            Wire::Xai => "xAI's Responses API",
+            Wire::PerplexityAgent => "Perplexity's Agent API",
+            Wire::PerplexitySonar => "Perplexity's Sonar (Chat Completions)",
         }
     }
 
@@ -278,7 +336,19 @@ impl Wire {
     pub fn path(self) -> &'static str {
         match self {
             Wire::OpenAiResponses => "/v1/responses",
+            // Perplexity's own path (docs.perplexity.ai, Sonar API reference): no /v1.
+            Wire::PerplexitySonar => "/chat/completions",
             _ => self.vendor().path(),
+        }
+    }
+
+    /// The model asked when io.toml names none: the vendor's, except where a
+    /// wire takes another spelling (Sonar on Chat Completions says `sonar`; its
+    /// Agent API `perplexity/sonar`).
+    pub fn default_model(self) -> &'static str {
+        match self {
+            Wire::PerplexitySonar => "sonar",
+            _ => self.vendor().default_model(),
         }
     }
 }
@@ -296,6 +366,9 @@ impl Word for Wire {
             Wire::OpenRouterPlugin => "openrouter-plugin",
             Wire::OpenRouterServerTools => "openrouter-server-tools",
             Wire::Gemini => "gemini",
+            Wire::Xai => "xai",
+            Wire::PerplexityAgent => "perplexity-agent",
+            Wire::PerplexitySonar => "perplexity-sonar",
         }
     }
 }

@@ -34,6 +34,99 @@ pub struct WebAccess {
     /// (`[web] location`); `None` says nothing, and sends nothing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub location: Option<Location>,
+    /// Let the provider search X's posts (xAI's `x_search` tool, `[web]
+    /// x_search`); every other vendor refuses it.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub x_search: bool,
+    /// The X handles searched (`allow`) or left out (`exclude`).
+    #[serde(default, skip_serializing_if = "XHandles::is_empty")]
+    pub x_handles: XHandles,
+    /// The days X posts are searched between, both included.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub x_dates: Option<DateRange>,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// `[web] x_handles = { allow = [...] }` or `{ exclude = [...] }`: X accounts,
+/// written with or without the `@`. A vendor takes one list or the other; both
+/// resolve as the domain lists do (`WebAccess::x_filter`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct XHandles {
+    /// The only accounts searched.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub allow: Vec<String>,
+    /// Accounts left out.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exclude: Vec<String>,
+}
+
+impl XHandles {
+    /// Neither list names an account.
+    pub fn is_empty(&self) -> bool {
+        self.allow.is_empty() && self.exclude.is_empty()
+    }
+}
+
+/// `[web] x_dates = { from = "2025-10-01", to = "2025-10-10" }`: ISO 8601 days,
+/// both included, either optional.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DateRange {
+    /// The first day (`YYYY-MM-DD`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    /// The last day (`YYYY-MM-DD`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to: Option<String>,
+}
+
+impl DateRange {
+    /// What is wrong with it, in words naming the key, or `None`: each day a
+    /// real `YYYY-MM-DD`, `from` not after `to`, at least one given.
+    pub fn problem(&self) -> Option<String> {
+        let day = |k: &str, v: &Option<String>| {
+            v.as_deref().filter(|d| !is_day(d)).map(|d| {
+                format!("{k} = {d:?} is not a day written YYYY-MM-DD (such as \"2025-10-01\")")
+            })
+        };
+        if self.from.is_none() && self.to.is_none() {
+            return Some("names no day; give from, to or both".to_string());
+        }
+        day("from", &self.from)
+            .or_else(|| day("to", &self.to))
+            .or_else(|| match (&self.from, &self.to) {
+                (Some(f), Some(t)) if f > t => Some(format!("from = {f:?} is after to = {t:?}")),
+                _ => None,
+            })
+    }
+}
+
+/// A real calendar day written `YYYY-MM-DD` (months of their length, leap years).
+fn is_day(d: &str) -> bool {
+    let b = d.as_bytes();
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+        return false;
+    }
+    let num = |r: std::ops::Range<usize>| d.get(r).and_then(|s| s.parse::<u32>().ok());
+    let (Some(y), Some(m), Some(day)) = (num(0..4), num(5..7), num(8..10)) else {
+        return false;
+    };
+    let leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+    let days = match m {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return false,
+    };
+    d.chars()
+        .enumerate()
+        .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit())
+        && (1..=days).contains(&day)
 }
 
 /// An approximate location for search: any of country (ISO 3166-1 alpha-2),
@@ -132,10 +225,42 @@ impl WebAccess {
         self
     }
 
-    /// True when search or fetch is on. A declaration carrying only a domain filter
-    /// declares nothing.
+    /// Also let the provider search X's posts (`x_search`).
+    pub fn with_x_search(mut self) -> Self {
+        self.x_search = true;
+        self
+    }
+
+    /// True when search, fetch or X search is on. A declaration carrying only a
+    /// domain filter declares nothing.
     pub fn enabled(&self) -> bool {
-        self.search || self.fetch
+        self.search || self.fetch || self.x_search
+    }
+
+    /// The X handles a vendor takes, `(allowed, excluded)`, at most one non-empty,
+    /// as `vendor_filter` resolves the domains: the allow-list wins, without the
+    /// excluded handles. Written without the `@`, lowercased (X's handles are not
+    /// case-sensitive), each once.
+    pub fn x_filter(&self) -> (Vec<String>, Vec<String>) {
+        let handles = |list: &[String]| {
+            let mut out: Vec<String> = Vec::new();
+            for h in list {
+                let h = h.trim().trim_start_matches('@').to_ascii_lowercase();
+                if !h.is_empty() && !out.contains(&h) {
+                    out.push(h);
+                }
+            }
+            out
+        };
+        let excluded = handles(&self.x_handles.exclude);
+        if self.x_handles.allow.is_empty() {
+            return (Vec::new(), excluded);
+        }
+        let allowed = handles(&self.x_handles.allow)
+            .into_iter()
+            .filter(|h| !excluded.contains(h))
+            .collect();
+        (allowed, Vec::new())
     }
 
     /// The single list a vendor filter takes: `(allowed, blocked)`, at most one of
@@ -165,6 +290,20 @@ impl WebAccess {
     /// empties — it permits no host, and sending no filter would permit every
     /// host — as (why, what to do, the whole text); `None` when it permits one.
     pub fn emptied(&self) -> Option<(String, String, String)> {
+        if self.x_search && !self.x_handles.allow.is_empty() && self.x_filter().0.is_empty() {
+            let why = format!(
+                "every allowed X handle ({}) is also excluded, and sending no filter would let \
+                 the provider search every account",
+                self.x_handles.allow.join(", ")
+            );
+            let instead = "allow at least one handle that is not excluded, or remove the \
+                           allow-list"
+                .to_string();
+            let text = format!(
+                "the web declaration allows no X handle: {why}; {instead}. No request was sent."
+            );
+            return Some((why, instead, text));
+        }
         if !self.enabled() || self.allowed_domains.is_empty() {
             return None;
         }
@@ -287,8 +426,47 @@ mod tests {
                 allowed_domains: vec![],
                 blocked_domains: vec![],
                 location: None,
+                x_search: false,
+                x_handles: XHandles::default(),
+                x_dates: None,
             }
         );
+        // A declaration without X search serialises as it did before it existed.
+        assert_eq!(
+            serde_json::to_string(&WebAccess::search()).unwrap(),
+            r#"{"search":true,"fetch":false,"allowed_domains":[],"blocked_domains":[]}"#
+        );
+    }
+
+    #[test]
+    fn x_handles_resolve_as_domains_do_and_dates_are_days() {
+        let mut web = WebAccess::default().with_x_search();
+        web.x_handles.allow = vec!["@xAI".into(), "elonmusk".into(), "xai".into()];
+        web.x_handles.exclude = vec!["ElonMusk".into()];
+        assert_eq!(web.x_filter(), (vec!["xai".to_string()], vec![]));
+        assert!(web.enabled());
+        web.x_handles.allow = vec!["elonmusk".into()];
+        assert!(web.emptied().unwrap().2.contains("allows no X handle"));
+        let range = |f: &str, t: &str| DateRange {
+            from: Some(f.into()),
+            to: Some(t.into()),
+        };
+        assert_eq!(range("2025-10-01", "2025-10-10").problem(), None);
+        assert_eq!(range("2024-02-29", "2024-02-29").problem(), None);
+        assert!(
+            range("2025-02-29", "2025-03-01")
+                .problem()
+                .unwrap()
+                .contains("from")
+        );
+        assert!(
+            range("2025-10-10", "2025-10-01")
+                .problem()
+                .unwrap()
+                .contains("after")
+        );
+        assert!(range("2025-1-01", "2025-10-01").problem().is_some());
+        assert!(DateRange::default().problem().is_some());
     }
 
     #[test]

@@ -15,6 +15,11 @@
 //!   leaves the question pending, and the eval says so (`EvalEnd`); a question
 //!   whose group failed as a whole ends alone, the others run on. An eval with
 //!   a question left pending is not finished: `eval --resume` runs it.
+//! - **An eval with a judge** (stored with it) grades each question's answered
+//!   runs once they have ended (`launch::judge`), under the same gate, before
+//!   the question is done; the judgings' cost counts toward the cap.
+//! - **A private eval's** groups are private (`NewGroup::private`): its runs
+//!   are kept out of the search index.
 
 use std::sync::Arc;
 
@@ -30,6 +35,7 @@ use crate::core::eval::{Question, QuestionRecord};
 use crate::core::id::{EvalId, GroupId};
 use crate::core::vendor::Vendor;
 use crate::core::web::WebAccess;
+use crate::launch::judge::Judging;
 use crate::launch::start::{Call, Group, Launch};
 use crate::launch::vendor::Key;
 use crate::run::Observer;
@@ -120,10 +126,11 @@ impl Standing {
             .iter()
             .filter(|q| q.status == QuestionStatus::Done)
             .count();
-        // Every run of every group the eval names, a killed question's included.
+        // Every run of every group the eval names, a killed question's included,
+        // and every judging run.
         let spent = records
             .iter()
-            .flat_map(|q| &q.runs)
+            .flat_map(|q| q.runs.iter().chain(q.judgings.iter().flat_map(|j| &j.runs)))
             .filter_map(|r| r.figures.cost_micro_usd)
             .fold(0u64, u64::saturating_add);
         let pending = records
@@ -137,6 +144,25 @@ impl Standing {
             pending,
         }
     }
+}
+
+/// How a question's call ended: its group (none when its runs had ended
+/// before), the group's id, and what judging it cost.
+type Asked = Result<(Option<GroupResult>, GroupId, u64)>;
+
+/// What an eval whose every vendor cannot start ends with: every question
+/// stays pending, as it was, each vendor's reason said for each.
+fn none_can_start(
+    pending: impl Iterator<Item = QuestionRecord>,
+    cannot: &[(Vendor, String)],
+) -> EvalEnd {
+    let mut end = EvalEnd::default();
+    for q in pending {
+        for (v, why) in cannot {
+            end.not_started(*v, why, &q.question.id);
+        }
+    }
+    end
 }
 
 /// An eval's runs tell no one their events.
@@ -202,6 +228,7 @@ impl Launch {
         call: EvalCall<'_>,
     ) -> Result<EvalEnd> {
         let store = call.store;
+        let row = store.eval(eval_id)?.unwrap_or_default();
         let Standing {
             total,
             mut done,
@@ -212,20 +239,21 @@ impl Launch {
         // One key for every group: in the demo, one rewind of the stub's script.
         let key = self.key();
         let cannot = self.cannot_start(vendors, &key);
-        let mut end = EvalEnd::default();
         if cannot.len() == vendors.len() {
-            // Nothing can run: every question stays pending, as it was.
-            for q in pending {
-                for (v, why) in &cannot {
-                    end.not_started(*v, why, &q.question.id);
-                }
-            }
-            return Ok(end);
+            return Ok(none_can_start(pending, &cannot));
         }
+        let mut end = EvalEnd::default();
         let jobs = usize::try_from(jobs.clamp(1, MAX_JOBS)).unwrap_or(1);
         let gate = Arc::new(tokio::sync::Semaphore::new(jobs));
-        let mut running = FuturesUnordered::new();
-        let mut open = true;
+        let judging = row.judge.as_ref().map(|judge| Judging {
+            eval_id,
+            judge,
+            private: row.private,
+            gate: gate.clone(),
+            key: &key,
+        });
+        let judging = judging.as_ref();
+        let (mut running, mut open) = (FuturesUnordered::new(), true);
         loop {
             while open && running.len() < jobs {
                 let Some(q) = pending.next() else {
@@ -245,7 +273,7 @@ impl Launch {
                 for (v, why) in &needs.waiting {
                     end.not_started(*v, why, &q.question.id);
                 }
-                match self.question_group(eval_id, &q, &needs, store)? {
+                match self.question_group(eval_id, &q, &needs, store, (row.private, judging))? {
                     Some(group_id) => {
                         let group = Group {
                             entrants: self.entrants_with(&named(&needs.run), &quiet, &key),
@@ -253,42 +281,79 @@ impl Launch {
                             cap: None,
                             gate: Some(gate.clone()),
                         };
-                        running.push(self.question(q, needs, group, group_id, &call));
+                        running.push(self.question(
+                            q,
+                            needs,
+                            Some(group),
+                            group_id,
+                            &call,
+                            judging,
+                        ));
                     }
-                    // Every vendor had ended before the eval was stopped.
-                    None if needs.waiting.is_empty() => {
-                        done += 1;
-                        call.progress.ended(&q.question.id, done, total, spent);
-                    }
-                    None => {}
+                    // Every vendor had ended before the eval was stopped: what
+                    // is left is to judge them.
+                    None => match (q.group_id, judging, needs.waiting.is_empty()) {
+                        (Some(g), Some(_), true) => {
+                            running.push(self.question(q, needs, None, g, &call, judging));
+                        }
+                        (_, _, true) => {
+                            done += 1;
+                            call.progress.ended(&q.question.id, done, total, spent);
+                        }
+                        _ => {}
+                    },
                 }
             }
             let Some((q, needs, ran)) = running.next().await else {
                 break;
             };
-            let g = match ran {
-                Ok(g) => g,
-                Err(e) => {
-                    // This question ends here, pending; the others run on.
-                    end.failed.push((q.question.id.clone(), e.to_string()));
-                    continue;
-                }
-            };
-            let (ended, cost) = self.settle(&g, &q.question.id, &mut end, store)?;
+            let (cost, finished) = self.answered(eval_id, &q, &needs, ran, &mut end, &call)?;
             spent = spent.saturating_add(cost);
-            if call.cancel.is_cancelled() || !ended || !needs.waiting.is_empty() {
-                // Left pending for `--resume`: its runs were cancelled, or a
-                // vendor could not start.
-                continue;
+            if finished {
+                done += 1;
+                call.progress.ended(&q.question.id, done, total, spent);
             }
-            store.eval_question_done(eval_id, &q.question.id, g.group_id)?;
-            done += 1;
-            call.progress.ended(&q.question.id, done, total, spent);
         }
         if !call.cancel.is_cancelled() && end.finished() {
             store.eval_finished(eval_id)?;
         }
         Ok(end)
+    }
+
+    /// Question `q`'s call ended (`ran`): its group settled and, unless it is
+    /// left pending (cancelled, a run not ended, a vendor that could not
+    /// start, or its group failed), recorded done; what it cost (judging
+    /// included) and whether it is done.
+    fn answered(
+        &self,
+        eval_id: EvalId,
+        q: &QuestionRecord,
+        needs: &Needs,
+        ran: Asked,
+        end: &mut EvalEnd,
+        call: &EvalCall<'_>,
+    ) -> Result<(u64, bool)> {
+        let (g, group_id, judged) = match ran {
+            Ok(g) => g,
+            Err(e) => {
+                // This question ends here, pending; the others run on.
+                end.failed.push((q.question.id.clone(), e.to_string()));
+                return Ok((0, false));
+            }
+        };
+        let (ended, cost) = match &g {
+            Some(g) => self.settle(g, &q.question.id, end, call.store)?,
+            None => (true, 0),
+        };
+        let cost = cost.saturating_add(judged);
+        if call.cancel.is_cancelled() || !ended || !needs.waiting.is_empty() {
+            // Left pending for `--resume`: its runs were cancelled, or a
+            // vendor could not start.
+            return Ok((cost, false));
+        }
+        call.store
+            .eval_question_done(eval_id, &q.question.id, group_id)?;
+        Ok((cost, true))
     }
 
     /// Of `vendors`, those that cannot start (no key) and why: found once,
@@ -300,23 +365,45 @@ impl Launch {
             .collect()
     }
 
-    /// Question `q` run on `group`'s entrants in its group `group_id`: the
-    /// question back, what it needed, and how its group ended.
+    /// Question `q` run on `group`'s entrants (none: its runs had ended) in
+    /// its group `group_id`, then its answered runs judged when `judging`: the
+    /// question back, what it needed, how its group ended and what judging it
+    /// cost.
     async fn question(
         &self,
         q: QuestionRecord,
         needs: Needs,
-        group: Group<'_>,
+        group: Option<Group<'_>>,
         group_id: GroupId,
         call: &EvalCall<'_>,
-    ) -> (QuestionRecord, Needs, Result<GroupResult>) {
-        let contract = self.eval_contract(&q.question);
+        judging: Option<&Judging<'_>>,
+    ) -> (QuestionRecord, Needs, Asked) {
         let run = Call {
             store: call.store,
             approver: call.approver,
             cancel: call.cancel.clone(),
         };
-        let ran = self.run_in_group(&contract, group, run, group_id).await;
+        let ran = async {
+            let g = match group {
+                Some(group) => {
+                    let contract = self.eval_contract(&q.question);
+                    let call = Call {
+                        cancel: run.cancel.clone(),
+                        ..run
+                    };
+                    Some(self.run_in_group(&contract, group, call, group_id).await?)
+                }
+                None => None,
+            };
+            let judged = match judging {
+                Some(j) if !run.cancel.is_cancelled() => {
+                    self.judge_question(&q.question, group_id, j, &run).await?
+                }
+                _ => 0,
+            };
+            Ok((g, group_id, judged))
+        }
+        .await;
         (q, needs, ran)
     }
 
@@ -329,9 +416,11 @@ impl Launch {
         q: &QuestionRecord,
         needs: &Needs,
         store: &Store,
+        (private, judging): (bool, Option<&Judging<'_>>),
     ) -> Result<Option<GroupId>> {
         if needs.run.is_empty() {
-            if let (Some(g), true) = (q.group_id, needs.waiting.is_empty()) {
+            // Done now unless its runs are still to be judged.
+            if let (Some(g), true, None) = (q.group_id, needs.waiting.is_empty(), judging) {
                 store.eval_question_done(eval_id, &q.question.id, g)?;
             }
             if let Some(g) = q.group_id {
@@ -355,6 +444,7 @@ impl Launch {
                             .display()
                             .to_string(),
                         max_usd_micro: None,
+                        private,
                     },
                 )?
             }

@@ -14,6 +14,7 @@
 
 mod agent;
 mod eval;
+mod judge;
 mod plan;
 mod question_file;
 mod ready;
@@ -23,7 +24,7 @@ mod vendor;
 
 pub use eval::{EvalCall, EvalEnd, EvalProgress, JOBS_BOUND, MAX_JOBS, Quiet};
 pub use plan::{Plan, Preview, STUB_PLACEHOLDER};
-pub use question_file::read_questions;
+pub use question_file::{PARQUET_TO_JSONL, SetFile, read_questions, read_set, read_set_bytes};
 pub use ready::workspace_ready;
 pub use resumed::started_with;
 pub use start::{Call, Group, Launch};

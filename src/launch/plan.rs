@@ -284,6 +284,19 @@ impl Plan {
         mut notes: Vec<String>,
     ) -> Preview {
         let vendor = setup.endpoint.vendor;
+        // A wire that takes no function tools is offered none, as the run does.
+        let no_tools = setup.endpoint.wire.capabilities().local_tools;
+        if let Some(why) = no_tools.filter(|_| !tools.is_empty()) {
+            notes.push(format!(
+                "note: a run on {} offers the model no local tools — {why}",
+                setup.endpoint.wire.label()
+            ));
+        }
+        let tools = if no_tools.is_some() {
+            Vec::new()
+        } else {
+            tools
+        };
         let turn = Turn::for_step(
             contract,
             setup.model.clone(),
@@ -295,7 +308,8 @@ impl Plan {
         let endpoint = setup.endpoint.clone();
         let request = match &self.web_error {
             Some(e) => Err(Error::config(format!("{e}. No request was sent."))),
-            None => wire::encode(&endpoint, &turn),
+            None => crate::core::capability::carries_task(endpoint.wire, &contract.verification)
+                .and_then(|()| wire::encode(&endpoint, &turn)),
         };
         notes.extend(foreign_steps(&turn, &endpoint));
         let mut cautions = wire::cautions_wire(endpoint.wire, contract.web.as_ref());
@@ -376,8 +390,9 @@ fn demo_defaults(contract: &mut TaskContract, no_run_table: bool, no_web: bool) 
         contract.goal = DEMO_GOAL.to_string();
         if no_web {
             // What every vendor carries: no domain filter (OpenRouter and Gemini
-            // take none), no fetch (Anthropic and Gemini only), no cap (Gemini
-            // takes none), so switching provider never refuses.
+            // take none), no fetch (Anthropic, Gemini and Perplexity's Agent API
+            // only), no cap (Gemini, xAI and Sonar take none), so switching
+            // provider never refuses.
             contract.web = Some(WebAccess::search());
         }
     }

@@ -140,8 +140,8 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
         (execute(env, call).await, none)
     }
 
-    /// The tools offered (`offered`).
+    /// The tools offered (`offered`), on the provider's wire.
     pub(super) fn offered_tools(&self) -> Vec<crate::core::turn::ToolSpec> {
-        self.options.offered_tools()
+        self.options.offered_on(self.provider.wire())
     }
 }

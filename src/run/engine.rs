@@ -80,6 +80,11 @@ where
         resumed: options.resume.is_some(),
         agent: options.agent.clone(),
         web: state.contract.web.clone(),
+        no_local_tools: provider
+            .wire()
+            .capabilities()
+            .local_tools
+            .map(str::to_string),
     });
     let mut looper = Loop {
         provider,
@@ -136,6 +141,7 @@ fn reopen<P: Provider + ?Sized>(
         .load_checkpoint(run_id)?
         .ok_or_else(|| Error::refused(format!("run {run_id} has no checkpoint to resume from")))?;
     provider.carries(checkpoint.contract.web.as_ref())?;
+    crate::core::capability::carries_task(provider.wire(), &checkpoint.contract.verification)?;
     // Stored steps that disagree with the checkpoint, or a transcript that
     // cannot be read back, are refused before anything is sent.
     crate::run::resume::check_stored(
@@ -162,8 +168,10 @@ fn start<P: Provider + ?Sized>(
     store: &Store,
     options: &RunOptions,
 ) -> Result<(RunId, Checkpoint, Vec<Exchange>)> {
-    // A declaration the provider cannot carry is refused before anything exists.
+    // A declaration the provider cannot carry is refused before anything exists,
+    // as is a task only a local tool can pass on a wire that offers none.
     provider.carries(contract.web.as_ref())?;
+    crate::core::capability::carries_task(provider.wire(), &contract.verification)?;
     // A vendor that reports each request's cost itself needs no price for a
     // budget (the capability table's `own_cost`).
     if provider.wire().capabilities().own_cost.is_none() {
@@ -196,7 +204,7 @@ fn start<P: Provider + ?Sized>(
             plan: provider.plan().map(|p| RunPlan {
                 model: model_of(options, provider),
                 tools: options
-                    .offered_tools()
+                    .offered_on(provider.wire())
                     .into_iter()
                     .map(|t| t.name)
                     .collect(),

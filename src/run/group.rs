@@ -177,6 +177,7 @@ where
         goal: contract.goal.clone(),
         workspace: absolute(&contract.workspace).display().to_string(),
         max_usd_micro: cap,
+        private: false,
     })?;
     in_group(venue, contract, entrants, options, cap, group_id).await
 }
@@ -464,6 +465,7 @@ impl Replay {
             goal: self.contract.goal.clone(),
             workspace: absolute(&self.contract.workspace).display().to_string(),
             max_usd_micro: cap,
+            private: false,
         })?;
         store.join_group(self.original, group_id)?;
         Ok(group_id)

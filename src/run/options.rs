@@ -177,6 +177,15 @@ impl RunOptions {
         )
     }
 
+    /// The tools offered on `wire`: `offered_tools`, or none where the wire
+    /// takes no function tools (the capability table's `local_tools`: Sonar).
+    pub(crate) fn offered_on(&self, wire: crate::core::vendor::Wire) -> Vec<ToolSpec> {
+        if wire.capabilities().local_tools.is_some() {
+            return Vec::new();
+        }
+        self.offered_tools()
+    }
+
     /// Whether `tool` is within the agent's subset (every tool without one).
     pub(crate) fn allows(&self, tool: &str) -> bool {
         self.tools

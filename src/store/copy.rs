@@ -4,7 +4,7 @@
 //! it meant: ids are the target's own, and every reference (a run's parent,
 //! session and group, an eval question's group) is remapped to them. Safe to
 //! run twice: a run, group or eval is known by the stable identity recorded at
-//! its start (`run_uid`, `group_uid`, `eval_uid`, 0019), and one the target
+//! its start (`run_uid`, `group_uid`, `eval_uid`, 0020), and one the target
 //! already holds is skipped, not duplicated. Each run is copied whole in one
 //! transaction of the target; its search index rows are made there from the
 //! copied rows, as 0007 builds them for an existing store.
@@ -83,7 +83,7 @@ const RUN_TABLES: [(&str, &str, &str); 8] = [
 /// `group_id` (the 9th to 11th of a row read with the id first) are remapped.
 const RUN_COLUMNS: &str = "run_uid, started_at, finished_at, goal, provider, model, outcome,
     outcome_detail, parent_run_id, session_id, group_id, web_json, mcp_declared_json, plan_json,
-    runner_pid, runner_host, runner_token, runner_user, runner_heartbeat, run_user, run_host, agent";
+    runner_pid, runner_host, runner_token, runner_user, runner_heartbeat, run_user, run_host, agent, private";
 
 fn placeholders(n: usize, from: usize) -> String {
     (from..from + n)
@@ -130,7 +130,7 @@ impl Store {
         let rows = self
             .lock()?
             .query_map(
-                "SELECT group_id, group_uid, created_at, goal, workspace, max_usd_micro FROM run_groups ORDER BY group_id",
+                "SELECT group_id, group_uid, created_at, goal, workspace, max_usd_micro, private FROM run_groups ORDER BY group_id",
                 params![],
                 |r| Ok(r.0.clone()),
             )
@@ -156,8 +156,8 @@ impl Store {
                     sum.groups += 1;
                     let id: GroupId = tx
                         .query_one(
-                            "INSERT INTO run_groups (group_uid, created_at, goal, workspace, max_usd_micro)
-                             VALUES (?1, ?2, ?3, ?4, ?5) RETURNING group_id",
+                            "INSERT INTO run_groups (group_uid, created_at, goal, workspace, max_usd_micro, private)
+                             VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING group_id",
                             &row[1..],
                         )
                         .and_then(|r| r.get(0))
@@ -306,7 +306,8 @@ impl Store {
         let evals = self
             .lock()?
             .query_map(
-                "SELECT eval_id, eval_uid, created_at, file, vendors, jobs, max_usd_micro, demo, finished_at
+                "SELECT eval_id, eval_uid, created_at, file, vendors, jobs, max_usd_micro, demo, finished_at,
+                        set_name, revision, rows, subset_json, judge, private
                  FROM evals ORDER BY eval_id",
                 params![],
                 |r| Ok(r.0.clone()),
@@ -325,8 +326,9 @@ impl Store {
             }
             let id: EvalId = tx
                 .query_one(
-                    "INSERT INTO evals (eval_uid, created_at, file, vendors, jobs, max_usd_micro, demo, finished_at)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) RETURNING eval_id",
+                    "INSERT INTO evals (eval_uid, created_at, file, vendors, jobs, max_usd_micro, demo, finished_at,
+                        set_name, revision, rows, subset_json, judge, private)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14) RETURNING eval_id",
                     &row[1..],
                 )
                 .and_then(|r| r.get(0))
@@ -334,7 +336,7 @@ impl Store {
             let questions = self
                 .lock()?
                 .query_map(
-                    "SELECT position, question_id, question, answers, urls, status, group_id
+                    "SELECT position, question_id, question, answers, urls, status, group_id, answer_kind
                      FROM eval_questions WHERE eval_id = ?1 ORDER BY position",
                     params![old],
                     |r| Ok(r.0.clone()),
@@ -348,8 +350,8 @@ impl Store {
                 let mut values = vec![Value::Int(id.0)];
                 values.extend(q);
                 tx.execute(
-                    "INSERT INTO eval_questions (eval_id, position, question_id, question, answers, urls, status, group_id)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                    "INSERT INTO eval_questions (eval_id, position, question_id, question, answers, urls, status, group_id, answer_kind)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
                     &values,
                 )
                 .map_err(db_err("copying an eval's question"))?;

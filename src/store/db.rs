@@ -13,7 +13,7 @@ use crate::core::error::{Error, Result};
 use crate::core::location;
 
 /// Ordered migrations; index + 1 is the `user_version` after applying it.
-pub(crate) const MIGRATIONS: [&str; 19] = [
+pub(crate) const MIGRATIONS: [&str; 20] = [
     include_str!("migrations/0001_init.sql"),
     include_str!("migrations/0002_web.sql"),
     include_str!("migrations/0003_mcp.sql"),
@@ -32,7 +32,8 @@ pub(crate) const MIGRATIONS: [&str; 19] = [
     include_str!("migrations/0016_agent.sql"),
     include_str!("migrations/0017_eval_runner.sql"),
     include_str!("migrations/0018_cut.sql"),
-    include_str!("migrations/0019_team.sql"),
+    include_str!("migrations/0019_eval_sets.sql"),
+    include_str!("migrations/0020_team.sql"),
 ];
 
 /// The schema version a store is brought up to: the number of migrations.
@@ -311,7 +312,7 @@ mod tests {
         let counts: Vec<usize> = MIGRATIONS.iter().map(|m| statements(m).len()).collect();
         assert_eq!(
             counts,
-            vec![7, 4, 1, 5, 4, 2, 2, 2, 4, 3, 1, 1, 3, 2, 1, 1, 3, 5, 17]
+            vec![7, 4, 1, 5, 4, 2, 2, 2, 4, 3, 1, 1, 3, 2, 1, 1, 3, 5, 11, 17]
         );
     }
 }

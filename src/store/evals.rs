@@ -14,7 +14,9 @@ use super::engine::{Row, params};
 use super::{Store, db_err, now};
 use crate::core::error::{Error, Result};
 use crate::core::eval::QuestionStatus;
-use crate::core::eval::{EvalReport, Question, QuestionRecord, RunRecord};
+use crate::core::eval::{
+    AnswerKind, EvalReport, JudgeSpec, Question, QuestionRecord, RunRecord, SetName, Subset,
+};
 use crate::core::id::{EvalId, GroupId, RunId};
 use crate::core::price::PriceTable;
 use crate::core::record::final_answer;
@@ -37,6 +39,18 @@ pub struct NewEval {
     pub demo: bool,
     /// Its questions, in order.
     pub questions: Vec<Question>,
+    /// The set the file is.
+    pub set: SetName,
+    /// The file's SHA-256 as read (hex).
+    pub revision: Option<String>,
+    /// The questions the file holds (of which `questions` is the subset run).
+    pub rows: Option<u64>,
+    /// Which of them it runs.
+    pub subset: Subset,
+    /// Its judge, when asked for.
+    pub judge: Option<JudgeSpec>,
+    /// Its questions and answers are kept out of the search index and exports.
+    pub private: bool,
 }
 
 /// One row of `evals`, with its questions' progress.
@@ -68,6 +82,24 @@ pub struct EvalRow {
     /// process runs it (or the one recorded is gone: killed).
     #[serde(default)]
     pub running: Option<String>,
+    /// The set its file is.
+    #[serde(default)]
+    pub set: SetName,
+    /// The file's SHA-256 as read (hex); `None` before it was recorded.
+    #[serde(default)]
+    pub revision: Option<String>,
+    /// The questions the file holds; `None` before it was recorded.
+    #[serde(default)]
+    pub rows: Option<u64>,
+    /// Which of them it runs.
+    #[serde(default)]
+    pub subset: Subset,
+    /// Its judge, when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge: Option<JudgeSpec>,
+    /// Its questions and answers are kept out of the search index and exports.
+    #[serde(default)]
+    pub private: bool,
 }
 
 impl EvalRow {
@@ -96,6 +128,13 @@ impl Store {
         let records = self.eval_questions(eval_id, prices)?;
         let mut r = crate::core::eval::report(eval_id, &row.file, &row.vendors, &records);
         r.max_usd_micro = row.max_usd_micro;
+        r.set = row.set;
+        r.revision = row.revision;
+        r.rows = row.rows;
+        r.subset = row.subset;
+        r.lower_bound = row.set.free_text();
+        r.private = row.private;
+        r.judge = row.judge;
         Ok(Some(r))
     }
 
@@ -108,8 +147,10 @@ impl Store {
         let tx = conn.transaction().map_err(db_err("recording a new eval"))?;
         let sql = format!(
             "INSERT INTO evals (created_at, file, vendors, jobs, max_usd_micro, demo, eval_uid,
-               runner_pid, runner_host, runner_token, runner_user, runner_heartbeat)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, {}) RETURNING eval_id",
+               runner_pid, runner_host, runner_token, runner_user, runner_heartbeat,
+               set_name, revision, rows, subset_json, judge, private)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, {}, ?12, ?13, ?14, ?15, ?16, ?17)
+             RETURNING eval_id",
             tx.clock(1)
         );
         let id: EvalId = tx
@@ -130,21 +171,28 @@ impl Store {
                     me.pid,
                     me.host,
                     me.token,
-                    runner::user()
+                    runner::user(),
+                    e.set.as_str(),
+                    e.revision,
+                    e.rows.map(super::db::stored),
+                    serde_json::to_string(&e.subset).unwrap_or_default(),
+                    e.judge.as_ref().map(JudgeSpec::to_string),
+                    e.private
                 ],
             )
             .and_then(|r| r.get(0))
             .map_err(db_err("recording a new eval"))?;
         for (i, q) in e.questions.iter().enumerate() {
             tx.execute(
-                "INSERT INTO eval_questions (eval_id, position, question_id, question, answers, urls) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                "INSERT INTO eval_questions (eval_id, position, question_id, question, answers, urls, answer_kind) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
                 params![
                     id,
                     i64::try_from(i).unwrap_or(i64::MAX),
                     q.id,
                     q.question,
                     serde_json::to_string(&q.answers).unwrap_or_default(),
-                    serde_json::to_string(&q.urls).unwrap_or_default()
+                    serde_json::to_string(&q.urls).unwrap_or_default(),
+                    q.kind.as_str()
                 ],
             )
             .map_err(db_err("recording an eval's question"))?;
@@ -269,7 +317,8 @@ impl Store {
                     (SELECT COUNT(*) FROM eval_questions q WHERE q.eval_id = e.eval_id),
                     (SELECT COUNT(*) FROM eval_questions q WHERE q.eval_id = e.eval_id AND q.status = 'done'),
                     (SELECT COUNT(*) FROM eval_questions q WHERE q.eval_id = e.eval_id AND q.status = 'skipped'),
-                    e.runner_pid, e.runner_host, e.runner_token, e.runner_user, e.runner_heartbeat
+                    e.runner_pid, e.runner_host, e.runner_token, e.runner_user, e.runner_heartbeat,
+                    e.set_name, e.revision, e.rows, e.subset_json, e.judge, e.private
              FROM evals e WHERE e.eval_id = ?1",
             params![eval_id],
         )
@@ -300,6 +349,23 @@ impl Store {
                     done: super::db::count(r.get(9)?),
                     skipped: super::db::count(r.get(10)?),
                     running: running(&r)?,
+                    set: word(r.get::<String>(16)?, 16)?,
+                    revision: r.get(17)?,
+                    rows: r.get::<Option<i64>>(18)?.map(super::db::count),
+                    subset: r
+                        .get::<Option<String>>(19)?
+                        .and_then(|s| serde_json::from_str(&s).ok())
+                        .unwrap_or_default(),
+                    judge: match r.get::<Option<String>>(20)? {
+                        Some(j) => Some(JudgeSpec::parse(&j).map_err(|e| {
+                            super::engine::DbError::Column {
+                                index: 20,
+                                why: e.to_string(),
+                            }
+                        })?),
+                        None => None,
+                    },
+                    private: r.get(21)?,
                 })
             })
             .transpose()
@@ -317,7 +383,7 @@ impl Store {
         let rows: Vec<(Question, QuestionStatus, Option<GroupId>)> = {
             self.lock()?
                 .query_map(
-                    "SELECT question_id, question, answers, urls, status, group_id FROM eval_questions
+                    "SELECT question_id, question, answers, urls, status, group_id, answer_kind FROM eval_questions
                      WHERE eval_id = ?1 ORDER BY position",
                     params![eval_id],
                     |r| {
@@ -328,6 +394,7 @@ impl Store {
                         question: r.get(1)?,
                         answers: list(r.get(2)?),
                         urls: list(r.get(3)?),
+                        kind: word::<AnswerKind>(r.get(6)?, 6)?,
                     },
                     r.get(4)?,
                     r.get(5)?,
@@ -350,27 +417,50 @@ impl Store {
                     record.runs.push(self.eval_run(id, prices)?);
                 }
             }
+            record.judgings = self.judgings(eval_id, &record.question.id, prices)?;
             out.push(record);
         }
         Ok(out)
     }
 
     /// One run as an eval scores it: its figures as every view reads them, the
-    /// URLs it cited (a followed redirect as the page it led to), its final answer.
-    fn eval_run(&self, id: RunId, prices: &PriceTable) -> Result<RunRecord> {
+    /// URLs it cited (a followed redirect as the page it led to), its final
+    /// answer, and its final answer's sentences with their sources' verdicts.
+    pub(super) fn eval_run(&self, id: RunId, prices: &PriceTable) -> Result<RunRecord> {
         let run = self.run(id)?.unwrap_or_default();
         let answer = final_answer(&self.steps(id)?, |s| &s.text)
             .map(|s| s.text.clone())
             .unwrap_or_default();
+        // The claims read once: for the figures and for citation quality.
+        let claims = self.run_claims(id)?;
+        let figures = self
+            .ledger(id, prices)?
+            .figures(super::wall_ms(&run))
+            .with_claims(claims.figures);
         Ok(RunRecord {
             run_id: id,
             vendor: run.provider,
             outcome: run.outcome,
             answer,
             cited: self.cited_urls(id)?,
-            figures: self.figures(id, prices)?,
+            figures,
+            claims: claims.claims,
         })
     }
+}
+
+/// A stored word read back; one this build does not know is an error naming
+/// column `i`.
+fn word<W: std::str::FromStr<Err = crate::core::word::UnknownWord>>(
+    s: String,
+    i: usize,
+) -> std::result::Result<W, super::engine::DbError> {
+    s.parse().map_err(
+        |e: crate::core::word::UnknownWord| super::engine::DbError::Column {
+            index: i,
+            why: e.to_string(),
+        },
+    )
 }
 
 /// The recorded runner (columns 11 to 15) as `evals` names it, unless it is

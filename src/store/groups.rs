@@ -20,6 +20,8 @@ pub struct NewGroup {
     pub workspace: String,
     /// A cap on the group's total, in millionths of a dollar.
     pub max_usd_micro: Option<u64>,
+    /// Its runs are private (a private eval's): kept out of the search index.
+    pub private: bool,
 }
 
 /// One row of `run_groups`, with its refusals and its runs' ids.
@@ -45,14 +47,15 @@ pub struct GroupRow {
 /// what names it: an eval's question); its id.
 pub(super) fn insert_group(conn: &Conn, group: &NewGroup) -> Result<GroupId> {
     conn.query_one(
-        "INSERT INTO run_groups (created_at, goal, workspace, max_usd_micro, group_uid)
-         VALUES (?1, ?2, ?3, ?4, ?5) RETURNING group_id",
+        "INSERT INTO run_groups (created_at, goal, workspace, max_usd_micro, group_uid, private)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING group_id",
         params![
             now(),
             group.goal,
             group.workspace,
             group.max_usd_micro.map(super::db::stored),
-            super::runs::fresh_uid()
+            super::runs::fresh_uid(),
+            group.private
         ],
     )
     .and_then(|r| r.get(0))

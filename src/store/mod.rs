@@ -25,6 +25,7 @@ pub mod export;
 mod figures;
 mod groups;
 mod held;
+mod judgings;
 mod lease;
 #[cfg(feature = "postgres")]
 mod pg;

@@ -260,11 +260,14 @@ fn insert_run(conn: &Conn, run: &NewRun) -> Result<RunId> {
         None => None,
     };
     let user = runner::user();
+    // Private in a private group (an eval's), or spawned by a private run.
     let sql = format!(
         "INSERT INTO runs (started_at, goal, provider, model, web_json, parent_run_id, session_id, mcp_declared_json,
            runner_pid, runner_host, runner_token, group_id, plan_json, run_uid, run_user, run_host,
-           runner_user, runner_heartbeat, agent)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?10, ?15, {}, ?16)
+           runner_user, runner_heartbeat, agent, private)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?10, ?15, {}, ?16,
+           COALESCE((SELECT private FROM run_groups WHERE group_id = ?12), false)
+             OR COALESCE((SELECT private FROM runs WHERE run_id = ?6), false))
          RETURNING run_id",
         conn.clock(1)
     );

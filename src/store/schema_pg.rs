@@ -12,7 +12,7 @@ use crate::core::error::{Error, Result};
 
 /// Ordered migrations; index + 1 is the version after applying it. The same
 /// numbers, and the same meaning, as `db::MIGRATIONS`.
-pub(crate) const MIGRATIONS_PG: [&str; 19] = [
+pub(crate) const MIGRATIONS_PG: [&str; 20] = [
     include_str!("migrations_pg/0001_init.sql"),
     include_str!("migrations_pg/0002_web.sql"),
     include_str!("migrations_pg/0003_mcp.sql"),
@@ -31,7 +31,8 @@ pub(crate) const MIGRATIONS_PG: [&str; 19] = [
     include_str!("migrations_pg/0016_agent.sql"),
     include_str!("migrations_pg/0017_eval_runner.sql"),
     include_str!("migrations_pg/0018_cut.sql"),
-    include_str!("migrations_pg/0019_team.sql"),
+    include_str!("migrations_pg/0019_eval_sets.sql"),
+    include_str!("migrations_pg/0020_team.sql"),
 ];
 
 /// The advisory lock every opening takes while it reads and moves the version

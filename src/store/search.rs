@@ -1,6 +1,8 @@
 //! Full-text search across every run (`search_index`, an FTS5 table): the goal,
 //! the model's text per step, server-side tools' queries and fetched URLs, and
-//! citations. Rows are indexed in the transaction that writes them. Words are
+//! citations. Rows are indexed in the transaction that writes them — except a
+//! private run's (`runs.private`: a run of a private eval, or spawned by one),
+//! which are never indexed. Words are
 //! searched as written (`core::query` reads the text: each word a phrase, a word
 //! of a script written without spaces looked for inside the text); a query
 //! that uses FTS5's syntax on purpose and cannot be parsed is a clear error
@@ -43,7 +45,17 @@ pub struct SearchQuery {
     pub rank: bool,
 }
 
+/// Whether `run` is private: nothing of it is indexed.
+fn private(tx: &Conn, run: RunId) -> Result<bool> {
+    tx.query_opt("SELECT private FROM runs WHERE run_id = ?1", params![run])
+        .and_then(|r| r.map_or(Ok(false), |r| r.get::<bool>(0)))
+        .map_err(db_err("indexing a run"))
+}
+
 pub(super) fn index_goal(tx: &Conn, run: RunId, goal: &str) -> Result<()> {
+    if private(tx, run)? {
+        return Ok(());
+    }
     tx.execute(
         "INSERT INTO search_index (kind, run_id, step, url, body) VALUES ('goal', ?1, 0, NULL, ?2)",
         params![run, goal],
@@ -83,6 +95,9 @@ fn insert(
     url: Option<&str>,
     body: &str,
 ) -> Result<()> {
+    if private(tx, run)? {
+        return Ok(());
+    }
     tx.execute(
         "INSERT INTO search_index (kind, run_id, step, url, body) VALUES (?1, ?2, ?3, ?4, ?5)",
         params![kind, run, step, url, body],
@@ -209,6 +224,12 @@ fn widening<E>(
 }
 
 impl Store {
+    /// Whether run `run` is private (a private eval's, or spawned by one):
+    /// nothing of it is indexed, and `export` leaves it out.
+    pub fn is_private(&self, run: RunId) -> Result<bool> {
+        private(&*self.lock()?, run)
+    }
+
     /// Hits for `q`, most recently recorded first (or best first with `rank`),
     /// one a place (run, step, kind, URL), at most `q.limit`.
     pub fn search(&self, q: &SearchQuery) -> Result<Vec<Hit>> {

@@ -12,7 +12,7 @@
 //!   the longest written prefix found at a breakpoint or up to 20 blocks before
 //!   one; what lies between that and the last breakpoint is a write (5-minute or
 //!   1-hour, as the breakpoint says); the rest is plain input;
-//! - OpenAI (and OpenRouter's other models): automatic; the longest prefix seen
+//! - OpenAI and xAI (and OpenRouter's other models): automatic; the longest prefix seen
 //!   before under the same `prompt_cache_key` is read when it is at least 1,024
 //!   tokens, counted in steps of 128; nothing is billed as a write.
 //!
@@ -127,8 +127,19 @@ impl Ledger {
         let model = v.get("model").and_then(Value::as_str).unwrap_or_default();
         let minimum = if model.contains("haiku") { 2048 } else { 1024 };
         Some(match vendor {
-            // Gemini caches implicitly, unasked: the stub emulates no cache for it.
-            Vendor::Gemini => return None,
+            // Gemini and Perplexity cache implicitly, unasked: the stub emulates
+            // no cache for them.
+            Vendor::Gemini | Vendor::Perplexity => return None,
+            // xAI caches automatically by prompt_cache_key, as OpenAI does, on
+            // its Responses-shaped input.
+            Vendor::Xai => {
+                let key = v
+                    .get("prompt_cache_key")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string();
+                self.automatic(&key, responses_units(&v))
+            }
             Vendor::Anthropic => self.breakpoints(anthropic_units(&v), minimum),
             Vendor::OpenRouter if body_has_marks(&v) => {
                 self.breakpoints(chat_units(&v, true), minimum)
@@ -292,7 +303,7 @@ pub fn patch(body: &mut Value, vendor: Vendor, responses: bool, a: &Accounting) 
                 json!({"ephemeral_5m_input_tokens": a.write_5m, "ephemeral_1h_input_tokens": a.write_1h}),
             );
         }
-        (_, true) => {
+        (Vendor::Xai, _) | (_, true) => {
             let out = output(usage, "output_tokens");
             usage.insert("input_tokens".into(), json!(a.total));
             usage.insert(

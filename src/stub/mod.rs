@@ -1,4 +1,4 @@
-//! The loopback stub vendor: serves the four vendors' endpoints (every wire) on a local
+//! The loopback stub vendor: serves the six vendors' endpoints (every wire) on a local
 //! address, answering each request with the next scripted response, and records
 //! every request it got (API-key headers redacted). Tests and the console's offline
 //! demo use it; `io-harness stub-vendor` runs it standalone.
@@ -23,7 +23,7 @@ use serde::Serialize;
 use tokio::sync::oneshot;
 
 use crate::core::error::{Error, Result};
-use crate::core::vendor::{Vendor, Wire};
+use crate::core::vendor::Vendor;
 pub use script::{Script, ScriptedResponse, StreamScript};
 
 /// One request the stub received.
@@ -221,9 +221,9 @@ async fn requests(State(shared): State<Shared>) -> Response {
     axum::Json(list).into_response()
 }
 
-/// Which vendor a path belongs to, and whether it is OpenAI's Responses path (the
-/// one wire with a path of its own; the other wires share their vendor's path and
-/// response shape).
+/// Which vendor a path belongs to, and whether it is the path of a wire of its
+/// own (OpenAI's Responses, Perplexity's Sonar) rather than the vendor's default
+/// wire's; the other wires share their vendor's path and response shape.
 type Route = (Vendor, bool);
 
 fn route_of(path: &str) -> Option<Route> {
@@ -235,6 +235,9 @@ fn route_of(path: &str) -> Option<Route> {
         "/v1/chat/completions" => Some((Vendor::OpenAi, false)),
         "/v1/responses" => Some((Vendor::OpenAi, true)),
         "/api/v1/chat/completions" => Some((Vendor::OpenRouter, false)),
+        "/xai/v1/responses" => Some((Vendor::Xai, false)),
+        "/perplexity/v1/agent" | "/perplexity/v1/responses" => Some((Vendor::Perplexity, false)),
+        "/perplexity/chat/completions" => Some((Vendor::Perplexity, true)),
         _ => None,
     }
 }
@@ -267,7 +270,7 @@ async fn answer(
         return json_error(
             StatusCode::NOT_FOUND,
             &format!(
-                "the stub serves /v1/messages, /v1/chat/completions, /v1/responses, /api/v1/chat/completions and /v1beta/models/MODEL:generateContent (or :streamGenerateContent), not {path}"
+                "the stub serves /v1/messages, /v1/chat/completions, /v1/responses, /api/v1/chat/completions, /v1beta/models/MODEL:generateContent (or :streamGenerateContent), /xai/v1/responses, /perplexity/v1/agent and /perplexity/chat/completions, not {path}"
             ),
         );
     };
@@ -372,21 +375,29 @@ fn emulate(
 /// spec path; one naming neither answers anything.
 fn answers(r: &ScriptedResponse, (vendor, responses): Route) -> bool {
     match (r.wire, r.vendor) {
-        (Some(w), _) => w.vendor() == vendor && (w == Wire::OpenAiResponses) == responses,
+        (Some(w), _) => w.vendor() == vendor && stream::own_path(w) == responses,
         (None, Some(v)) => v == vendor && !responses,
         (None, None) => true,
     }
 }
 
 /// The next response for this route: entries answering it, in order — those
-/// whose `match` the request's body holds, else those without a `match`.
+/// whose `match` the request's body holds (the longest such `match` only: a
+/// judge's prompt, which quotes the question, is told from the question by a
+/// longer one), else those without a `match`.
 fn pick(inner: &mut Inner, route: Route, body: &[u8]) -> Option<ScriptedResponse> {
     let holds = |needle: &str| {
         !needle.is_empty() && body.windows(needle.len()).any(|w| w == needle.as_bytes())
     };
     let routed = || inner.script.responses.iter().filter(|r| answers(r, route));
+    let held = |r: &&ScriptedResponse| r.matches.as_deref().is_some_and(holds);
+    let longest = routed()
+        .filter(held)
+        .filter_map(|r| r.matches.as_ref().map(String::len))
+        .max();
     let mut eligible: Vec<&ScriptedResponse> = routed()
-        .filter(|r| r.matches.as_deref().is_some_and(holds))
+        .filter(held)
+        .filter(|r| r.matches.as_ref().map(String::len) == longest)
         .collect();
     if eligible.is_empty() {
         eligible = routed().filter(|r| r.matches.is_none()).collect();

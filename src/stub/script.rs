@@ -9,7 +9,8 @@
 //! vendor = "anthropic"           # optional: only requests to this vendor's path
 //! wire = "openai-responses"      # optional: only requests on this wire (its path)
 //! match = "text"                # optional: only requests whose body holds this text;
-//!                                # a request no `match` fits gets the entries without one
+//!                                # a request no `match` fits gets the entries without one;
+//!                                # when several fit, those with the longest `match`
 //! status = 200                   # default 200
 //! headers = { "retry-after" = "1" }
 //! body = '''{"type": "message", ...}'''   # or body_file = "relative/to/script.json"
@@ -266,10 +267,7 @@ mod tests {
                 .responses
                 .iter()
                 .filter(|r| r.vendor == Some(wire.vendor()))
-                .filter(|r| {
-                    r.wire.unwrap_or(Wire::spec(wire.vendor())) == wire
-                        || (r.wire.is_none() && wire != Wire::OpenAiResponses)
-                })
+                .filter(|r| r.wire.unwrap_or(Wire::spec(wire.vendor())).path() == wire.path())
                 .count();
             assert!(answers >= 6, "{wire:?}: {answers}");
         }

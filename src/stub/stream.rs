@@ -38,12 +38,22 @@ pub(super) fn frames(r: &ScriptedResponse, vendor: Vendor, responses: bool) -> O
                 .collect(),
         );
     }
-    let wire = if responses {
-        Wire::OpenAiResponses
-    } else {
-        Wire::spec(vendor)
-    };
-    render(wire, &r.body).ok()
+    render(wire_of(vendor, responses), &r.body).ok()
+}
+
+/// Whether a wire has a path of its own, apart from its vendor's default wire
+/// (OpenAI's Responses, Perplexity's Sonar).
+pub(super) fn own_path(w: Wire) -> bool {
+    w.path() != Wire::spec(w.vendor()).path()
+}
+
+/// The wire whose answers the requests to a vendor's path get: the one with a
+/// path of its own (`own`), else the vendor's default.
+fn wire_of(vendor: Vendor, own: bool) -> Wire {
+    Wire::ALL
+        .into_iter()
+        .find(|w| w.vendor() == vendor && own && own_path(*w))
+        .unwrap_or(Wire::spec(vendor))
 }
 
 /// The streamed response: `text/event-stream`, each event after its delay.

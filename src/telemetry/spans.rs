@@ -138,11 +138,13 @@ fn int(n: u64) -> Value {
     Value::I64(i64::try_from(n).unwrap_or(i64::MAX))
 }
 
-/// The GenAI conventions' name for a vendor (`gcp.gemini` for Google's Gemini
-/// API); the others are named as this crate names them.
+/// The GenAI conventions' name for a vendor (the registry's `gcp.gemini` for
+/// Google's Gemini API, `x_ai` for xAI, `perplexity`); the others are named as
+/// this crate names them.
 pub fn provider_name(vendor: Vendor) -> &'static str {
     match vendor {
         Vendor::Gemini => "gcp.gemini",
+        Vendor::Xai => "x_ai",
         other => other.as_str(),
     }
 }

@@ -197,6 +197,7 @@ fn member(h: &Harness, vendor: Vendor, model: &str) -> Box<dyn Provider> {
         api_key_env: "IO_HARNESS_TEST_KEY".into(),
         stream: false,
         responses_state: Default::default(),
+        search: Default::default(),
     };
     Box::new(
         HttpProvider::new(endpoint, model, 256)

@@ -126,7 +126,7 @@ fn a_config_error_names_file_line_and_key() {
     assert_eq!(
         err.trim_end(),
         format!(
-            "{}:3: unknown key `blocked_domain` in [web]; expected one of: search, fetch, max_uses, allowed_domains, blocked_domains, from_policy, location",
+            "{}:3: unknown key `blocked_domain` in [web]; expected one of: search, fetch, max_uses, allowed_domains, blocked_domains, from_policy, location, x_search, x_handles, x_dates",
             cfg.display()
         )
     );
@@ -135,7 +135,7 @@ fn a_config_error_names_file_line_and_key() {
     assert_eq!(code, 2);
     assert_eq!(
         err.trim_end(),
-        "unknown provider \"mistral\"; use one of: anthropic, openai, openrouter, gemini"
+        "unknown provider \"mistral\"; use one of: anthropic, openai, openrouter, gemini, xai, perplexity"
     );
 }
 

@@ -92,6 +92,7 @@ fn a_cancelled_runs_header_counts_its_interrupted_call() {
             resumed: false,
             agent: None,
             web: None,
+            no_local_tools: None,
         },
         EventKind::StepStarted { observations: 0 },
         EventKind::RequestSent { attempt: 1 },

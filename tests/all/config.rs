@@ -46,7 +46,7 @@ fn present_means_carried_and_absent_means_none() {
 fn unknown_keys_name_key_line_and_table() {
     assert_eq!(
         err("provider = \"anthropic\"\n\n[web]\nsearch = true\nblocked_domain = [\"x\"]\n"),
-        "io.toml:5: unknown key `blocked_domain` in [web]; expected one of: search, fetch, max_uses, allowed_domains, blocked_domains, from_policy, location"
+        "io.toml:5: unknown key `blocked_domain` in [web]; expected one of: search, fetch, max_uses, allowed_domains, blocked_domains, from_policy, location, x_search, x_handles, x_dates"
     );
     assert_eq!(
         err("providr = \"anthropic\"\n"),
@@ -54,7 +54,7 @@ fn unknown_keys_name_key_line_and_table() {
     );
     assert_eq!(
         err("[providers.anthropic]\nmodel = \"m\"\napi_key = \"sk-...\"\n"),
-        "io.toml:3: unknown key `api_key` in [providers.anthropic]; expected one of: model, base_url, api_key_env, max_tokens, max_response_bytes, request_timeout_secs, api, web_tools, stream, idle_timeout_secs, responses_state"
+        "io.toml:3: unknown key `api_key` in [providers.anthropic]; expected one of: model, base_url, api_key_env, max_tokens, max_response_bytes, request_timeout_secs, api, web_tools, stream, idle_timeout_secs, responses_state, search_classifier, search_recency_filter, search_context_size"
     );
     assert!(err("[providers.mistral]\nmodel = \"m\"\n").starts_with("io.toml:1: unknown name `mistral` in [providers]; expected one of: anthropic, openai, openrouter"), "{}", err("[providers.mistral]\nmodel = \"m\"\n"));
 }
@@ -187,6 +187,14 @@ fn the_example_file_loads_with_every_table() {
         c.providers.len(),
         io_harness::Vendor::ALL.len(),
         "a table for every vendor"
+    );
+    assert_eq!(
+        c.endpoint(io_harness::Vendor::Xai).url(),
+        "https://api.x.ai/v1/responses"
+    );
+    assert_eq!(
+        c.endpoint(io_harness::Vendor::Perplexity).url(),
+        "https://api.perplexity.ai/v1/agent"
     );
     assert!(c.task.is_some() && c.budget.is_some() && c.store.is_some());
     assert_eq!(

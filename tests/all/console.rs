@@ -135,7 +135,7 @@ fn editing_a_field_recomputes_the_preview_and_esc_restores_it() {
     // Ctrl-S writes what the form says.
     assert_eq!(
         update(&mut s, ctrl('s')),
-        vec![Effect::SaveWeb(s.form.web())]
+        vec![Effect::SaveWeb(Box::new(s.form.web()))]
     );
     assert!(s.form.web().fetch);
 }
@@ -352,6 +352,8 @@ fn snapshot_side_by_side_shows_who_refuses() {
     insta::assert_snapshot!("refusal_openai_50x16", screen(&s, 50, 16));
     update(&mut s, ctrl('v'));
     insta::assert_snapshot!("side_by_side_120x30", screen(&s, 120, 30));
+    // Six vendors at 80 columns: each still shows its body or its refusal.
+    insta::assert_snapshot!("side_by_side_80x24", screen(&s, 80, 24));
 }
 
 #[test]
@@ -676,6 +678,7 @@ fn the_docs_captures_are_the_snapshots() {
     for name in [
         "declare_80x24",
         "side_by_side_120x30",
+        "side_by_side_80x24",
         "run_finished_80x24",
         "approval_80x24",
         "sources_80x24",

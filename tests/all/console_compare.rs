@@ -62,6 +62,7 @@ fn one_key_runs_every_vendor_that_carries_the_declaration_and_shows_the_refusal(
             resumed: false,
             agent: None,
             web: None,
+            no_local_tools: None,
         },
         EventKind::ServerToolUsed {
             provider: Vendor::Anthropic,
@@ -211,7 +212,17 @@ async fn the_demo_compares_every_vendor_for_real_and_opens_one() {
     c.until(|s| s.compare.result.is_some()).await;
     let result = c.state.compare.result.clone().unwrap();
     let vendors: Vec<&str> = result.runs.iter().map(|r| r.vendor.as_str()).collect();
-    assert_eq!(vendors, ["anthropic", "openai", "openrouter", "gemini"]);
+    assert_eq!(
+        vendors,
+        [
+            "anthropic",
+            "openai",
+            "openrouter",
+            "gemini",
+            "xai",
+            "perplexity"
+        ]
+    );
     assert!(
         result
             .runs
@@ -245,7 +256,7 @@ async fn esc_twice_in_the_demo_records_every_run_cancelled() {
     c.send(key(KeyCode::Esc));
     c.until(|s| s.compare.result.is_some()).await;
     let result = c.state.compare.result.clone().unwrap();
-    assert_eq!(result.runs.len(), 4);
+    assert_eq!(result.runs.len(), 6);
     for r in &result.runs {
         assert_eq!(r.outcome, Some(io_harness::Outcome::Cancelled), "{r:#?}");
     }

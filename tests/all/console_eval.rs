@@ -36,6 +36,7 @@ fn records() -> Vec<QuestionRecord> {
         question: text.into(),
         answers: strings(&["2015"]),
         urls: strings(&["https://blog.rust-lang.org/2015/05/15/Rust-1.0.html"]),
+        ..Question::default()
     };
     let run = |id: i64, vendor: &str, answer: &str, cost: u64, wall: u64| RunRecord {
         run_id: RunId(id),
@@ -50,6 +51,7 @@ fn records() -> Vec<QuestionRecord> {
             cited_share: Some(1.0),
             ..RunFigures::default()
         },
+        claims: vec![],
     };
     vec![
         QuestionRecord {
@@ -61,6 +63,7 @@ fn records() -> Vec<QuestionRecord> {
                 run(22, "openai", "2015", 11_733, 900),
             ],
             refusals: vec![],
+            judgings: vec![],
         },
         QuestionRecord {
             question: q("q2", "Which year did Rust 1.0 ship?"),
@@ -71,6 +74,7 @@ fn records() -> Vec<QuestionRecord> {
                 run(24, "openai", "2016", 11_790, 700),
             ],
             refusals: vec![],
+            judgings: vec![],
         },
         QuestionRecord {
             question: q("q3", "And Rust 2018?"),
@@ -101,6 +105,7 @@ pub(crate) fn listed() -> (EvalListed, io_harness::core::eval::EvalReport) {
         done: 2,
         skipped: 1,
         running: None,
+        ..EvalRow::default()
     };
     let cost = r.cost();
     (EvalListed { row, cost }, r)
@@ -141,13 +146,21 @@ fn compare_lists_evals_beside_comparisons_and_enter_shows_the_matrix() {
         update(&mut s, key(KeyCode::Enter)),
         vec![Effect::OpenEval(EvalId(3))]
     );
-    update(&mut s, Msg::Eval(Ok(report.clone())));
+    update(&mut s, Msg::Eval(Ok(Box::new(report.clone()))));
     insta::assert_snapshot!("eval_matrix_120x24", screen(&s, 120, 24));
     // The rows drawn are the ones `eval` prints, a row a vendor then a row a
     // question and vendor.
     let text = screen(&s, 160, 30);
     let printed = io_harness::core::eval::table::render(&report);
-    for line in printed.lines().skip(2).filter(|l| !l.is_empty()) {
+    // What the figures are, in the pane's few words (the printed notes are long).
+    let long = io_harness::core::eval::table::notes(&report, false);
+    let short = io_harness::core::eval::table::notes(&report, true);
+    for line in printed
+        .lines()
+        .skip(1)
+        .filter(|l| !l.is_empty() && !long.contains(*l))
+        .chain(short.lines())
+    {
         assert!(text.contains(line), "{line}\n{text}");
     }
     // Small terminals draw without a panic, wherever the cursor is.
@@ -194,7 +207,7 @@ fn in_an_eval_each_row_asks_for_what_it_opens() {
     let (eval, report) = listed();
     update(&mut s, Msg::Evals(vec![eval]));
     update(&mut s, key(KeyCode::Enter));
-    update(&mut s, Msg::Eval(Ok(report)));
+    update(&mut s, Msg::Eval(Ok(Box::new(report))));
     // Rows: anthropic, openai, then q1 × (anthropic, openai), q2 × …, q3 × ….
     for _ in 0..5 {
         update(&mut s, key(KeyCode::Down));
@@ -249,6 +262,7 @@ async fn demo_eval(c: &LiveConsole) -> EvalId {
             max_usd_micro: None,
             demo: true,
             questions: io_harness::core::eval::questions(&set, "demo").unwrap(),
+            ..NewEval::default()
         })
         .unwrap();
     let copies = io_harness::run::group::Copies::beside(&c.store_path);
@@ -286,18 +300,18 @@ async fn a_stored_evals_question_opens_its_comparison_and_a_vendor_its_claims_fo
     assert_eq!(listed.cost, stored.cost());
     assert_eq!(
         (view.report.vendors.len(), view.report.questions.len()),
-        (4, 20)
+        (6, 30)
     );
     let text = screen(&c.state, 160, 40);
     assert!(
-        text.contains(&format!("eval {id} · demo · 5 questions × 4 vendors")),
+        text.contains(&format!("eval {id} · demo · 5 questions × 6 vendors")),
         "{text}"
     );
-    // ↓ to q2 on OpenAI (4 vendor rows, then q1 × 4, then q2's first … second).
-    for _ in 0..9 {
+    // ↓ to q2 on OpenAI (6 vendor rows, then q1 × 6, then q2's first … second).
+    for _ in 0..13 {
         c.send(key(KeyCode::Down));
     }
-    let cell = view.report.questions[5].clone();
+    let cell = view.report.questions[7].clone();
     assert_eq!((cell.id.as_str(), cell.vendor.as_str()), ("q2", "openai"));
     c.send(key(KeyCode::Enter));
     c.until(|s| s.compare.result.is_some()).await;
@@ -315,9 +329,9 @@ async fn a_stored_evals_question_opens_its_comparison_and_a_vendor_its_claims_fo
     // Esc: back to the eval, the cursor where it was.
     c.send(key(KeyCode::Esc));
     let back = c.state.compare.eval_shown().unwrap();
-    assert_eq!(back.at, 9);
+    assert_eq!(back.at, 13);
     // ↑ to the vendor rows: OpenAI's (its first run, q1's); Enter opens its claims.
-    for _ in 0..8 {
+    for _ in 0..12 {
         c.send(key(KeyCode::Up));
     }
     let first = view.report.questions[1].clone();

@@ -479,7 +479,7 @@ async fn ctrl_s_says_which_file_and_what_was_written() {
         tx,
         approver,
     );
-    assert!(executor.perform(Effect::SaveWeb(s.form.web())));
+    assert!(executor.perform(Effect::SaveWeb(Box::new(s.form.web()))));
     let Some(Msg::Notice {
         text,
         tone: Tone::Info,

@@ -90,7 +90,7 @@ fn the_eval_matrix_keeps_its_money_and_time_at_80_columns() {
     let (eval, report) = listed();
     update(&mut s, Msg::Evals(vec![eval]));
     update(&mut s, key(KeyCode::Enter));
-    update(&mut s, Msg::Eval(Ok(report)));
+    update(&mut s, Msg::Eval(Ok(Box::new(report))));
     let shown = screen(&s, 80, 24);
     for head in [
         "mean cost",

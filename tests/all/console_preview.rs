@@ -221,3 +221,59 @@ fn the_conversation_field_cycles_and_the_preview_follows() {
     assert!(body.contains("\"cache_control\""), "{body}");
     assert!(screen(&s, 120, 40).contains("conversation transcript · cache 5m"));
 }
+
+/// `[web] x_search` (xAI's) is said on the Declare form beside search, with the
+/// accounts and days it is narrowed to; an agent's narrowed web names it; the xAI
+/// preview carries the `x_search` tool and every other vendor refuses it in the
+/// side-by-side.
+#[test]
+fn the_declare_form_says_x_search_with_its_handles_and_days() {
+    let text = r#"
+provider = "xai"
+
+[task]
+goal = "What did xAI post about Grok this week?"
+
+[web]
+search = true
+x_search = true
+x_handles = { allow = ["xai", "@grok"] }
+x_dates = { from = "2025-10-01", to = "2025-10-10" }
+
+[[agent]]
+name = "researcher"
+description = "looks things up on X"
+web = { search = false, x_search = true }
+"#;
+    let all = Vendor::ALL.iter().map(|&v| (v, Endpoint::public(v)));
+    let mut s = state_from(text, all.collect());
+    assert_eq!(
+        s.form.value(io_harness::console::testing::Field::Search),
+        "on · X search only @xai @grok 2025-10-01..2025-10-10"
+    );
+    let xai = Vendor::ALL.iter().position(|&v| v == Vendor::Xai).unwrap();
+    let body = s.previews[xai].text();
+    assert!(body.contains("\"type\": \"x_search\""), "{body}");
+    assert!(body.contains("\"from_date\": \"2025-10-01\""), "{body}");
+    focus(&mut s, "verify contains");
+    let shown = screen(&s, 100, 30);
+    assert!(shown.contains("search on · X search only @xai"), "{shown}");
+    assert!(shown.contains("@grok 2025-10-01..2025-10-10"), "{shown}");
+    assert!(shown.contains("(narrowed: X search)"), "{shown}");
+    insta::assert_snapshot!("declare_x_search_100x30", shown);
+    // Side by side: xAI carries it, every other vendor refuses it.
+    update(&mut s, ctrl('v'));
+    let shown = screen(&s, 120, 40);
+    let refused = "✗ refused — x_search: it has no X search tool (x_search is xAI's)";
+    assert_eq!(
+        shown.matches(refused).count(),
+        Wire::ALL.len() - 1,
+        "{shown}"
+    );
+    let row = shown.lines().find(|l| l.contains("xai · api")).unwrap();
+    assert!(row.contains("✓ carried"), "{shown}");
+    assert!(
+        shown.contains("provider \"perplexity\" cannot search X"),
+        "{shown}"
+    );
+}

@@ -269,12 +269,14 @@ fn an_eval_opens_on_compare_in_a_real_terminal_and_e_writes_its_matrix() {
     let mut press = |bytes: &[u8]| type_in(&mut writer, bytes);
     screen.wait_for(&["offline demo: built-in stub vendor"]);
     press(b"\x1b[15~");
-    let list = screen.wait_for(&["evals", "demo", "5 questions × 4 vendors"]);
+    let list = screen.wait_for(&["evals", "demo", "5 questions × 6 vendors"]);
     assert!(list.contains("comparisons"), "{list}");
     press(b"\r");
     let matrix = screen.wait_for(&["eval 1 · demo", "accuracy", "gemini"]);
     // At 100 columns the matrix is two tables (scores, then money and time).
-    assert!(matrix.contains("question rows 1–11 of 20"), "{matrix}");
+    // The set and subset take a line above it.
+    assert!(matrix.contains("set jsonl · all 5"), "{matrix}");
+    assert!(matrix.contains("question rows 1–6 of 30"), "{matrix}");
     assert!(matrix.contains("total cost"), "{matrix}");
     press(b"e");
     // The hint line names the file already: wait for the status line's word.
@@ -311,7 +313,7 @@ fn eval_shows_its_progress_on_a_terminal() {
     assert!(!shown.contains("questions · $"), "{shown}");
     let report = std::fs::read_to_string(dir.path().join("report.txt")).unwrap();
     assert!(
-        report.starts_with("eval 1 · demo · 5 questions × 4 vendors"),
+        report.starts_with("eval 1 · demo · 5 questions × 6 vendors"),
         "{report}"
     );
 }

@@ -69,6 +69,7 @@ fn started(s: &mut State) {
             resumed: false,
             agent: None,
             web: None,
+            no_local_tools: None,
         },
     );
     at(s, 1, EventKind::StepStarted { observations: 0 });

@@ -57,7 +57,7 @@ async fn compare_lists_the_stored_comparisons_newest_first_and_opens_one() {
     let text = screen(&c.state, 100, 24);
     assert!(!text.contains("No comparison yet"), "{text}");
     assert!(text.contains("#2") && text.contains("#1"), "{text}");
-    assert!(text.contains("4 runs"), "{text}");
+    assert!(text.contains("6 runs"), "{text}");
     // Down, Enter: the older one, read back from the store.
     c.send(key(crossterm::event::KeyCode::Down));
     c.send(key(crossterm::event::KeyCode::Enter));

@@ -44,7 +44,7 @@ fn vendor_row<'a>(report: &'a Value, vendor: &str) -> &'a Value {
 
 #[test]
 fn a_total_is_the_known_sum_and_how_many_parts_are_unpriced() {
-    // Fetch declared: OpenAI and OpenRouter refuse it and run nothing.
+    // Fetch declared: OpenAI, OpenRouter and xAI refuse it and run nothing.
     let dir = place();
     std::fs::write(
         dir.path().join("io.toml"),
@@ -54,13 +54,15 @@ fn a_total_is_the_known_sum_and_how_many_parts_are_unpriced() {
     let (code, out, err) = run(at(dir.path()).args(["eval", "--demo"]));
     assert_eq!(code, 0, "{err}");
     assert!(
-        out.starts_with("eval 1 · demo · 5 questions × 4 vendors · $0.176395 in all\n"),
+        out.starts_with("eval 1 · demo · 5 questions × 6 vendors · $0.206416 in all\n"),
         "{out}"
     );
     let report = json(dir.path(), &["eval", "--resume", "1", "--json"]);
-    assert_eq!(report["cost_micro_usd"], 176_395);
-    assert_eq!(vendor_row(&report, "openai")["cost_micro_usd"], 0);
-    assert_eq!(vendor_row(&report, "openai")["runs"], 0);
+    assert_eq!(report["cost_micro_usd"], 206_416);
+    for refused in ["openai", "openrouter", "xai"] {
+        assert_eq!(vendor_row(&report, refused)["cost_micro_usd"], 0);
+        assert_eq!(vendor_row(&report, refused)["runs"], 0);
+    }
 
     // A model the price table does not know: its runs are unpriced.
     let dir = place();
@@ -217,7 +219,7 @@ async fn a_vendor_error_is_not_graded_and_a_run_that_sent_nothing_cost_nothing()
     );
 }
 
-/// `eval --demo` on each of the seven wires answers as the vendor's default
+/// `eval --demo` on each wire answers as the vendor's default
 /// wire does: the stub's eval script answers each wire in its own shape.
 #[test]
 fn the_demo_answers_on_every_wire() {
@@ -234,10 +236,11 @@ fn the_demo_answers_on_every_wire() {
             &["eval", "--demo", "--providers", &vendor, "--json"],
         );
         let row = &report["vendors"][0];
-        let expected = if wire.vendor() == Vendor::Anthropic {
-            1.0
-        } else {
-            0.8
+        // Anthropic, xAI and Perplexity answer every question right; the
+        // others miss one each.
+        let expected = match wire.vendor() {
+            Vendor::Anthropic | Vendor::Xai | Vendor::Perplexity => 1.0,
+            _ => 0.8,
         };
         assert_eq!(row["errors"], 0, "{wire:?}: {row:#}");
         assert_eq!(row["answered"], 5, "{wire:?}: {row:#}");

@@ -70,11 +70,29 @@ struct Case {
     interruption: Interruption,
 }
 
+/// The seed (`IO_HARNESS_PATHS_SEED`, else the clock) and how many cases to
+/// draw (`cases_var`, else `default`).
+pub(crate) fn seed_and_cases(cases_var: &str, default: usize) -> (u64, usize) {
+    let seed: u64 = std::env::var("IO_HARNESS_PATHS_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(1, |d| d.as_nanos() as u64)
+        });
+    let cases = std::env::var(cases_var)
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default);
+    (seed, cases)
+}
+
 /// splitmix64: a small, stable generator, so a seed names its cases forever.
-struct Draw(u64);
+pub(crate) struct Draw(pub(crate) u64);
 
 impl Draw {
-    fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -82,7 +100,7 @@ impl Draw {
         z ^ (z >> 31)
     }
 
-    fn pick<T: Copy>(&mut self, from: &[T]) -> T {
+    pub(crate) fn pick<T: Copy>(&mut self, from: &[T]) -> T {
         from[(self.next() % from.len() as u64) as usize]
     }
 
@@ -409,7 +427,10 @@ async fn walk(case: Case) {
         .clone();
     check_run(dir.path(), &run, vendor, &sent, &case);
     if case.interruption == Interruption::Replay {
-        let other = Vendor::ALL.into_iter().find(|v| *v != vendor).unwrap();
+        // The next vendor along (the last's is the first), so replays land on
+        // every vendor, not always on one.
+        let at = Vendor::ALL.iter().position(|v| *v == vendor).unwrap();
+        let other = Vendor::ALL[(at + 1) % Vendor::ALL.len()];
         let id = run["run_id"].as_i64().unwrap().to_string();
         let (code, out, err) = run_replay(dir.path(), &id, other);
         assert_eq!(code, 0, "{case:?}: {err}");
@@ -463,23 +484,49 @@ fn run_replay(dir: &Path, id: &str, other: Vendor) -> (i32, String, String) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_path_tells_the_truth() {
-    let seed: u64 = std::env::var("IO_HARNESS_PATHS_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(1, |d| d.as_nanos() as u64)
-        });
-    let cases: usize = std::env::var("IO_HARNESS_PATHS_CASES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(12);
+    let (seed, cases) = seed_and_cases("IO_HARNESS_PATHS_CASES", 12);
     eprintln!("paths: seed {seed} (IO_HARNESS_PATHS_SEED={seed} reruns these {cases} cases)");
     let mut draw = Draw(seed);
     for n in 0..cases {
         let case = draw.case();
         eprintln!("paths: case {n}: {case:?}");
+        walk(case).await;
+    }
+}
+
+/// xAI's and Perplexity's wires (issue 37) on every path at least once, not left
+/// to the draw: killed after the first answer (their demo answers in one step,
+/// so the run has ended and is checked as recorded; a resume on each one's own
+/// wire is `resume_plan::xai_and_perplexity_runs_resume_on_their_own_wire`),
+/// cancelled, replayed (onto the next vendor, and Gemini's onto xAI), a vendor
+/// error, a refusal (fetch on xAI and Sonar; the Agent API carries every
+/// feature, so its run goes through), streamed and whole.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn xai_and_perplexity_walk_every_path() {
+    use Interruption::{Cancel, KillThenResume, Replay};
+    use Vendoring::{Answer, Error, Refusal};
+    let cases = [
+        (Wire::Xai, true, Answer, KillThenResume),
+        (Wire::PerplexityAgent, false, Answer, KillThenResume),
+        (Wire::PerplexitySonar, true, Answer, KillThenResume),
+        (Wire::Xai, false, Answer, Cancel),
+        (Wire::PerplexitySonar, false, Answer, Cancel),
+        (Wire::PerplexityAgent, true, Answer, Replay),
+        (Wire::Gemini, false, Answer, Replay),
+        (Wire::Xai, true, Error, Interruption::None),
+        (Wire::PerplexitySonar, true, Error, Interruption::None),
+        (Wire::Xai, false, Refusal, Interruption::None),
+        (Wire::PerplexityAgent, true, Refusal, Interruption::None),
+        (Wire::PerplexitySonar, false, Refusal, Interruption::None),
+    ];
+    for (wire, stream, vendoring, interruption) in cases {
+        let case = Case {
+            wire,
+            stream,
+            vendoring,
+            interruption,
+        };
+        eprintln!("paths: {case:?}");
         walk(case).await;
     }
 }

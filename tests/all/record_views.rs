@@ -75,6 +75,7 @@ fn recorded() -> (tempfile::TempDir, Store, RunId, io_harness::GroupId) {
             goal: "g".into(),
             workspace: ".".into(),
             max_usd_micro: None,
+            private: false,
         })
         .unwrap();
     let run = store

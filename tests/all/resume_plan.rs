@@ -29,6 +29,20 @@ const GOAL: &str = "Find the current io-harness release on crates.io and say whi
 /// An OpenAI run of the demo, interrupted before its first answer: recorded as
 /// the binary records one (its plan unless `plan` is false), its process gone.
 fn interrupted(dir: &Path, plan: bool) -> RunId {
+    let endpoint = Endpoint::public(Vendor::OpenAi).streaming(true);
+    interrupted_on(dir, plan, endpoint, "gpt-5-search-api", &["read_file"])
+}
+
+/// As `interrupted`, on `endpoint` (its vendor and wire) with `model`, the run
+/// having offered `tools`.
+fn interrupted_on(
+    dir: &Path,
+    plan: bool,
+    endpoint: Endpoint,
+    model: &str,
+    tools: &[&str],
+) -> RunId {
+    let vendor = endpoint.vendor;
     std::fs::create_dir_all(dir.join("data")).unwrap();
     let db = dir.join("data/runs.db");
     let store = Store::open(&db).unwrap();
@@ -44,9 +58,9 @@ fn interrupted(dir: &Path, plan: bool) -> RunId {
     let plan = plan.then(|| RunPlan {
         endpoint: Endpoint {
             base_url: "http://127.0.0.1:9".into(),
-            ..Endpoint::public(Vendor::OpenAi).streaming(true)
+            ..endpoint
         },
-        model: "gpt-5-search-api".into(),
+        model: model.into(),
         max_tokens: 4096,
         limits: {
             let l = io_harness::launch::Limits::default();
@@ -57,14 +71,14 @@ fn interrupted(dir: &Path, plan: bool) -> RunId {
             }
         },
         demo: true,
-        tools: vec!["read_file".into()],
+        tools: tools.iter().map(|t| t.to_string()).collect(),
     });
     let id = store
         .start_run(
             &NewRun {
                 goal: GOAL.into(),
-                provider: Vendor::OpenAi,
-                model: "gpt-5-search-api".into(),
+                provider: vendor,
+                model: model.into(),
                 plan,
                 ..NewRun::default()
             },
@@ -160,4 +174,65 @@ fn another_vendor_on_a_resume_is_refused_before_anything_is_sent() {
         err.contains(&format!("`io-harness run --resume {id} --demo`")),
         "{err}"
     );
+}
+
+/// xAI's and Perplexity's runs (issue 37) go on where they started too: each
+/// wire's plan is stored and read back, so `preview --resume` shows that wire's
+/// path and model, and the resume is sent there, recorded as that vendor's —
+/// whatever io.toml's default vendor is (Anthropic here).
+#[test]
+fn xai_and_perplexity_runs_resume_on_their_own_wire() {
+    use io_harness::Wire;
+    let cases = [
+        (Wire::Xai, "grok-4.3", "/xai/v1/responses", "read_file"),
+        (
+            Wire::PerplexityAgent,
+            "perplexity/sonar",
+            "/perplexity/v1/agent",
+            "read_file",
+        ),
+        // Sonar offers no local tools: its plan lists none.
+        (
+            Wire::PerplexitySonar,
+            "sonar",
+            "/perplexity/chat/completions",
+            "",
+        ),
+    ];
+    for (wire, model, path, tool) in cases {
+        let dir = place();
+        let endpoint = Endpoint::public(wire.vendor()).with_wire(wire);
+        let tools: Vec<&str> = Some(tool).filter(|t| !t.is_empty()).into_iter().collect();
+        let id = interrupted_on(dir.path(), true, endpoint, model, &tools).to_string();
+        let (code, preview, err) = run(at(dir.path()).args(["preview", "--resume", &id, "--demo"]));
+        assert_eq!(code, 0, "{wire:?}: {err}");
+        assert!(
+            preview.starts_with(&format!("POST http://127.0.0.1:<port>{path}")),
+            "{wire:?}: {preview}"
+        );
+        assert!(
+            preview.contains(&format!("\"model\":\"{model}\"")),
+            "{wire:?}: {preview}"
+        );
+        let (code, out, err) =
+            run(at(dir.path()).args(["run", "--resume", &id, "--demo", "--json"]));
+        assert_eq!(code, 0, "{wire:?}: {out}{err}");
+        let started: Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+        assert_eq!(started["kind"]["provider"], wire.vendor().as_str(), "{out}");
+        assert_eq!(started["kind"]["model"], model, "{out}");
+        assert_eq!(
+            providers_called(dir.path(), RunId(id.parse().unwrap())),
+            vec![wire.vendor().as_str().to_string()],
+            "{wire:?}"
+        );
+        // The stored plan still names the wire.
+        let conn = rusqlite::Connection::open(dir.path().join("data/runs.db")).unwrap();
+        let plan: String = conn
+            .query_row("SELECT plan_json FROM runs WHERE run_id = ?1", [&id], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        let plan: RunPlan = serde_json::from_str(&plan).unwrap();
+        assert_eq!(plan.wire(), wire, "{plan:?}");
+    }
 }

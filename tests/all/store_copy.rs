@@ -82,10 +82,10 @@ on_both_engines! {
         on(d, &first, &["eval", "--demo"]);
         let before = views(d, &first);
         let sum = copy(d, &first, place.location());
-        assert_eq!((sum["runs"].as_u64(), sum["groups"].as_u64(), sum["evals"].as_u64()), (Some(23), Some(6), Some(1)), "{sum}");
+        assert_eq!((sum["runs"].as_u64(), sum["groups"].as_u64(), sum["evals"].as_u64()), (Some(33), Some(6), Some(1)), "{sum}");
         assert_eq!(sum["verdicts"], 3, "{sum}");
         let again = copy(d, &first, place.location());
-        assert_eq!((again["runs"].as_u64(), again["runs_skipped"].as_u64()), (Some(0), Some(23)), "{again}");
+        assert_eq!((again["runs"].as_u64(), again["runs_skipped"].as_u64()), (Some(0), Some(33)), "{again}");
         assert_eq!((again["groups"].as_u64(), again["evals"].as_u64()), (Some(0), Some(0)), "{again}");
         let back = d.join("back.db");
         copy(d, place.location(), &back);

@@ -31,6 +31,7 @@ fn wire_of(vendor: Vendor, name: &str) -> Wire {
     match (vendor, name) {
         (Vendor::OpenAi, n) if n.starts_with("responses-") => Wire::OpenAiResponses,
         (Vendor::OpenRouter, n) if n.starts_with("server-tool") => Wire::OpenRouterServerTools,
+        (Vendor::Perplexity, n) if n.starts_with("sonar-") => Wire::PerplexitySonar,
         _ => Wire::spec(vendor),
     }
 }
@@ -47,7 +48,7 @@ pub(crate) fn response_fixtures() -> Vec<(String, Wire, Vec<u8>)> {
                 // are named `error_…`, `…_request.json`).
                 n.ends_with(".json")
                     && !n.starts_with("request-")
-                    && !n.starts_with("error")
+                    && !n.contains("error")
                     && !n.contains("request")
             })
             .collect();
@@ -93,7 +94,39 @@ fn unicode_bodies() -> Vec<(String, Wire, Vec<u8>)> {
             "annotations":[{"type":"url_citation","url_citation":{"url":"https://例え.jp/天気","title":"天気 — 東京","content":"晴れ 🌤️","start_index":0,"end_index":3}}]}}],
         "usage":{"prompt_tokens":5,"completion_tokens":6,"total_tokens":11, "server_tool_use": {"web_search_requests": u64::from(vendor == "openrouter")}}})
     };
+    let xai = serde_json::json!({"id":"xai-u","object":"response","model":"grok-4.3","status":"completed",
+        "output":[{"id":"ws_u","type":"web_search_call","status":"completed","action":{"type":"search","query":"東京 天気 🌤️","sources":[]}},
+                  {"id":"fc_u","type":"function_call","call_id":"call_u","name":"write_file","status":"completed",
+                   "arguments": serde_json::json!({"path":"ü.md","content":WORDS}).to_string()},
+                  {"id":"msg_u","type":"message","role":"assistant","status":"completed","content":[{"type":"output_text","text":WORDS,"logprobs":[],
+                   "annotations":[{"type":"url_citation","url":"https://例え.jp/天気","start_index":0,"end_index":5,"title":"天気 — 東京"}]}]}],
+        "usage":{"input_tokens":5,"output_tokens":6,"cost_in_usd_ticks":12345,"server_side_tool_usage_details":{"web_search_calls":1}}});
+    let agent = serde_json::json!({"id":"resp_u","object":"response","model":"perplexity/sonar","status":"completed",
+        "output":[{"type":"search_results","queries":["東京 天気 🌤️"],"results":[{"id":1,"url":"https://例え.jp/天気","title":"天気 — 東京","snippet":"晴れ 🌤️"}]},
+                  {"type":"function_call","id":"fc_u","call_id":"call_u","name":"write_file","status":"completed",
+                   "arguments": serde_json::json!({"path":"ü.md","content":WORDS}).to_string()},
+                  {"type":"message","id":"msg_u","role":"assistant","status":"completed","content":[{"type":"output_text","text":format!("{WORDS}[1]"),"annotations":[]}]}],
+        "usage":{"input_tokens":5,"output_tokens":6,"cost":{"total_cost":0.0051},"tool_calls_details":{"search_web":{"invocation":1}}}});
+    let sonar = serde_json::json!({"id":"sonar-u","model":"sonar","object":"chat.completion","citations":["https://例え.jp/天気"],
+        "search_results":[{"url":"https://例え.jp/天気","title":"天気 — 東京"}],
+        "choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":format!("<think>晴れ?</think>{WORDS}[1]")}}],
+        "usage":{"prompt_tokens":5,"completion_tokens":6,"total_tokens":11,"cost":{"total_cost":0.00501}}});
     vec![
+        (
+            "unicode (xai)".into(),
+            Wire::Xai,
+            xai.to_string().into_bytes(),
+        ),
+        (
+            "unicode (perplexity agent)".into(),
+            Wire::PerplexityAgent,
+            agent.to_string().into_bytes(),
+        ),
+        (
+            "unicode (perplexity sonar)".into(),
+            Wire::PerplexitySonar,
+            sonar.to_string().into_bytes(),
+        ),
         (
             "unicode (anthropic)".into(),
             Wire::Anthropic2026,
@@ -168,8 +201,16 @@ fn every_fixture_assembles_to_what_its_body_decodes_to_however_it_is_cut() {
 fn no_prefix_of_a_stream_is_a_completion() {
     for (name, wire, body) in response_fixtures() {
         let stream = render(wire, &body).unwrap().concat().into_bytes();
-        let step = (stream.len() / 200).max(1);
-        for end in (0..stream.len()).step_by(step).chain([stream.len() - 1]) {
+        // xAI's stream is complete on `response.completed`; the `[DONE]` its API
+        // reference sends after it is read where it comes, not waited for.
+        let done = if wire == Wire::Xai {
+            "data: [DONE]\n\n".len()
+        } else {
+            0
+        };
+        let needed = stream.len() - done;
+        let step = (needed / 200).max(1);
+        for end in (0..needed).step_by(step).chain([needed - 1]) {
             let (_, got) = assemble_on(wire, &stream[..end], &[]);
             match got {
                 Err(Error::Transport {

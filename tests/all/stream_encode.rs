@@ -37,9 +37,9 @@ fn body(wire: Wire, stream: bool, web: Option<WebAccess>) -> String {
 #[test]
 fn a_streamed_body_is_the_plain_body_with_the_stream_fields_last() {
     for wire in Wire::ALL {
-        // A cap where the wire takes one (Gemini refuses it).
-        let web = Some(match wire {
-            Wire::Gemini => WebAccess::search(),
+        // A cap where the wire takes one (Gemini, xAI and Sonar refuse it).
+        let web = Some(match wire.capabilities().cap {
+            io_harness::core::capability::Cap::Refused => WebAccess::search(),
             _ => WebAccess::search().max_uses(2),
         });
         let plain: Value = serde_json::from_str(&body(wire, false, web.clone())).unwrap();
@@ -55,8 +55,12 @@ fn a_streamed_body_is_the_plain_body_with_the_stream_fields_last() {
         }
         want.insert("stream".into(), json!(true));
         // Chat Completions sends usage only when asked; Messages and Responses
-        // send it anyway (and Messages refuses the field).
-        if wire.vendor() != Vendor::Anthropic && wire != Wire::OpenAiResponses {
+        // send it anyway (and Messages refuses the field), as xAI's Responses,
+        // Perplexity's Agent API and Sonar (usage in every chunk) do.
+        if matches!(
+            wire,
+            Wire::OpenAiChat | Wire::OpenRouterPlugin | Wire::OpenRouterServerTools
+        ) {
             want.insert("stream_options".into(), json!({"include_usage": true}));
         }
         assert_eq!(

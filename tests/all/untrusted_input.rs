@@ -341,6 +341,7 @@ async fn a_password_in_the_base_url_reaches_no_record() {
         wire: io_harness::core::vendor::Wire::spec(Vendor::Anthropic),
         stream: false,
         responses_state: Default::default(),
+        search: Default::default(),
     };
     h.provider = io_harness::HttpProvider::new(endpoint, "m", 16)
         .with_api_key(io_harness::ApiKey::new(KEY))

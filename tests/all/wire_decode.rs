@@ -518,6 +518,8 @@ fn cache_tokens_are_read_from_each_vendors_recorded_responses() {
             Vendor::OpenAi => "openai",
             Vendor::OpenRouter => "openrouter",
             Vendor::Gemini => "gemini",
+            Vendor::Xai => "xai",
+            Vendor::Perplexity => "perplexity",
         };
         ok(v, fixture(dir, f)).usage.unwrap()
     };

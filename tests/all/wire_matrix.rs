@@ -65,6 +65,10 @@ pub fn declarations() -> Vec<(&'static str, Option<WebAccess>)> {
             ),
         ),
         ("search, location", Some(WebAccess::search().near(london()))),
+        (
+            "search + x_search",
+            Some(WebAccess::search().with_x_search()),
+        ),
     ]
 }
 
@@ -87,6 +91,9 @@ fn model(wire: Wire) -> &'static str {
         Vendor::OpenAi => "gpt-5.2",
         Vendor::OpenRouter => "anthropic/claude-sonnet-4.5",
         Vendor::Gemini => "gemini-3.5-flash",
+        Vendor::Xai => "grok-4.3",
+        Vendor::Perplexity if wire == Wire::PerplexitySonar => "sonar",
+        Vendor::Perplexity => "perplexity/sonar",
     }
 }
 
@@ -97,7 +104,12 @@ fn every_declaration_on_every_wire() {
         out.push_str(&format!("=== {name}\n"));
         for wire in Wire::ALL {
             out.push_str(&format!("--- {}\n", wire.label()));
-            match wire::encode(&endpoint(wire), &turn(web.clone(), model(wire))) {
+            // A wire that takes no function tools is offered none, as the run does.
+            let mut t = turn(web.clone(), model(wire));
+            if wire.capabilities().local_tools.is_some() {
+                t.tools.clear();
+            }
+            match wire::encode(&endpoint(wire), &t) {
                 Ok(r) => {
                     out.push_str(&format!("{} {}\n", r.method, r.url));
                     for (n, v) in &r.headers {
@@ -171,6 +183,9 @@ fn the_refusal_matrix_follows_the_capability_table() {
             (Wire::OpenRouterPlugin, false, false, false),
             (Wire::OpenRouterServerTools, true, true, true),
             (Wire::Gemini, true, false, false),
+            (Wire::Xai, false, true, true),
+            (Wire::PerplexityAgent, true, true, true),
+            (Wire::PerplexitySonar, false, true, true),
         ]
     );
 }
@@ -268,10 +283,11 @@ fn the_portability_view_is_the_check() {
                 _ => v.default_model().to_string(),
             };
             for v in portability(Some(web), model) {
-                let sent = wire::encode(
-                    &endpoint(v.wire),
-                    &turn(Some(web.clone()), &model(v.wire.vendor())),
-                );
+                let mut t = turn(Some(web.clone()), &model(v.wire.vendor()));
+                if v.wire.capabilities().local_tools.is_some() {
+                    t.tools.clear();
+                }
+                let sent = wire::encode(&endpoint(v.wire), &t);
                 assert_eq!(
                     v.refusal,
                     sent.err().map(|e| e.to_string()),

@@ -42,7 +42,10 @@ fn validator(wire: Wire) -> Option<jsonschema::Validator> {
         Wire::OpenRouterPlugin | Wire::OpenRouterServerTools => {
             schema("openrouter.json", "ChatRequest")
         }
-        Wire::Gemini => return None,
+        // Google publishes no JSON Schema for generateContent; xAI's and
+        // Perplexity's bodies are held to their recorded requests and their
+        // API references in tests/all/xai_wire.rs and perplexity_wire.rs.
+        Wire::Gemini | Wire::Xai | Wire::PerplexityAgent | Wire::PerplexitySonar => return None,
     })
 }
 
@@ -76,6 +79,8 @@ fn body(wire: Wire, web: Option<WebAccess>, stream: bool) -> Option<Value> {
         Vendor::OpenAi => "gpt-5.2",
         Vendor::OpenRouter => "anthropic/claude-sonnet-4.5",
         Vendor::Gemini => "gemini-3.5-flash",
+        Vendor::Xai => "grok-4.3",
+        Vendor::Perplexity => "perplexity/sonar",
     };
     let turn = Turn {
         model: model.into(),

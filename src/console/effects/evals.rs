@@ -33,9 +33,11 @@ impl Executor {
     pub(super) fn open_eval(&self, id: EvalId) {
         let prices = self.launch.plan().prices.clone();
         self.read(move |s| {
-            Ok(Msg::Eval(s.eval_report(id, &prices)?.ok_or_else(|| {
-                format!("there is no eval {id} in the store")
-            })))
+            Ok(Msg::Eval(
+                s.eval_report(id, &prices)?
+                    .map(Box::new)
+                    .ok_or_else(|| format!("there is no eval {id} in the store")),
+            ))
         })
     }
 

@@ -30,8 +30,15 @@ impl RunView {
                 provider,
                 model,
                 resumed,
+                no_local_tools,
                 ..
-            } => self.started(event.run_id, goal, *provider, model, *resumed),
+            } => {
+                self.started(event.run_id, goal, *provider, model, *resumed);
+                if let Some(why) = no_local_tools {
+                    let line = format!("no local tools offered: {why}");
+                    self.log.push((0, line, Tone::Muted));
+                }
+            }
             EventKind::StepStarted { observations } => self.step_started(step, *observations),
             EventKind::RequestSent { .. } => self.in_flight = true,
             EventKind::Retrying {

@@ -106,6 +106,13 @@ pub struct Form {
     pub blocked: Vec<String>,
     /// Where the user is (`[web] location`): carried as io.toml states it.
     pub location: Option<crate::core::web::Location>,
+    /// X search with its handles and days (`[web] x_search`, xAI's): carried as
+    /// io.toml states it, shown beside search.
+    pub x: (
+        bool,
+        crate::core::web::XHandles,
+        Option<crate::core::web::DateRange>,
+    ),
     /// Workspace.
     pub workspace: String,
     /// Verification file (empty: none).
@@ -206,6 +213,7 @@ impl Form {
             allowed: web.allowed_domains,
             blocked: web.blocked_domains,
             location: web.location,
+            x: (web.x_search, web.x_handles, web.x_dates),
             workspace: contract.workspace.display().to_string(),
             verify_file,
             verify_contains,
@@ -234,6 +242,9 @@ impl Form {
             allowed_domains: self.allowed.clone(),
             blocked_domains: self.blocked.clone(),
             location: self.location.clone(),
+            x_search: self.x.0,
+            x_handles: self.x.1.clone(),
+            x_dates: self.x.2.clone(),
         }
     }
 
@@ -279,6 +290,8 @@ impl Form {
             Field::Goal => self.goal_text(),
             Field::Provider => self.vendor.as_str().to_string(),
             Field::Model => self.model(),
+            // X search is io.toml's ([web] x_search): said beside search.
+            Field::Search if self.x.0 => format!("{} · {}", on_off(self.search), self.x_words()),
             Field::Search => on_off(self.search),
             Field::Fetch => on_off(self.fetch),
             Field::MaxUses => self.max_uses.map_or_else(String::new, |n| n.to_string()),
@@ -421,6 +434,31 @@ impl Form {
                 }
             })
             .collect()
+    }
+}
+
+impl Form {
+    /// `[web] x_search` in words, with the accounts and days it is narrowed to.
+    fn x_words(&self) -> String {
+        let (_, handles, dates) = &self.x;
+        let at = |l: &[String]| {
+            l.iter()
+                .map(|h| format!("@{}", h.trim_start_matches('@')))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let mut words = "X search".to_string();
+        if !handles.allow.is_empty() {
+            words.push_str(&format!(" only {}", at(&handles.allow)));
+        }
+        if !handles.exclude.is_empty() {
+            words.push_str(&format!(" not {}", at(&handles.exclude)));
+        }
+        if let Some(d) = dates {
+            let day = |d: &Option<String>| d.clone().unwrap_or_else(|| "…".to_string());
+            words.push_str(&format!(" {}..{}", day(&d.from), day(&d.to)));
+        }
+        words
     }
 }
 

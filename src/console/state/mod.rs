@@ -219,7 +219,7 @@ pub enum Msg {
     /// The evals the store holds, newest first, each with what it cost.
     Evals(Vec<crate::console::state::evals::EvalListed>),
     /// An eval read back and scored for Compare, or why it could not be.
-    Eval(std::result::Result<crate::core::eval::EvalReport, String>),
+    Eval(std::result::Result<Box<crate::core::eval::EvalReport>, String>),
     /// One run's sources: its citations (its children's included), its
     /// server-tool calls, and what checking them found.
     RunSources {
@@ -346,7 +346,7 @@ pub enum Effect {
     /// sends it: on the run's own vendor, wire and model).
     PreviewNext(RunId),
     /// Write `[web]` to io.toml.
-    SaveWeb(WebAccess),
+    SaveWeb(Box<WebAccess>),
     /// Copy to the clipboard (OSC 52).
     Copy(String),
     /// Open in the browser.

@@ -187,7 +187,7 @@ pub(super) fn on_action(state: &mut State, action: Action) -> Vec<Effect> {
         Action::ExportEval => return super::compare::export(state),
         Action::CompareUp => state.compare.scroll = state.compare.scroll.saturating_sub(10),
         Action::CompareDown => state.compare.scroll = state.compare.scroll.saturating_add(10),
-        Action::Save => return vec![Effect::SaveWeb(state.form.web())],
+        Action::Save => return vec![Effect::SaveWeb(Box::new(state.form.web()))],
         Action::CycleTheme => cycle_theme(state),
         Action::Cancel => return cancel(state),
         Action::Approve | Action::Deny | Action::ApproveForRun => {

@@ -111,7 +111,7 @@ fn read(state: &mut State, msg: Msg) -> Vec<Effect> {
             Vec::new()
         }
         Msg::Eval(report) => {
-            compare::opened_eval(state, report);
+            compare::opened_eval(state, report.map(|r| *r));
             Vec::new()
         }
         Msg::RunSources {

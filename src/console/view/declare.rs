@@ -214,6 +214,9 @@ fn agent_web(root: &WebAccess, own: Option<&WebAccess>) -> (String, bool) {
             if web.fetch {
                 parts.push("fetch".to_string());
             }
+            if web.x_search {
+                parts.push("X search".to_string());
+            }
             if let Some(n) = web.max_uses {
                 parts.push(format!("max {n}"));
             }
@@ -290,11 +293,24 @@ fn draw_preview(frame: &mut Frame<'_>, area: Rect, state: &State) {
     let t = &state.theme.1;
     let fold = state.keys.key_for(Action::FoldTools);
     if state.side_by_side {
-        // Every wire's verdict first: where the declaration is portable, and why not.
+        // Every wire's verdict first: where the declaration is portable, and why
+        // not — in a table where the panes keep room to be read (four lines of
+        // body or refusal each), else in one line of counts (six vendors at 80
+        // columns: the panes first).
+        let rows = grid_rows(area.width, state.previews.len());
         let table_h = (state.wires.len() as u16 + 2).min(area.height / 3);
+        let table_h = if area.height.saturating_sub(table_h) >= rows * 6 {
+            table_h
+        } else {
+            1
+        };
         let [table, panes] =
             Layout::vertical([Constraint::Length(table_h), Constraint::Min(0)]).areas(area);
-        draw_wires(frame, table, state);
+        if table_h == 1 {
+            draw_wire_counts(frame, table, state);
+        } else {
+            draw_wires(frame, table, state);
+        }
         let cells = grid(panes, state.previews.len());
         for (p, col) in state.previews.iter().zip(cells.iter()) {
             let chosen = p.vendor == state.form.vendor;
@@ -309,8 +325,36 @@ fn draw_preview(frame: &mut Frame<'_>, area: Rect, state: &State) {
     }
 }
 
+/// How many rows of panes `grid` lays `n` out in at `width` columns.
+fn grid_rows(width: u16, n: usize) -> u16 {
+    let n = n.max(1);
+    let per_row = (usize::from(width) / 40).clamp(1, n);
+    n.div_ceil(per_row) as u16
+}
+
+/// Every wire's verdict in one line of counts, where the table would leave the
+/// panes no room.
+fn draw_wire_counts(frame: &mut Frame<'_>, area: Rect, state: &State) {
+    let t = &state.theme.1;
+    let refused = state.wires.iter().filter(|v| v.reason.is_some()).count();
+    let carried = state.wires.len() - refused;
+    let line = Line::from(vec![
+        Span::styled(
+            format!("every wire: {carried} carried"),
+            Style::default().fg(t.ok),
+        ),
+        Span::styled(format!(", {refused} refused"), Style::default().fg(t.error)),
+        Span::styled(
+            " (a taller terminal lists each with its reason)",
+            Style::default().fg(t.muted),
+        ),
+    ]);
+    frame.render_widget(Paragraph::new(line), area);
+}
+
 /// `n` panes side by side where each can be 40 columns wide, else in rows of as
-/// many as fit (four vendors at 120 columns: two rows of two).
+/// many as fit (four vendors at 120 columns: two rows of two; six at 80: three
+/// rows of two).
 fn grid(area: Rect, n: usize) -> Vec<Rect> {
     let n = n.max(1);
     let per_row = (usize::from(area.width) / 40).clamp(1, n);

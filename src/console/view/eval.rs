@@ -15,7 +15,7 @@ use crate::console::state::evals::EvalView;
 use crate::console::state::keys::Action;
 use crate::console::view::block;
 use crate::core::eval::table::{
-    MATRIX_HEAD, QUESTION_HEAD, columns, matrix_row, question_row, title, unrun_lines,
+    QUESTION_HEAD, columns, context, matrix, notes, question_row, title, unrun_lines,
 };
 
 /// Draw eval `view`.
@@ -55,7 +55,16 @@ pub(super) fn draw(frame: &mut Frame<'_>, area: Rect, state: &State, view: &Eval
         .map(|l| Line::styled(l, muted))
         .collect();
     let nv = r.vendors.len();
+    let before = lines.len();
     matrix_lines(&mut lines, r, width, muted, &row);
+    // The set and subset, and what the figures are, where they leave room for
+    // a few question rows (a short pane keeps the chosen row in sight first).
+    let what = notes(r, true);
+    let said = 1 + what.lines().count();
+    if (area.height as usize).saturating_sub(2 + lines.len() + said + 2) >= 3 {
+        lines.insert(before, Line::styled(context(r), muted));
+        lines.extend(what.lines().map(|l| Line::styled(l.to_string(), muted)));
+    }
     lines.push(Line::default());
     let cells: Vec<Vec<String>> = r.questions.iter().map(question_row).collect();
     let table = columns(&QUESTION_HEAD, &cells);
@@ -114,16 +123,24 @@ fn matrix_lines<'a>(
     muted: Style,
     row: &dyn Fn(usize, &str) -> Line<'a>,
 ) {
-    let matrix: Vec<Vec<String>> = r.vendors.iter().map(matrix_row).collect();
-    let whole = columns(&MATRIX_HEAD, &matrix);
+    let (heads, matrix) = matrix(r);
+    let whole = columns(&heads, &matrix);
     let fits = whole.lines().all(|l| l.chars().count() + 2 <= width);
+    // Too wide: the scores, then the money and the time (from `mean cost`).
+    let money = heads
+        .iter()
+        .position(|h| *h == "mean cost")
+        .unwrap_or(heads.len());
     let parts: Vec<Vec<usize>> = if fits {
-        vec![(0..MATRIX_HEAD.len()).collect()]
+        vec![(0..heads.len()).collect()]
     } else {
-        vec![(0..6).collect(), [0, 6, 7, 8, 9].to_vec()]
+        vec![
+            (0..money).collect(),
+            std::iter::once(0).chain(money..heads.len()).collect(),
+        ]
     };
     for part in parts {
-        let head: Vec<&str> = part.iter().map(|&c| MATRIX_HEAD[c]).collect();
+        let head: Vec<&str> = part.iter().map(|&c| heads[c]).collect();
         let cells: Vec<Vec<String>> = matrix
             .iter()
             .map(|r| part.iter().map(|&c| r[c].clone()).collect())

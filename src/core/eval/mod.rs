@@ -1,6 +1,7 @@
-//! An eval: a question set run across vendors and scored deterministically — no
-//! model judges. Pure: the question file read (`questions`), the scores of one
-//! run (`score_run`) and the matrix of them (`report`), from rows the store read.
+//! An eval: a question set run across vendors and scored deterministically —
+//! a model judges only when asked (`judge`). Pure: the question file read
+//! (`questions`; the published sets' rows, `set`), the scores of one run
+//! (`score_run`) and the matrix of them (`report`), from rows the store read.
 //!
 //! - **normalisation** (`normalise`): lowercased; every run of characters that
 //!   are not letters or digits is one space; a number's thousands commas are
@@ -8,7 +9,10 @@
 //!   trailing zeros too (`3.50` → `3.5`, `2.0` → `2`); a number with more than
 //!   one dot (a version, `0.22.0`) is kept as written.
 //! - **correct**: some gold answer, normalised, appears in the normalised final
-//!   answer as whole words (`1` is not found in `10`); `None` without gold answers.
+//!   answer as whole words (`1` is not found in `10`), or, for a gold that is a
+//!   number alone or states a range, a number of the answer agrees with it to
+//!   the precision it is written to (`number`); every gold item for a set
+//!   answer (`items`); `None` without gold answers.
 //! - **URL recall**: the share of the gold URLs the run cited, each URL compared
 //!   by its identity (`core::record::identity`: fragment, tracking parameters
 //!   and a path's trailing `/` dropped); **domain recall** beside it: the share
@@ -16,19 +20,35 @@
 //!   cited any page of.
 //! - **wall time** percentiles are nearest-rank (`percentile`).
 
+pub mod browsecomp;
+pub mod citation;
+pub mod items;
+pub mod judge;
+pub mod number;
+pub mod pyliteral;
 mod question;
+mod ran;
 mod report;
 mod score;
+pub mod set;
 mod status;
+pub mod subset;
 pub mod table;
+#[cfg(test)]
+mod worked;
 
+pub use judge::{Grade, JudgeFigures, JudgeSpec};
 pub use question::{
-    MAX_FILE_BYTES, MAX_ID_CHARS, MAX_LINE_BYTES, MAX_QUESTION_CHARS, Question, QuestionSet,
-    file_too_large, line_too_long, questions,
+    AnswerKind, MAX_FILE_BYTES, MAX_ID_CHARS, MAX_LINE_BYTES, MAX_QUESTION_CHARS, Question,
+    QuestionSet, file_too_large, line_too_long, questions,
 };
-pub use report::{EvalReport, QuestionRecord, RunRecord, Scored, VendorRow, report, score_run};
+pub use report::{
+    EvalReport, JudgingRecord, QuestionRecord, RunRecord, Scored, VendorRow, report, score_run,
+};
 pub use score::{correct, normalise, percentile, url_recall};
+pub use set::{SetName, SetRows};
 pub use status::QuestionStatus;
+pub use subset::Subset;
 
 #[cfg(test)]
 mod tests {
@@ -137,6 +157,7 @@ mod tests {
             question: "?".into(),
             answers: gold(answers),
             urls: gold(&["https://a.com/x"]),
+            ..Question::default()
         };
         let run = |id: i64, vendor: Vendor, answer: &str, wall: u64| RunRecord {
             run_id: RunId(id),
@@ -151,6 +172,7 @@ mod tests {
                 failed_searches: 1,
                 ..RunFigures::default()
             },
+            claims: vec![],
         };
         let records = vec![
             QuestionRecord {
@@ -159,6 +181,7 @@ mod tests {
                 status: QuestionStatus::Done,
                 runs: vec![run(1, A, "Yes.", 10), run(2, B, "no", 30)],
                 refusals: vec![],
+                judgings: vec![],
             },
             QuestionRecord {
                 question: q("q2", &[]),
@@ -166,6 +189,7 @@ mod tests {
                 status: QuestionStatus::Done,
                 runs: vec![run(3, A, "x", 20)],
                 refusals: vec![(B, "refused web".into())],
+                judgings: vec![],
             },
             QuestionRecord {
                 question: q("q3", &["y"]),
@@ -207,6 +231,7 @@ mod tests {
                 question: "q".into(),
                 answers: vec![],
                 urls: vec![],
+                ..Question::default()
             },
             status: QuestionStatus::Pending,
             ..QuestionRecord::default()
@@ -235,11 +260,13 @@ mod tests {
                     question: "q".into(),
                     answers: vec![],
                     urls: vec![],
+                    ..Question::default()
                 },
                 group_id: Some(GroupId(1)),
                 status: QuestionStatus::Done,
                 runs: vec![],
                 refusals: vec![(A, "=HYPERLINK(\"http://e\") <b>".into())],
+                judgings: vec![],
             },
             QuestionRecord {
                 question: Question {
@@ -247,6 +274,7 @@ mod tests {
                     question: "q".into(),
                     answers: vec![],
                     urls: vec![],
+                    ..Question::default()
                 },
                 status: QuestionStatus::Pending,
                 ..QuestionRecord::default()

@@ -30,6 +30,26 @@ pub const MAX_ID_CHARS: usize = 200;
 /// The longest question, in characters: a question is a prompt, not a document.
 pub const MAX_QUESTION_CHARS: usize = 32_768;
 
+crate::core::word::word! {
+    /// How a question's gold answers are read.
+    #[derive(Default)]
+    pub enum AnswerKind ("answer kind") {
+        /// Any one of them found makes the answer correct.
+        #[default]
+        Any = "any",
+        /// Every one is wanted: a set (DeepSearchQA's `Set Answer`), scored by
+        /// set recall, precision and F1; correct when all are found.
+        All = "all",
+    }
+}
+
+impl AnswerKind {
+    /// `Any`, the default (left out when written).
+    pub fn is_any(&self) -> bool {
+        *self == AnswerKind::Any
+    }
+}
+
 /// One question of the set, as a line of the file gives it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Question {
@@ -43,10 +63,17 @@ pub struct Question {
     /// Gold URLs: the sources a good answer cites.
     #[serde(default)]
     pub urls: Vec<String>,
+    /// Whether any one gold answer is wanted or all of them.
+    #[serde(
+        default,
+        rename = "answer_kind",
+        skip_serializing_if = "AnswerKind::is_any"
+    )]
+    pub kind: AnswerKind,
 }
 
 /// The fields a line may have.
-const FIELDS: [&str; 4] = ["id", "question", "answers", "urls"];
+const FIELDS: [&str; 5] = ["id", "question", "answers", "urls", "answer_kind"];
 
 /// A question set being read, a line at a time: each line checked as it comes
 /// (`line`), the set once all have (`finish`).
@@ -147,7 +174,7 @@ fn question_line(line: &str, at: &str) -> Result<Question> {
     };
     if let Some(unknown) = object.keys().find(|k| !FIELDS.contains(&k.as_str())) {
         return Err(Error::config(format!(
-            "{at}: field `{unknown}` is not known; a question has id, question, answers and urls"
+            "{at}: field `{unknown}` is not known; a question has id, question, answers, urls and answer_kind"
         )));
     }
     // Parsed once more for what a map keeps quiet: a key given twice.
@@ -188,11 +215,25 @@ fn question_line(line: &str, at: &str) -> Result<Question> {
             })
             .ok_or_else(|| Error::config(format!("{at}: field `{field}` is not a list of strings")))
     };
+    let kind = match object.get("answer_kind") {
+        None => AnswerKind::Any,
+        Some(serde_json::Value::String(k)) => k.parse().map_err(|e| {
+            Error::config(format!(
+                "{at}: field `answer_kind`: {e} (`all`: every answer is wanted)"
+            ))
+        })?,
+        Some(_) => {
+            return Err(Error::config(format!(
+                "{at}: field `answer_kind` is not a string: give \"any\" or \"all\""
+            )));
+        }
+    };
     Ok(Question {
         id: text("id", MAX_ID_CHARS, "an id")?,
         question: text("question", MAX_QUESTION_CHARS, "a question")?,
         answers: list("answers")?,
         urls: list("urls")?,
+        kind,
     })
 }
 

@@ -1,10 +1,12 @@
-//! The deterministic scores of one answer: `normalise`, `correct`,
-//! `url_recall`, and the nearest-rank `percentile` of wall times (see the
-//! module's notes in `core::eval`).
+//! The deterministic scores of one answer: `normalise`, `correct` (whole
+//! words, or a number as a number: `core::eval::number`), `url_recall`, and
+//! the nearest-rank `percentile` of wall times (see the module's notes in
+//! `core::eval`).
 
 use std::collections::BTreeSet;
 use std::sync::LazyLock;
 
+use super::number;
 use crate::core::record::{domain, identity};
 
 static TOKEN: LazyLock<Option<regex::Regex>> = LazyLock::new(|| {
@@ -44,19 +46,24 @@ fn number(token: &str) -> String {
     }
 }
 
-/// Whether some gold answer is in `answer` (as whole words, both normalised);
-/// `None` when there are no gold answers.
+/// Whether some gold answer is in `answer` — as whole words, both
+/// normalised, or, for a gold that is a number alone or states a range, as a
+/// number it accepts (`core::eval::number`); `None` when there are no gold
+/// answers.
 pub fn correct(answer: &str, gold: &[String]) -> Option<bool> {
-    let golds: Vec<String> = gold
+    let golds: Vec<(&String, String)> = gold
         .iter()
-        .map(|g| normalise(g))
-        .filter(|g| !g.is_empty())
+        .map(|g| (g, normalise(g)))
+        .filter(|(_, n)| !n.is_empty())
         .collect();
     if golds.is_empty() {
         return None;
     }
     let said = format!(" {} ", normalise(answer));
-    Some(golds.iter().any(|g| said.contains(&format!(" {g} "))))
+    Some(golds.iter().any(|(g, n)| {
+        said.contains(&format!(" {n} "))
+            || number::accepts(g).is_some_and(|a| number::matches(answer, a))
+    }))
 }
 
 /// The share of `gold` URLs among `cited` (by `core::record::identity`), and the share whose

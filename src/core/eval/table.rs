@@ -23,19 +23,24 @@ pub fn secs(ms: Option<u64>) -> String {
     )
 }
 
-/// The matrix's header.
-pub const MATRIX_HEAD: [&str; 10] = [
+/// The matrix's columns every eval has.
+pub const MATRIX_HEAD: [&str; 12] = [
     "vendor",
     "accuracy",
     "url recall",
     "same domain",
     "cited",
     "verified",
+    "cit. recall",
+    "cit. precision",
     "mean cost",
     "total cost",
     "p50 wall",
     "p95 wall",
 ];
+
+/// The columns a judge adds (after the citation figures): SimpleQA's three.
+const JUDGE_HEAD: [&str; 3] = ["judged correct", "given attempted", "judge F1"];
 
 /// `n errors`, or nothing for none.
 fn errors(n: u64) -> Option<String> {
@@ -46,14 +51,107 @@ fn errors(n: u64) -> Option<String> {
     }
 }
 
+/// The matrix of `r`: its header (`MATRIX_HEAD`; the citation figures once a
+/// check filled them, a set-items column when a question wants every item of
+/// a set, the judge's three figures and the judging cost when a judge ran) and
+/// a row a vendor.
+pub fn matrix(r: &EvalReport) -> (Vec<&'static str>, Vec<Vec<String>>) {
+    let sets = r.vendors.iter().any(|v| v.set_f1.is_some());
+    let judged = r.judge.is_some() || r.vendors.iter().any(|v| v.judge.is_some());
+    let cited = checked(r);
+    // Columns of `MATRIX_HEAD` kept, and where the optional ones go.
+    let mut keep: Vec<usize> = (0..MATRIX_HEAD.len()).collect();
+    if !cited {
+        keep.retain(|&c| c != 6 && c != 7);
+    }
+    let rows = r
+        .vendors
+        .iter()
+        .map(|v| {
+            let all = matrix_row(v, r.lower_bound);
+            let mut row: Vec<String> = keep.iter().map(|&c| all[c].clone()).collect();
+            extra(&mut row, v, (sets, judged));
+            row
+        })
+        .collect();
+    let mut head: Vec<&'static str> = keep.iter().map(|&c| MATRIX_HEAD[c]).collect();
+    if sets {
+        head.insert(2, "set items");
+    }
+    if judged {
+        let at = head.len() - 4;
+        head.splice(at..at, JUDGE_HEAD);
+        head.insert(at + 5, "judging cost");
+    }
+    (head, rows)
+}
+
+/// Some citation of the eval was checked: its recall and precision are known.
+pub fn checked(r: &EvalReport) -> bool {
+    r.vendors
+        .iter()
+        .any(|v| v.citation_recall.is_some() || v.citation_precision.is_some())
+}
+
+/// A vendor's optional cells put in `row` (`matrix`'s columns): its set items
+/// after accuracy, the judge's figures before the costs and the judging cost
+/// after them.
+fn extra(row: &mut Vec<String>, v: &VendorRow, (sets, judged): (bool, bool)) {
+    if sets {
+        row.insert(2, set_items(v));
+    }
+    if judged {
+        let f = v.judge.unwrap_or_default();
+        let graded = f.correct + f.incorrect + f.not_attempted;
+        let attempted = f.correct + f.incorrect;
+        let judge = [
+            format!("{} ({}/{graded})", share(f.accuracy), f.correct),
+            format!(
+                "{} ({}/{attempted})",
+                share(f.accuracy_given_attempted),
+                f.correct
+            ),
+            share(f.f1),
+        ];
+        let at = row.len() - 4;
+        row.splice(at..at, judge);
+        row.insert(at + 5, v.judging_cost().text(Part::Run));
+    }
+}
+
+/// A vendor's set-answer figures: `R 67% · P ≥50% · F1 ≥57%` (precision and
+/// F1 lower bounds), `—` without set answers.
+fn set_items(v: &VendorRow) -> String {
+    match v.set_f1 {
+        None => "—".into(),
+        Some(_) => format!(
+            "R {} · P ≥{} · F1 ≥{}",
+            share(v.set_recall),
+            share(v.set_precision),
+            share(v.set_f1)
+        ),
+    }
+}
+
 /// A vendor's cells, in `MATRIX_HEAD`'s order. Accuracy is over the answered
 /// runs, with the runs that ended without an answer beside it:
-/// `80% (4/5), 1 error`, or `— (5 errors)` when none was answered.
-pub fn matrix_row(v: &VendorRow) -> Vec<String> {
+/// `80% (4/5), 1 error`, or `— (5 errors)` when none was answered; `≥` before
+/// it when it is a `lower_bound` on the set's own grader.
+pub fn matrix_row(v: &VendorRow, lower_bound: bool) -> Vec<String> {
+    let mark = if lower_bound && v.accuracy.is_some() {
+        "≥"
+    } else {
+        ""
+    };
     let accuracy = match (v.accuracy, errors(v.errors)) {
-        (Some(_), None) => format!("{} ({}/{})", share(v.accuracy), v.correct, v.graded),
+        (Some(_), None) => format!("{mark}{} ({}/{})", share(v.accuracy), v.correct, v.graded),
         (Some(_), Some(e)) => {
-            format!("{} ({}/{}), {e}", share(v.accuracy), v.correct, v.graded)
+            format!(
+                "{mark}{} ({}/{}), {e}",
+                share(v.accuracy),
+                v.correct,
+                v.graded
+            )
         }
         (None, Some(e)) => format!("— ({e})"),
         (None, None) => "—".into(),
@@ -65,6 +163,8 @@ pub fn matrix_row(v: &VendorRow) -> Vec<String> {
         share(v.domain_recall),
         share(v.cited_share),
         share(v.verified_share),
+        share(v.citation_recall),
+        share(v.citation_precision),
         usd_or_dash(v.mean_cost_micro_usd),
         v.cost().text(Part::Run),
         secs(v.wall_ms_p50),
@@ -127,6 +227,33 @@ pub fn question_row(s: &Scored) -> Vec<String> {
     ]
 }
 
+/// The per-question table of `r`: `QUESTION_HEAD`, and the judge's grade of
+/// each run when a judge ran (`—` for a run not graded).
+pub fn question_table(r: &EvalReport) -> (Vec<&'static str>, Vec<Vec<String>>) {
+    let judged = r.judge.is_some();
+    let mut head = QUESTION_HEAD.to_vec();
+    if judged {
+        head.push("grade");
+    }
+    let rows = r
+        .questions
+        .iter()
+        .map(|s| {
+            let mut row = question_row(s);
+            if judged {
+                let grade = s.grade.map_or("—", |g| g.as_str());
+                row.push(if s.run_id.is_some() {
+                    grade.to_string()
+                } else {
+                    String::new()
+                });
+            }
+            row
+        })
+        .collect();
+    (head, rows)
+}
+
 /// Columns padded to their widest cell, two spaces apart. A row's last cell
 /// with text (a not-run row's reason) runs on over the empty cells after it
 /// rather than widening its column for every row.
@@ -181,6 +308,97 @@ pub fn title(r: &EvalReport) -> String {
     )
 }
 
+/// The second line: the set, its file's hash (its revision), the subset run,
+/// and whether the eval is private: `set simpleqa · sha256 feee3f7e7db3 · 50
+/// of 4,326 drawn with seed 7`.
+pub fn context(r: &EvalReport) -> String {
+    let questions = r
+        .questions
+        .iter()
+        .filter(|s| s.superseded_by.is_none())
+        .count()
+        / r.vendors.len().max(1);
+    let rows = r
+        .rows
+        .map_or(questions, |n| usize::try_from(n).unwrap_or(usize::MAX));
+    let mut line = format!("set {}", r.set);
+    if let Some(rev) = &r.revision {
+        let _ = write!(line, " · sha256 {}", rev.get(..12).unwrap_or(rev));
+    }
+    let _ = write!(line, " · {}", r.subset.words(rows));
+    if r.private {
+        line.push_str(
+            " · private: its questions and answers are kept out of the search index and exports",
+        );
+    }
+    line
+}
+
+/// What the figures are, a line each: the lower bound, the set figures, the
+/// citation verifier, the judge; `short` (the console's pane) in a few words each.
+pub fn notes(r: &EvalReport, short: bool) -> String {
+    if short {
+        let mut text = String::new();
+        if r.lower_bound {
+            text.push_str("≥ answer match: a lower bound on the set's own (model) grader\n");
+        }
+        if checked(r) {
+            text.push_str(
+                "cit. recall/precision: the quote found on the page fetched under [policy], not an entailment model\n",
+            );
+        }
+        if let Some(j) = &r.judge {
+            let _ = writeln!(
+                text,
+                "judge: {j} (io-harness's prompt: `eval --judge {j} --show-prompt`)"
+            );
+        }
+        return text;
+    }
+    let mut text = String::new();
+    if r.lower_bound {
+        let _ = writeln!(
+            text,
+            "≥ accuracy is answer match after normalisation (whole words; a number within the gold's precision or stated range): a lower bound on the set's own grader, a model that also accepts paraphrases and minor misspellings"
+        );
+    }
+    if r.vendors.iter().any(|v| v.set_f1.is_some()) {
+        let _ = writeln!(
+            text,
+            "set items: recall = gold items found; precision and F1 are lower bounds (prose around a list makes items of its own)"
+        );
+    }
+    let verifier = if r.citation_verifier.is_empty() {
+        super::citation::VERIFIER
+    } else {
+        &r.citation_verifier
+    };
+    let _ = writeln!(
+        text,
+        "cit. recall = sentences supported ÷ sentences; cit. precision = supporting citations ÷ citations checked; verifier: {verifier} (— until `--check`)"
+    );
+    if let Some(j) = &r.judge {
+        let ungraded: u64 = r
+            .vendors
+            .iter()
+            .filter_map(|v| v.judge)
+            .map(|f| f.ungraded)
+            .sum();
+        let _ = writeln!(
+            text,
+            "judge: {j}, grading each answered run with io-harness's prompt (`eval --judge {j} --show-prompt`); judged correct ÷ graded, given attempted = correct ÷ (correct + incorrect), F1 their harmonic mean{}",
+            match ungraded {
+                0 => String::new(),
+                n => format!(
+                    "; {n} judging{} without a grade",
+                    if n == 1 { "" } else { "s" }
+                ),
+            }
+        );
+    }
+    text
+}
+
 /// What did not run, a line each; empty when every question ran.
 pub fn unrun_lines(r: &EvalReport) -> String {
     let mut text = String::new();
@@ -211,12 +429,15 @@ fn unrun(r: &EvalReport, text: &mut String) {
 /// The report as text for people.
 pub fn render(r: &EvalReport) -> String {
     let mut text = title(r);
-    text.push_str("\n\n");
-    let rows: Vec<Vec<String>> = r.vendors.iter().map(matrix_row).collect();
-    aligned(&MATRIX_HEAD, &rows, &mut text);
     text.push('\n');
-    let rows: Vec<Vec<String>> = r.questions.iter().map(question_row).collect();
-    aligned(&QUESTION_HEAD, &rows, &mut text);
+    text.push_str(&context(r));
+    text.push_str("\n\n");
+    let (head, rows) = matrix(r);
+    aligned(&head, &rows, &mut text);
+    text.push_str(&notes(r, false));
+    text.push('\n');
+    let (head, rows) = question_table(r);
+    aligned(&head, &rows, &mut text);
     if !r.not_run.is_empty() || !r.pending.is_empty() {
         text.push('\n');
         unrun(r, &mut text);
@@ -260,12 +481,16 @@ fn outside_text(r: &EvalReport, made: fn(&str) -> String) -> EvalReport {
 /// link), as in the sources' export.
 pub fn markdown(r: &EvalReport) -> String {
     let r = &outside_text(r, inert::markdown);
-    let mut text = format!("# {}\n\n", title(r));
-    let rows: Vec<Vec<String>> = r.vendors.iter().map(matrix_row).collect();
-    md_table(&MATRIX_HEAD, &rows, &mut text);
+    let mut text = format!("# {}\n\n{}\n\n", title(r), context(r));
+    let (head, rows) = matrix(r);
+    md_table(&head, &rows, &mut text);
     text.push('\n');
-    let rows: Vec<Vec<String>> = r.questions.iter().map(question_row).collect();
-    md_table(&QUESTION_HEAD, &rows, &mut text);
+    for line in notes(r, false).lines() {
+        let _ = writeln!(text, "- {line}");
+    }
+    text.push('\n');
+    let (head, rows) = question_table(r);
+    md_table(&head, &rows, &mut text);
     if !r.not_run.is_empty() || !r.pending.is_empty() {
         text.push('\n');
         unrun(r, &mut text);
@@ -282,16 +507,28 @@ pub fn csv(r: &EvalReport) -> String {
     let mut w = ::csv::Writer::from_writer(Vec::new());
     let head = [
         "eval_id",
+        "set",
+        "revision",
+        "subset",
         "id",
         "vendor",
         "run_id",
         "outcome",
         "correct",
+        "lower_bound",
+        "set_recall",
+        "set_precision",
+        "set_f1",
         "url_recall",
         "domain_recall",
         "cited_share",
         "verified_share",
         "unsupported",
+        "citation_recall",
+        "citation_precision",
+        "grade",
+        "judge_run_id",
+        "judging_cost_micro_usd",
         "cost_micro_usd",
         "wall_ms",
         "searches",
@@ -301,19 +538,36 @@ pub fn csv(r: &EvalReport) -> String {
     ];
     let _ = w.write_record(head);
     let opt = |v: Option<String>| v.unwrap_or_default();
+    let rows = r
+        .rows
+        .map_or(0, |n| usize::try_from(n).unwrap_or(usize::MAX));
+    let subset = r.subset.words(rows);
+    let revision = r.revision.clone().unwrap_or_default();
     for s in &r.questions {
         let _ = w.write_record([
             r.eval_id.to_string(),
+            r.set.to_string(),
+            revision.clone(),
+            subset.clone(),
             s.id.clone(),
             s.vendor.to_string(),
             opt(s.run_id.map(|v| v.to_string())),
             or_not_run::word(s.outcome).to_string(),
             opt(s.correct.map(|v| v.to_string())),
+            r.lower_bound.to_string(),
+            opt(s.set_recall.map(|v| v.to_string())),
+            opt(s.set_precision.map(|v| v.to_string())),
+            opt(s.set_f1.map(|v| v.to_string())),
             opt(s.url_recall.map(|v| v.to_string())),
             opt(s.domain_recall.map(|v| v.to_string())),
             opt(s.cited_share.map(|v| v.to_string())),
             opt(s.verified_share.map(|v| v.to_string())),
             opt(s.unsupported.map(|v| v.to_string())),
+            opt(s.citation_recall.map(|v| v.to_string())),
+            opt(s.citation_precision.map(|v| v.to_string())),
+            opt(s.grade.map(|v| v.to_string())),
+            opt(s.judge_run_id.map(|v| v.to_string())),
+            opt(s.judging_cost_micro_usd.map(|v| v.to_string())),
             opt(s.cost_micro_usd.map(|v| v.to_string())),
             opt(s.wall_ms.map(|v| v.to_string())),
             s.searches.to_string(),

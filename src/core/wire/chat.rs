@@ -136,10 +136,10 @@ pub(crate) fn chat_completion(
         .and_then(Value::as_array)
         .and_then(|c| c.first())
         .ok_or_else(|| missing(provider, response, "the response has no choices"))?;
-    let message = choice.get("message").cloned().unwrap_or(Value::Null);
+    let message = choice.get("message").unwrap_or(&Value::Null);
     // `message.refusal`: the model declined, in its own words.
-    let refusal = str_field(&message, "refusal").filter(|r| !r.trim().is_empty());
-    let mut text = str_field(&message, "content").unwrap_or_default();
+    let refusal = str_field(message, "refusal").filter(|r| !r.trim().is_empty());
+    let mut text = str_field(message, "content").unwrap_or_default();
     if let Some(words) = &refusal {
         if text.trim().is_empty() {
             text = words.clone();
@@ -182,7 +182,7 @@ pub(crate) fn chat_completion(
         stop,
         finish_reason: said.map(str::to_string),
         usage,
-        blocks: json_blocks(Some(&message)),
+        blocks: json_blocks(Some(message)),
         cut: Cut {
             claim_links,
             ..Cut::default()

@@ -44,38 +44,49 @@ pub(crate) fn annotation_claim(
 /// Characters of a text found by their position without walking from its start
 /// each time: the byte offset of every `STRIDE`th character is kept, so a lookup
 /// walks at most `STRIDE` characters — an answer with many annotations costs time
-/// in proportion to them and to its length, not to their product.
+/// in proportion to them and to its length, not to their product. The marks are
+/// made on first use: an answer whose annotations give no span (xAI's, 0/0)
+/// never walks its text.
 pub(crate) struct CharIndex<'a> {
     text: &'a str,
-    marks: Vec<usize>,
-    chars: usize,
+    built: std::cell::OnceCell<(Vec<usize>, usize)>,
 }
 
 const STRIDE: usize = 128;
 
 impl<'a> CharIndex<'a> {
-    /// The index of `text` (one pass).
+    /// The index of `text` (its one pass made when first asked).
     pub(crate) fn new(text: &'a str) -> Self {
-        let mut marks = Vec::with_capacity(text.len() / STRIDE + 1);
-        let mut chars = 0;
-        for (b, _) in text.char_indices() {
-            if chars % STRIDE == 0 {
-                marks.push(b);
-            }
-            chars += 1;
+        CharIndex {
+            text,
+            built: std::cell::OnceCell::new(),
         }
-        CharIndex { text, marks, chars }
+    }
+
+    /// The marks and the count of characters, made once.
+    fn built(&self) -> &(Vec<usize>, usize) {
+        self.built.get_or_init(|| {
+            let mut marks = Vec::with_capacity(self.text.len() / STRIDE + 1);
+            let mut chars = 0;
+            for (b, _) in self.text.char_indices() {
+                if chars % STRIDE == 0 {
+                    marks.push(b);
+                }
+                chars += 1;
+            }
+            (marks, chars)
+        })
     }
 
     /// How many characters the text has.
     pub(crate) fn chars(&self) -> usize {
-        self.chars
+        self.built().1
     }
 
     /// The byte offset of the `n`th character (the text's length past the end),
     /// as `completion::char_offset` gives it.
     pub(crate) fn byte(&self, n: usize) -> usize {
-        let Some(&mark) = self.marks.get(n / STRIDE) else {
+        let Some(&mark) = self.built().0.get(n / STRIDE) else {
             return self.text.len();
         };
         self.text[mark..]

@@ -70,6 +70,7 @@ pub fn model_limit(wire: Wire, model: &str, web: &WebAccess) -> Option<&'static 
                 Feature::Fetch => web.fetch,
                 Feature::Cap => web.max_uses.is_some(),
                 Feature::Location => web.location.is_some(),
+                Feature::XSearch => web.x_search,
             }
     })
 }

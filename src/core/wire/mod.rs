@@ -4,7 +4,8 @@
 //! is `core::endpoint`'s, the words it dispatches on (`Vendor`, `Wire`) are
 //! `core::vendor`'s and what each wire carries is `core::capability`'s table. One file per wire below it
 //! (`anthropic`, `openai_chat`, `openai_responses`, `openrouter_plugin`,
-//! `openrouter_tools`, `gemini`), with `chat` (the Chat-shaped body and decoder
+//! `openrouter_tools`, `gemini`, `xai`, `perplexity_agent`, `perplexity_sonar`,
+//! the last two sharing `perplexity`), with `chat` (the Chat-shaped body and decoder
 //! the OpenAI-compatible wires share) and `json` (the readers and the ends every
 //! wire shares) under them; `stream/` assembles each wire's server-sent events.
 //! `limits` (what a wire cannot carry with some models) and `portability` (every
@@ -34,8 +35,12 @@ pub mod openai_chat;
 pub mod openai_responses;
 pub mod openrouter_plugin;
 pub mod openrouter_tools;
+mod perplexity;
+pub mod perplexity_agent;
+pub mod perplexity_sonar;
 pub mod portability;
 pub mod stream;
+pub mod xai;
 
 use crate::core::capability::carries;
 use crate::core::completion::Completion;
@@ -83,6 +88,9 @@ pub fn encode(endpoint: &Endpoint, turn: &Turn) -> Result<WireRequest> {
         Wire::OpenRouterPlugin => openrouter_plugin::encode(endpoint, turn),
         Wire::OpenRouterServerTools => openrouter_tools::encode(endpoint, turn),
         Wire::Gemini => gemini::encode(endpoint, turn),
+        Wire::Xai => xai::encode(endpoint, turn),
+        Wire::PerplexityAgent => perplexity_agent::encode(endpoint, turn),
+        Wire::PerplexitySonar => perplexity_sonar::encode(endpoint, turn),
     }
 }
 
@@ -105,6 +113,9 @@ fn decoded(wire: Wire, response: &WireResponse) -> Result<Completion> {
         // The server tools answer in the Chat Completions shape the plugin does.
         Wire::OpenRouterPlugin | Wire::OpenRouterServerTools => openrouter_plugin::decode(response),
         Wire::Gemini => gemini::decode(response),
+        Wire::Xai => xai::decode(response),
+        Wire::PerplexityAgent => perplexity_agent::decode(response),
+        Wire::PerplexitySonar => perplexity_sonar::decode(response),
     }
 }
 
@@ -137,6 +148,10 @@ pub fn cautions(vendor: Vendor, web: Option<&WebAccess>) -> Vec<String> {
 
 /// The cautions of one wire (see `cautions`).
 pub fn cautions_wire(wire: Wire, web: Option<&WebAccess>) -> Vec<String> {
+    if wire == Wire::PerplexitySonar {
+        // Sonar searches unless told not to: said with or without a declaration.
+        return perplexity_sonar::cautions(web);
+    }
     let Some(web) = web else {
         return Vec::new();
     };
@@ -155,6 +170,9 @@ pub fn cautions_wire(wire: Wire, web: Option<&WebAccess>) -> Vec<String> {
         Wire::OpenRouterPlugin => openrouter_plugin::cautions(web),
         Wire::OpenRouterServerTools => openrouter_tools::cautions(web),
         Wire::Gemini => gemini::cautions(web),
+        Wire::Xai => xai::cautions(web),
+        Wire::PerplexityAgent => perplexity_agent::cautions(web),
+        Wire::PerplexitySonar => perplexity_sonar::cautions(Some(web)),
     }
 }
 

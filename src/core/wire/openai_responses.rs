@@ -192,7 +192,7 @@ fn output_text(parts: &mut Completion, claims: &mut ClaimSet, part: &Value) {
 
 /// Why the response stopped: a refusal, an `incomplete` status's reason, a tool
 /// call, or the end of the turn.
-fn stop_reason(v: &Value, refused: bool, calls: bool) -> StopReason {
+pub(crate) fn stop_reason(v: &Value, refused: bool, calls: bool) -> StopReason {
     match v.get("status").and_then(Value::as_str) {
         _ if refused => StopReason::Refusal,
         Some("incomplete") => {
@@ -214,7 +214,7 @@ fn stop_reason(v: &Value, refused: bool, calls: bool) -> StopReason {
 
 /// Why the response stopped as the vendor said it: an `incomplete` status's
 /// reason (`max_output_tokens`), else the status itself (`completed`).
-fn finish_reason(v: &Value) -> Option<String> {
+pub(crate) fn finish_reason(v: &Value) -> Option<String> {
     let status = v.get("status").and_then(Value::as_str)?;
     let reason = v
         .get("incomplete_details")
@@ -250,7 +250,7 @@ fn usage(u: &Value) -> Usage {
 /// quota is a 429 (the quota is then not retried), a timeout a 504, a bad input
 /// (the image and prompt codes) a 400, and anything else, `server_error` and an
 /// unnamed code included, the vendor's own fault: a 500.
-fn status_of(code: Option<&str>) -> u16 {
+pub(crate) fn status_of(code: Option<&str>) -> u16 {
     match code {
         Some("rate_limit_exceeded" | "insufficient_quota") => 429,
         Some("vector_store_timeout") => 504,

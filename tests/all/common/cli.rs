@@ -16,6 +16,8 @@ pub fn bin() -> Command {
         .env_remove("OPENROUTER_API_KEY")
         .env_remove("GEMINI_API_KEY")
         .env_remove("GOOGLE_API_KEY")
+        .env_remove("XAI_API_KEY")
+        .env_remove("PERPLEXITY_API_KEY")
         .env(io_harness::USER_CONFIG_ENV, "")
         // Nor the real data directory: a command given no --store (and a
         // comparison's copies) writes under the tests' own, in this build's

@@ -131,6 +131,7 @@ pub fn provider_at(stub: &StubHandle, wire: io_harness::Wire) -> HttpProvider {
         api_key_env: "IO_HARNESS_TEST_KEY".into(),
         stream: false,
         responses_state: Default::default(),
+        search: Default::default(),
     };
     HttpProvider::new(endpoint, "m".to_string(), 256)
         .with_api_key(ApiKey::new("sk-test-SECRET"))

@@ -71,7 +71,8 @@ impl Rng {
 
 /// A recorded stream kept as its source keeps it (one JSON event a line), framed
 /// as the vendor sends it: named events for Anthropic and OpenAI Responses;
-/// `data:` lines and a final `data: [DONE]` for Chat Completions.
+/// `data:` lines and a final `data: [DONE]` for Chat Completions and xAI; `data:`
+/// lines alone for Perplexity.
 pub fn recorded(wire: Wire, name: &str) -> Vec<u8> {
     let vendor = wire.vendor();
     let path = format!(
@@ -92,7 +93,8 @@ pub fn recorded(wire: Wire, name: &str) -> Vec<u8> {
             out.push_str(&format!("data: {line}\n\n"));
         }
     }
-    if !named {
+    // Perplexity sends no `[DONE]`; xAI and Chat Completions end with it.
+    if !named && vendor != Vendor::Perplexity {
         out.push_str("data: [DONE]\n\n");
     }
     out.into_bytes()

@@ -44,6 +44,7 @@ pub fn endpoint(stream: bool) -> Endpoint {
         api_key_env: "GEMINI_API_KEY".to_string(),
         stream,
         responses_state: Default::default(),
+        search: Default::default(),
     }
 }
 

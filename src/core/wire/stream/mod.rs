@@ -20,7 +20,10 @@ mod delta;
 mod frame;
 mod gemini;
 mod openai_responses;
+mod perplexity_agent;
+mod perplexity_sonar;
 pub mod render;
+mod xai;
 
 use std::io::Cursor;
 use std::pin::Pin;
@@ -50,6 +53,9 @@ pub fn assembler_for(wire: Wire, head: WireResponse) -> Option<Assembler> {
         }
         Wire::OpenAiResponses => Box::new(openai_responses::Responses::new(head)),
         Wire::Gemini => Box::new(gemini::Gemini::new(head)),
+        Wire::Xai => Box::new(xai::Xai::new(head)),
+        Wire::PerplexityAgent => Box::new(perplexity_agent::Agent::new(head)),
+        Wire::PerplexitySonar => Box::new(perplexity_sonar::Sonar::new(head)),
     };
     Some(Assembler::new(vendor, part))
 }

@@ -172,6 +172,21 @@ impl WireAssembler for Responses {
 /// A Responses body as the events OpenAI streams for it, each framed with its name
 /// and numbered in order (`sequence_number`).
 pub(super) fn render(v: &Value) -> Vec<String> {
+    events(v)
+        .iter()
+        .map(|data| {
+            let name = data
+                .get("type")
+                .and_then(Value::as_str)
+                .unwrap_or("message");
+            frame(Some(name), data)
+        })
+        .collect()
+}
+
+/// The events of `render`, unframed (xAI's stream has the same events, sent as
+/// data only).
+pub(super) fn events(v: &Value) -> Vec<Value> {
     let mut start = v.as_object().cloned().unwrap_or_default();
     start.insert("status".into(), json!("in_progress"));
     start.insert("output".into(), json!([]));
@@ -202,12 +217,7 @@ pub(super) fn render(v: &Value) -> Vec<String> {
                 _ => Map::new(),
             };
             data.insert("sequence_number".into(), json!(seq as u64));
-            let data = Value::Object(data);
-            let name = data
-                .get("type")
-                .and_then(Value::as_str)
-                .unwrap_or("message");
-            frame(Some(name), &data)
+            Value::Object(data)
         })
         .collect()
 }

@@ -22,11 +22,14 @@ pub fn render(wire: Wire, body: &[u8]) -> Result<Vec<String>> {
     })?;
     Ok(match wire {
         Wire::OpenAiResponses => super::openai_responses::render(&v),
+        Wire::Xai => super::xai::render(&v),
+        Wire::PerplexityAgent => super::perplexity_agent::render(&v),
+        Wire::PerplexitySonar => super::perplexity_sonar::render(&v),
         _ => match wire.vendor() {
             Vendor::Anthropic => anthropic(&v),
             Vendor::OpenAi => chat(&v, false),
             Vendor::OpenRouter => chat(&v, true),
-            Vendor::Gemini => super::gemini::render(&v),
+            _ => super::gemini::render(&v),
         },
     })
 }

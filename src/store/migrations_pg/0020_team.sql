@@ -1,4 +1,4 @@
--- 0019: a team's store (SQLite's 0019): who ran a run and who runs it now,
+-- 0020: a team's store (SQLite's 0020): who ran a run and who runs it now,
 -- the runner's heartbeat (the server's clock: CURRENT_TIMESTAMP, so machines
 -- whose clocks differ agree on a lease), and a stable identity for each run,
 -- group and eval, for `store copy`.

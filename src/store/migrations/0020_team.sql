@@ -1,4 +1,4 @@
--- 0019: a team's store. Who ran a run (the operator's user name and host,
+-- 0020: a team's store. Who ran a run (the operator's user name and host,
 -- recorded once at its start, shown by `runs` and the console), and who runs it
 -- now (`runner_user`, beside 0004's pid, host and token) with when that process
 -- last said it still does (`runner_heartbeat`, every 20 s while it runs): a
