@@ -2,9 +2,10 @@
 //! into a `sqlite` test (a temp file) and a `postgres` one (a database of its
 //! own on the server `IO_HARNESS_TEST_PG` names — `scripts/pg-test-server`
 //! starts one — created for the test and dropped after it). No mock: a real
-//! server or nothing. Without the variable the PostgreSQL half passes without
-//! running, said once on stderr past the harness's capture; under CI (`CI`
-//! set) it fails, so CI always runs it.
+//! server or nothing. Without the variable, `cargo test` starts that script's
+//! server itself (as the MCP tests install theirs); when it cannot, the
+//! PostgreSQL half passes without running, said once on stderr past the
+//! harness's capture; under CI (`CI` set) it fails, so CI always runs it.
 
 use std::path::{Path, PathBuf};
 
@@ -87,22 +88,47 @@ pub fn server() -> Option<String> {
                 "IO_HARNESS_TEST_PG is not set: under CI the PostgreSQL half must run (.ci/run starts the server)"
             )
         }
-        None => {
-            // Once, past the test harness's capture (which keeps a passing
-            // test's eprintln! to itself), so a run without a server says so.
-            static SAID: std::sync::Once = std::sync::Once::new();
-            SAID.call_once(|| {
-                use std::io::Write;
-                let _ = writeln!(
-                    std::io::stderr(),
-                    "\nIO_HARNESS_TEST_PG is not set: the PostgreSQL halves of the store's tests \
-                     (the `::postgres` tests) pass WITHOUT running; start a server with \
-                     `eval \"$(scripts/pg-test-server start)\"` to run them\n"
-                );
-            });
-            None
-        }
+        None => started().clone(),
     }
+}
+
+/// With no server named, `cargo test` starts the project's own once, as the
+/// MCP tests install their server: `scripts/pg-test-server start` (a cluster
+/// under the build folder, PostgreSQL installed from the distribution's
+/// packages when root and absent). When it cannot, the PostgreSQL halves pass
+/// without running, said once on stderr past the harness's capture.
+#[cfg(feature = "postgres")]
+fn started() -> &'static Option<String> {
+    static URL: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    URL.get_or_init(|| {
+        use std::io::Write;
+        let script =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/pg-test-server");
+        let out = std::process::Command::new(&script)
+            .arg("start")
+            .stdin(std::process::Stdio::null())
+            .output();
+        let url = out.ok().filter(|o| o.status.success()).and_then(|o| {
+            let said = String::from_utf8_lossy(&o.stdout).into_owned();
+            let (_, rest) = said.split_once("IO_HARNESS_TEST_PG='")?;
+            Some(rest.split('\'').next()?.to_string())
+        });
+        let _ = match &url {
+            Some(url) => writeln!(
+                std::io::stderr(),
+                "\nIO_HARNESS_TEST_PG was not set: started the test server at {} \
+                 (`scripts/pg-test-server stop` stops it)\n",
+                shown(url)
+            ),
+            None => writeln!(
+                std::io::stderr(),
+                "\nIO_HARNESS_TEST_PG is not set and scripts/pg-test-server could not start a \
+                 server: the PostgreSQL halves of the store's tests (the `::postgres` tests) pass \
+                 WITHOUT running\n"
+            ),
+        };
+        url
+    })
 }
 
 /// A store URL as io-harness shows it: without its password.
