@@ -190,7 +190,7 @@ pub async fn go(
             let row = store.eval(id)?.ok_or_else(|| {
                 Error::refused(format!(
                     "there is no eval {id} in {}; `io-harness evals` lists them",
-                    path.display()
+                    io_harness::core::location::shown(&path.display().to_string())
                 ))
             })?;
             let demo = row.demo;

@@ -19,6 +19,7 @@ mod run;
 mod run_providers;
 mod runs;
 mod search;
+mod store;
 mod task;
 
 use std::path::PathBuf;
@@ -80,6 +81,10 @@ pub enum Command {
         /// At most this many.
         #[arg(long, default_value_t = 50)]
         limit: u32,
+        /// Only the runs this user started (`IO_HARNESS_USER`, else the login
+        /// name): one's own on a team's store.
+        #[arg(long)]
+        mine: bool,
     },
     /// A run group side by side (`run --providers`, `run --replay`): outcome,
     /// steps, tokens, cost, wall time, searches, citations, and the overlap of
@@ -165,6 +170,10 @@ pub enum Command {
     /// Send stored runs elsewhere: `export otlp [RUN_ID ...] [--since DATE]`.
     #[command(subcommand)]
     Export(export::ExportArgs),
+    /// Stores themselves: `store copy FROM TO` copies one into another (a
+    /// SQLite file and a postgres:// URL, either way round).
+    #[command(subcommand)]
+    Store(store::StoreArgs),
     /// Serve the vendors' endpoints on loopback from a script.
     ///
     /// Anthropic, OpenAI (Chat Completions and Responses), OpenRouter, Gemini, xAI and
@@ -208,7 +217,9 @@ pub async fn main(cli: Cli) -> ExitCode {
             return eval::exit(eval::go(cli.config, cli.store, args).await);
         }
         Some(Command::Evals { json, limit }) => eval::list(cli.config, cli.store, json, limit),
-        Some(Command::Runs { json, limit }) => runs::runs(cli.config, cli.store, json, limit),
+        Some(Command::Runs { json, limit, mine }) => {
+            runs::runs(cli.config, cli.store, json, limit, mine)
+        }
         Some(Command::Compare {
             group_id,
             json,
@@ -243,6 +254,15 @@ pub async fn main(cli: Cli) -> ExitCode {
         }
         Some(Command::Config { json, demo }) => config::show(cli.config, json, demo || cli.demo),
         Some(Command::Export(args)) => export::export(cli.config, cli.store, args).await,
+        Some(Command::Store(args)) => {
+            if cli.store.is_some() {
+                Err(io_harness::Error::config(
+                    "store copy takes its stores as FROM and TO: drop --store",
+                ))
+            } else {
+                store::store(args)
+            }
+        }
         Some(Command::StubVendor {
             listen,
             script,

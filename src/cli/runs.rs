@@ -11,7 +11,13 @@ use super::out;
 use super::task::open;
 
 /// Past runs, newest first.
-pub fn runs(config: Option<PathBuf>, store: Option<PathBuf>, json: bool, limit: u32) -> Result<()> {
+pub fn runs(
+    config: Option<PathBuf>,
+    store: Option<PathBuf>,
+    json: bool,
+    limit: u32,
+    mine: bool,
+) -> Result<()> {
     // As `search` refuses it: no list would say "no runs" of a store that has some.
     if limit == 0 {
         return Err(io_harness::Error::refused(
@@ -19,7 +25,17 @@ pub fn runs(config: Option<PathBuf>, store: Option<PathBuf>, json: bool, limit: 
         ));
     }
     let (config, store) = open(config, store)?;
-    let runs = store.priced_runs(Some(limit), &config.price_table())?;
+    let prices = config.price_table();
+    let runs = if mine {
+        let me = io_harness::store::me().ok_or_else(|| {
+            io_harness::Error::refused(
+                "--mine needs to know who you are: set IO_HARNESS_USER (or USER) and try again",
+            )
+        })?;
+        store.priced_runs_of(&me, Some(limit), &prices)?
+    } else {
+        store.priced_runs(Some(limit), &prices)?
+    };
     if json {
         // `citations` is the name (as compare --json gives it); `citation_count`,
         // the name runs --json had, is kept beside it for the scripts that read it.
@@ -35,15 +51,15 @@ pub fn runs(config: Option<PathBuf>, store: Option<PathBuf>, json: bool, limit: 
         return out::line("no runs recorded yet; `io-harness run --goal TEXT` starts one");
     }
     let mut text = format!(
-        "{:>5}  {:>5}  {:<20}  {:<10}  {:<16}  {:>7}  {:>9}  {:>10}  {:>10}  goal\n",
-        "run", "group", "started", "provider", "outcome", "sources", "tokens", "fees", "cost"
+        "{:>5}  {:>5}  {:<20}  {:<10}  {:<16}  {:>7}  {:>9}  {:>10}  {:>10}  {:<20}  goal\n",
+        "run", "group", "started", "provider", "outcome", "sources", "tokens", "fees", "cost", "by"
     );
     for r in runs {
         // Every figure from the one summary `compare` and the console read.
         let f = r.figures.clone().unwrap_or_default();
         let _ = writeln!(
             text,
-            "{:>5}  {:>5}  {:<20}  {:<10}  {:<16}  {:>7}  {:>9}  {:>10}  {:>10}  {}",
+            "{:>5}  {:>5}  {:<20}  {:<10}  {:<16}  {:>7}  {:>9}  {:>10}  {:>10}  {:<20}  {}",
             r.run_id,
             r.group_id.map_or("—".to_string(), |g| g.to_string()),
             r.started_at.chars().take(19).collect::<String>(),
@@ -57,6 +73,7 @@ pub fn runs(config: Option<PathBuf>, store: Option<PathBuf>, json: bool, limit: 
                 f.cost().text(Part::Request),
                 if f.vendor_reported() { "v" } else { "" }
             ),
+            io_harness::store::by(&r),
             r.goal.lines().next().unwrap_or("")
         );
     }

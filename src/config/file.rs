@@ -224,6 +224,10 @@ pub struct BudgetConfig {
 pub struct StoreConfig {
     /// The SQLite file, relative to the config file's directory.
     pub path: Option<PathBuf>,
+    /// Where the store is: a SQLite file's path (as `path`), or a PostgreSQL
+    /// URL (`postgres://USER@HOST:PORT/DATABASE`, the password best left to
+    /// `PGPASSWORD` or `~/.pgpass`) for a team's shared store.
+    pub url: Option<String>,
 }
 
 /// `[console]`.

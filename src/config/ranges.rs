@@ -205,6 +205,17 @@ pub(crate) fn check(config: &Config) -> Vec<Problem> {
     if let Some(store) = &config.store {
         let path = store.path.as_ref().map(|w| w.to_string_lossy());
         c.text(&p(&[k("store"), k("path")]), path.as_deref(), "a file path");
+        c.text(
+            &p(&[k("store"), k("url")]),
+            store.url.as_deref(),
+            "a file path or a postgres:// URL",
+        );
+        if store.url.is_some() && store.path.is_some() {
+            c.say(
+                &p(&[k("store"), k("url")]),
+                "and `path` are both set; keep one (`url` takes a file path too)".to_string(),
+            );
+        }
     }
     for (i, agent) in config.agents.iter().enumerate() {
         let at = |key: &str| p(&[k("agent"), Seg::Index(i), k(key)]);

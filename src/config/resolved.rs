@@ -176,10 +176,18 @@ impl Config {
             .unwrap_or(builtin)
     }
 
-    /// The store file: `[store] path` relative to the config file's directory;
-    /// else the platform data directory.
+    /// The store: `[store] url` when it is a PostgreSQL URL (as given); else
+    /// the file `[store] url` or `path` names, relative to the config file's
+    /// directory; else the platform data directory's `runs.db`.
     pub fn store_path(&self, config_file: Option<&Path>) -> PathBuf {
-        if let Some(path) = self.store.as_ref().and_then(|s| s.path.clone()) {
+        let url = self.store.as_ref().and_then(|s| s.url.clone());
+        if let Some(url) = url.as_deref().filter(|u| crate::core::location::is_url(u)) {
+            return PathBuf::from(url);
+        }
+        let path = url
+            .map(PathBuf::from)
+            .or_else(|| self.store.as_ref().and_then(|s| s.path.clone()));
+        if let Some(path) = path {
             if path.is_absolute() {
                 return path;
             }

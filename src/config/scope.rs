@@ -244,18 +244,24 @@ pub(super) fn key_line(text: &str, key: &str) -> Option<usize> {
         .map(|n| n + 1)
 }
 
-/// A relative `[store] path` is relative to the file that states it.
+/// A relative `[store] path` (or a `url` that is a path) is relative to the
+/// file that states it.
 fn anchor_store_path(table: &mut toml::Table, file: &Path) {
     let Some(toml::Value::Table(store)) = table.get_mut("store") else {
         return;
     };
-    let Some(toml::Value::String(path)) = store.get_mut("path") else {
-        return;
-    };
-    let p = PathBuf::from(&*path);
-    if p.is_relative() {
-        if let Some(dir) = file.parent().filter(|d| !d.as_os_str().is_empty()) {
-            *path = dir.join(p).display().to_string();
+    for key in ["path", "url"] {
+        let Some(toml::Value::String(path)) = store.get_mut(key) else {
+            continue;
+        };
+        if crate::core::location::is_url(path) {
+            continue;
+        }
+        let p = PathBuf::from(&*path);
+        if p.is_relative() {
+            if let Some(dir) = file.parent().filter(|d| !d.as_os_str().is_empty()) {
+                *path = dir.join(p).display().to_string();
+            }
         }
     }
 }

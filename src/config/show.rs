@@ -74,6 +74,16 @@ impl Config {
                 out.push(s);
             }
         }
+        // A store URL is listed without its password.
+        for s in out
+            .iter_mut()
+            .filter(|s| s.key == "store.url" || s.key == "store.path")
+        {
+            let inner = s.value.trim_matches('"');
+            if crate::core::location::is_url(inner) {
+                s.value = format!("{:?}", crate::core::location::shown(inner));
+            }
+        }
         for s in out.iter_mut().filter(|s| s.key == "run.cache_ttl") {
             if self.cache_ttl_idle().is_some() {
                 s.note = Some("no effect: prompt caching is off; set cache = true in [run]".into());

@@ -129,7 +129,15 @@ async fn run_loop(
 
 /// Diagnostics go to a file beside the store, never onto the screen.
 fn log_to_file(store_path: &std::path::Path) {
-    let path = store_path.with_extension("log");
+    // A store on PostgreSQL logs to the platform data directory.
+    let path = if crate::core::location::is_url(&store_path.to_string_lossy()) {
+        match dirs::data_dir() {
+            Some(d) => d.join("io-harness").join("console.log"),
+            None => return,
+        }
+    } else {
+        store_path.with_extension("log")
+    };
     let Ok(file) = std::fs::OpenOptions::new()
         .create(true)
         .append(true)

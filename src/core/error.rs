@@ -207,8 +207,8 @@ impl Error {
     pub fn store_unusable(path: &std::path::Path, e: &Error) -> Self {
         Error::refused(format!(
             "the store {} cannot be opened ({e}); nothing was run. Pass --store PATH to use \
-             another file, or set `path` under [store] in io.toml",
-            path.display()
+             another file (or a postgres:// URL), or set `url` under [store] in io.toml",
+            crate::core::location::shown(&path.display().to_string())
         ))
     }
 

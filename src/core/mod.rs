@@ -17,6 +17,7 @@ pub mod host;
 pub mod id;
 pub mod inert;
 pub mod link;
+pub mod location;
 pub mod money;
 pub mod narrow;
 pub mod outcome;

@@ -98,6 +98,15 @@ fn is_zombie(pid: i32) -> bool {
     stat_fields(i64::from(pid)).is_some_and(|f| f.first().is_some_and(|s| s == "Z" || s == "X"))
 }
 
+/// Who runs this process, as a team's store records it beside each run:
+/// `IO_HARNESS_USER` when set (a shared account's operators tell themselves
+/// apart with it), else the login name (`USER`, `LOGNAME`, `USERNAME`).
+pub(crate) fn user() -> Option<String> {
+    ["IO_HARNESS_USER", "USER", "LOGNAME", "USERNAME"]
+        .iter()
+        .find_map(|k| std::env::var(k).ok().filter(|v| !v.trim().is_empty()))
+}
+
 /// `BOOT_ID:START_TICKS` on Linux: a pid reused after a reboot or by a later
 /// process gets another token.
 pub(crate) fn token(pid: i64) -> Option<String> {

@@ -51,9 +51,10 @@ where
     .await
 }
 
-/// Run a contract to its end. `Err` only for what stops a run before its first
-/// request (a refusal, a store that cannot start a run, a missing checkpoint);
-/// everything after that ends as a recorded `RunOutcome`.
+/// Run a contract to its end. `Err` for what stops a run before its first
+/// request (a refusal, a store that cannot start a run, a missing checkpoint)
+/// and for a store that stops recording it (the run left to resume);
+/// everything else ends as a recorded `RunOutcome`.
 pub async fn run_with_options<P, A>(
     contract: &TaskContract,
     provider: &P,
@@ -99,8 +100,18 @@ where
         spent_micro_usd: 0,
         unpriced: None,
         transcript,
+        store_failed: None,
     };
     let outcome = looper.steps(&mut state).await;
+    if let Some(e) = looper.store_failed {
+        // Nothing of the step was kept (it is one transaction); the run has
+        // no outcome, so it reads interrupted and resumes from its checkpoint.
+        return Err(Error::store_says(format!(
+            "run {run_id} stopped at step {}: {e}; nothing of that step was recorded — \
+             `io-harness run --resume {run_id}` continues it once the store is back",
+            state.step
+        )));
+    }
     if let Err(e) = store.finish_run(run_id, &outcome) {
         tracing::warn!("run {run_id}: could not record its outcome: {e}");
     }
@@ -250,6 +261,10 @@ pub(super) struct Loop<'a, P: ?Sized, A: ?Sized> {
     pub(super) unpriced: Option<String>,
     /// In a transcript, every step's exchange so far.
     pub(super) transcript: Vec<Exchange>,
+    /// The store could not record a step (or count a request before sending
+    /// it): the run stopped there, its outcome left unrecorded so that it
+    /// resumes once the store is back.
+    pub(super) store_failed: Option<Error>,
 }
 
 impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {

@@ -90,7 +90,19 @@ impl std::fmt::Debug for Announce {
 
 impl Copies {
     /// The copies beside the store file at `store_file`.
+    ///
+    /// A store on PostgreSQL has no folder here: its copies go in the
+    /// platform data directory's `io-harness` folder.
     pub fn beside(store_file: &Path) -> Copies {
+        if crate::core::location::is_url(&store_file.to_string_lossy()) {
+            return Copies {
+                data_dir: dirs::data_dir()
+                    .map_or_else(|| PathBuf::from("."), |d| d.join("io-harness")),
+                store_file: None,
+                announce: None,
+                keep: false,
+            };
+        }
         let data_dir = match store_file.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),

@@ -99,7 +99,12 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
             .store
             .record_step_whole(self.run_id, &record, state, ending.as_ref())
         {
-            tracing::warn!("run {}: step {step} not recorded: {e}", self.run_id);
+            // A step the store cannot keep ends the run here: nothing more is
+            // sent (and paid for) that could not be recorded.
+            self.store_failed = Some(e);
+            return Some(RunOutcome::Error {
+                message: format!("step {step} could not be recorded"),
+            });
         }
         self.transcript.extend(exchange);
         ending
@@ -138,13 +143,16 @@ impl<P: Provider + ?Sized, A: Approver + ?Sized> Loop<'_, P, A> {
         deadline: std::time::Instant,
     ) -> Result<(u32, Reply), RunOutcome> {
         // Counted before sending: a resume re-sending this step knows it does.
-        let attempt = self
-            .store
-            .mark_request_sent(self.run_id)
-            .unwrap_or_else(|e| {
-                tracing::warn!("run {}: request not marked as sent: {e}", self.run_id);
-                1
-            });
+        let attempt = match self.store.mark_request_sent(self.run_id) {
+            Ok(attempt) => attempt,
+            Err(e) => {
+                // Nothing is sent that the store could not count.
+                self.store_failed = Some(e);
+                return Err(RunOutcome::Error {
+                    message: "the request could not be counted as sent".into(),
+                });
+            }
+        };
         state.step += 1;
         let step = state.step;
         self.emitter.set_step(step);

@@ -7,9 +7,8 @@
 //! (`Store::figures`) are the ledger folded by `core::figures`, so the Run panes'
 //! rows, their Σ and every other view of the run add up to the same numbers.
 
-use rusqlite::{Row, params};
-
 use super::db::{count, stored};
+use super::engine::{DbError, Row, params};
 use super::{Store, db_err, now};
 use crate::core::completion::{Cut, ServerToolCall, Usage};
 use crate::core::error::Result;
@@ -73,7 +72,7 @@ impl Store {
         // `ServerCounts::add` counts it).
         let sql = format!(
             "WITH RECURSIVE tree(id) AS (
-                 SELECT ?1 UNION SELECT r.run_id FROM runs r JOIN tree t ON r.parent_run_id = t.id)
+                 SELECT CAST(?1 AS BIGINT) UNION SELECT r.run_id FROM runs r JOIN tree t ON r.parent_run_id = t.id)
              SELECT {CALL_COLUMNS},
                (SELECT COUNT(*) FROM server_tool_calls s WHERE s.run_id = p.run_id AND s.step = p.step
                   AND s.tool NOT LIKE '%fetch%' AND s.tool LIKE '%search%'),
@@ -83,16 +82,15 @@ impl Store {
                   AND s.tool LIKE '%fetch%'),
                (SELECT COUNT(*) FROM server_tool_calls s WHERE s.run_id = p.run_id AND s.step = p.step
                   AND s.tool LIKE '%fetch%' AND s.error IS NOT NULL)
-             FROM provider_calls p WHERE p.run_id IN tree ORDER BY p.id"
+             FROM provider_calls p WHERE p.run_id IN (SELECT id FROM tree) ORDER BY p.id"
         );
-        let mut stmt = conn.prepare(&sql).map_err(db_err("reading a ledger"))?;
-        let rows = stmt
-            .query_map([run_id.0], |r| {
+        let rows = conn
+            .query_map(&sql, params![run_id], |r| {
                 let call = call_row(r)?;
                 // The four counts follow the call's own columns; the searches and
                 // fetches past the per-step cap ran too (their fees count).
-                let n = |i: usize| -> rusqlite::Result<u64> {
-                    Ok(r.get::<_, i64>(CALL_COLUMN_COUNT + i)?.max(0) as u64)
+                let n = |i: usize| -> Result<u64, DbError> {
+                    Ok(r.get::<i64>(CALL_COLUMN_COUNT + i)?.max(0) as u64)
                 };
                 let server = ServerCounts {
                     searches: n(0)?.saturating_add(call.cut.searches),
@@ -104,8 +102,7 @@ impl Store {
             })
             .map_err(db_err("reading a ledger"))?;
         let mut lines = Vec::new();
-        for row in rows {
-            let (call, server) = row.map_err(db_err("reading a ledger"))?;
+        for (call, server) in rows {
             let cost = prices.cost(&call.model, call.usage.as_ref(), server.ran());
             lines.push(LedgerLine { call, cost, server });
         }
@@ -114,38 +111,32 @@ impl Store {
 
     /// A run's accounting rows, one per completion, in the order made.
     pub fn provider_calls(&self, run_id: RunId) -> Result<Vec<ProviderCallRow>> {
-        let conn = self.lock()?;
-        let mut stmt = conn
-            .prepare(&format!(
-                "SELECT {CALL_COLUMNS} FROM provider_calls WHERE run_id = ?1 ORDER BY id"
-            ))
-            .map_err(db_err("reading provider calls"))?;
-        let rows = stmt
-            .query_map([run_id.0], call_row)
-            .map_err(db_err("reading provider calls"))?;
-        rows.collect::<rusqlite::Result<_>>()
+        self.lock()?
+            .query_map(
+                &format!("SELECT {CALL_COLUMNS} FROM provider_calls WHERE run_id = ?1 ORDER BY id"),
+                params![run_id],
+                call_row,
+            )
             .map_err(db_err("reading provider calls"))
     }
 
     /// A run's provider-executed tool calls, ok and failed.
     pub fn server_tool_calls(&self, run_id: RunId) -> Result<Vec<ServerToolCallRow>> {
-        let conn = self.lock()?;
-        let mut stmt = conn
-            .prepare("SELECT step, provider, tool, error, input FROM server_tool_calls WHERE run_id = ?1 ORDER BY step, id")
-            .map_err(db_err("reading server-tool calls"))?;
-        let rows = stmt
-            .query_map([run_id.0], |r| {
-                Ok(ServerToolCallRow {
-                    run_id,
-                    step: r.get(0)?,
-                    provider: r.get(1)?,
-                    tool: r.get(2)?,
-                    error: r.get(3)?,
-                    input: r.get(4)?,
-                })
-            })
-            .map_err(db_err("reading server-tool calls"))?;
-        rows.collect::<rusqlite::Result<_>>()
+        self.lock()?
+            .query_map(
+                "SELECT step, provider, tool, error, input FROM server_tool_calls WHERE run_id = ?1 ORDER BY step, id",
+                params![run_id],
+                |r| {
+                    Ok(ServerToolCallRow {
+                        run_id,
+                        step: r.get(0)?,
+                        provider: r.get(1)?,
+                        tool: r.get(2)?,
+                        error: r.get(3)?,
+                        input: r.get(4)?,
+                    })
+                },
+            )
             .map_err(db_err("reading server-tool calls"))
     }
 
@@ -161,7 +152,7 @@ impl Store {
                    searches_cut, fetches_cut, citations_cut, claim_links_cut)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
                    ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)",
-                params![run_id.0, step, call.provider, call.model, stored(u.input_tokens), stored(u.output_tokens),
+                params![run_id, step, call.provider, call.model, stored(u.input_tokens), stored(u.output_tokens),
                         stored(u.server_tool_requests), call.usage.is_some(), call.stop_reason,
                         stored(call.latency_ms), call.request_id, now(),
                         stored(u.cache_write_tokens), stored(u.cache_read_tokens), stored(u.web_fetch_requests),
@@ -184,7 +175,7 @@ impl Store {
             for c in calls {
                 tx.execute(
                     "INSERT INTO server_tool_calls (run_id, step, provider, tool, error, input) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                    params![run_id.0, step, c.provider, c.tool, c.error, c.input],
+                    params![run_id, step, c.provider, c.tool, c.error, c.input],
                 )
                 .map_err(db_err("recording a server-tool call"))?;
             }
@@ -198,25 +189,21 @@ impl Store {
 
     /// A run's accounting rows in the order made, each with its `created_at`.
     pub fn timed_calls(&self, run_id: RunId) -> Result<Vec<(ProviderCallRow, String)>> {
-        let conn = self.lock()?;
-        let mut stmt = conn
-            .prepare(&format!(
-                "SELECT {CALL_COLUMNS}, created_at FROM provider_calls WHERE run_id = ?1 ORDER BY id"
-            ))
-            .map_err(db_err("reading a run's requests"))?;
-        let rows = stmt
-            .query_map([run_id.0], |r| {
-                Ok((call_row(r)?, r.get::<_, String>(CALL_COLUMN_COUNT)?))
-            })
-            .map_err(db_err("reading a run's requests"))?;
-        rows.collect::<rusqlite::Result<_>>()
+        self.lock()?
+            .query_map(
+                &format!(
+                    "SELECT {CALL_COLUMNS}, created_at FROM provider_calls WHERE run_id = ?1 ORDER BY id"
+                ),
+                params![run_id],
+                |r| Ok((call_row(r)?, r.get::<String>(CALL_COLUMN_COUNT)?)),
+            )
             .map_err(db_err("reading a run's requests"))
     }
 }
 
-pub(super) fn call_row(r: &Row<'_>) -> rusqlite::Result<ProviderCallRow> {
-    let n = |i: usize| -> rusqlite::Result<u64> { Ok(count(r.get(i)?)) };
-    let usage = if r.get::<_, bool>(7)? {
+pub(super) fn call_row(r: &Row) -> Result<ProviderCallRow, DbError> {
+    let n = |i: usize| -> Result<u64, DbError> { Ok(count(r.get(i)?)) };
+    let usage = if r.get::<bool>(7)? {
         Some(Usage {
             input_tokens: n(4)?,
             output_tokens: n(5)?,
@@ -224,7 +211,7 @@ pub(super) fn call_row(r: &Row<'_>) -> rusqlite::Result<ProviderCallRow> {
             cache_write_tokens: n(11)?,
             cache_read_tokens: n(12)?,
             web_fetch_requests: n(13)?,
-            reported_cost_micro_usd: r.get::<_, Option<i64>>(14)?.map(count),
+            reported_cost_micro_usd: r.get::<Option<i64>>(14)?.map(count),
             cache_write_1h_tokens: n(16)?,
         })
     } else {
@@ -239,7 +226,7 @@ pub(super) fn call_row(r: &Row<'_>) -> rusqlite::Result<ProviderCallRow> {
         stop_reason: r.get(8)?,
         latency_ms: n(9)?,
         request_id: r.get(10)?,
-        step_attempt: u32::try_from(r.get::<_, i64>(15)?).unwrap_or(1),
+        step_attempt: u32::try_from(r.get::<i64>(15)?).unwrap_or(1),
         endpoint: r.get(17)?,
         response_id: r.get(18)?,
         finish_reason: r.get(19)?,

@@ -4,8 +4,7 @@
 
 use std::collections::HashMap;
 
-use rusqlite::{Row, params};
-
+use super::engine::{DbError, Row, params};
 use super::{Store, db_err};
 use crate::core::completion::Citation;
 use crate::core::error::Result;
@@ -47,35 +46,27 @@ impl Store {
 
     /// The sources a run drew on, by step then as recorded.
     pub fn citations(&self, run_id: RunId) -> Result<Vec<CitationRow>> {
-        let conn = self.lock()?;
-        let mut stmt = conn
-            .prepare("SELECT run_id, step, url, title, cited_text FROM citations WHERE run_id = ?1 ORDER BY step, id")
-            .map_err(db_err("reading citations"))?;
-        let rows = stmt
-            .query_map([run_id.0], citation_row)
-            .map_err(db_err("reading citations"))?;
-        rows.collect::<rusqlite::Result<_>>()
+        self.lock()?
+            .query_map(
+                "SELECT run_id, step, url, title, cited_text FROM citations WHERE run_id = ?1 ORDER BY step, id",
+                params![run_id],
+                citation_row,
+            )
             .map_err(db_err("reading citations"))
     }
 
     /// A run's citations with the time each step's answer was recorded (the
     /// step's first accounting row), for an export.
     pub fn citations_recorded(&self, run_id: RunId) -> Result<Vec<(CitationRow, Option<String>)>> {
-        let conn = self.lock()?;
-        let mut stmt = conn
-            .prepare(
+        self.lock()?
+            .query_map(
                 "SELECT c.run_id, c.step, c.url, c.title, c.cited_text,
                    (SELECT p.created_at FROM provider_calls p
                      WHERE p.run_id = c.run_id AND p.step = c.step ORDER BY p.id LIMIT 1)
                  FROM citations c WHERE c.run_id = ?1 ORDER BY c.step, c.id",
+                params![run_id],
+                |r| Ok((citation_row(r)?, r.get::<Option<String>>(5)?)),
             )
-            .map_err(db_err("reading citations"))?;
-        let rows = stmt
-            .query_map([run_id.0], |r| {
-                Ok((citation_row(r)?, r.get::<_, Option<String>>(5)?))
-            })
-            .map_err(db_err("reading citations"))?;
-        rows.collect::<rusqlite::Result<_>>()
             .map_err(db_err("reading citations"))
     }
 
@@ -95,22 +86,27 @@ impl Store {
             .map(|d| d.trim().trim_start_matches("*.").to_ascii_lowercase())
             .map(|d| d.strip_prefix("www.").map_or(d.clone(), str::to_string));
         let like_domain = domain.as_ref().map(|d| format!("%{d}%"));
-        let mut stmt = conn
-            .prepare(
+        // The host match is exact or a subdomain, checked below: with a domain
+        // the SQL cannot stop at the limit.
+        let sql_limit = match (&domain, query.limit) {
+            (None, Some(l)) => i64::from(l),
+            _ => i64::MAX,
+        };
+        let rows = conn
+            .query_map(
                 "SELECT run_id, step, url, title, cited_text FROM citations
-                 WHERE (?1 IS NULL OR lower(url) LIKE ?1 ESCAPE '\\' OR lower(COALESCE(title, '')) LIKE ?1 ESCAPE '\\'
+                 WHERE (CAST(?1 AS TEXT) IS NULL OR lower(url) LIKE ?1 ESCAPE '\\'
+                        OR lower(COALESCE(title, '')) LIKE ?1 ESCAPE '\\'
                         OR lower(COALESCE(cited_text, '')) LIKE ?1 ESCAPE '\\')
-                   AND (?2 IS NULL OR lower(url) LIKE ?2)
-                 ORDER BY run_id DESC, step, id",
+                   AND (CAST(?2 AS TEXT) IS NULL OR lower(url) LIKE ?2)
+                 ORDER BY run_id DESC, step, id LIMIT ?3",
+                params![text, like_domain, sql_limit],
+                citation_row,
             )
-            .map_err(db_err("searching citations"))?;
-        let rows = stmt
-            .query_map(params![text, like_domain], citation_row)
             .map_err(db_err("searching citations"))?;
         let limit = query.limit.map_or(usize::MAX, |l| l as usize);
         let mut out = Vec::new();
         for row in rows {
-            let row = row.map_err(db_err("searching citations"))?;
             // The SQL prefilter is a substring; the host match is exact or a subdomain.
             if let Some(d) = &domain {
                 if !crate::core::record::on_domain(&row.url, d) {
@@ -133,18 +129,17 @@ impl Store {
             // Only a URL new to this step is indexed (with each quote given for
             // it): one already recorded is already in the index.
             let mut added = std::collections::HashSet::new();
-            {
-                let mut stmt = tx
-                    .prepare_cached("INSERT OR IGNORE INTO citations (run_id, step, url, title, cited_text) VALUES (?1, ?2, ?3, ?4, ?5)")
-                    .map_err(db_err("preparing a citation write"))?;
-                for c in citations {
-                    if stmt
-                        .execute(params![run_id.0, step, c.url, c.title, c.cited_text])
-                        .map_err(db_err("recording a citation"))?
-                        > 0
-                    {
-                        added.insert(c.url.as_str());
-                    }
+            for c in citations {
+                if tx
+                    .execute(
+                        "INSERT INTO citations (run_id, step, url, title, cited_text) VALUES (?1, ?2, ?3, ?4, ?5)
+                         ON CONFLICT DO NOTHING",
+                        params![run_id, step, c.url, c.title, c.cited_text],
+                    )
+                    .map_err(db_err("recording a citation"))?
+                    > 0
+                {
+                    added.insert(c.url.as_str());
                 }
             }
             let new: Vec<Citation> = citations
@@ -163,7 +158,7 @@ impl Store {
     }
 }
 
-fn citation_row(r: &Row<'_>) -> rusqlite::Result<CitationRow> {
+fn citation_row(r: &Row) -> Result<CitationRow, DbError> {
     Ok(CitationRow {
         run_id: RunId(r.get(0)?),
         step: r.get(1)?,

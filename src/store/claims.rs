@@ -4,9 +4,9 @@
 //! with its sources, their verdicts and the three claim figures — the one read
 //! `claims`, `compare`, the console and `Store::figures` share.
 
-use rusqlite::{Transaction, params};
 use serde::{Deserialize, Serialize};
 
+use super::engine::{Conn, params};
 use super::{Store, db_err};
 use crate::core::claims::{ClaimFigures, ClaimSentence, by_sentence};
 use crate::core::completion::Claim;
@@ -50,7 +50,7 @@ struct Entry {
 
 /// Replace step `step`'s claims with `claims` (spans into `text`): one row.
 pub(super) fn write(
-    tx: &Transaction<'_>,
+    tx: &Conn,
     run_id: RunId,
     step: u32,
     text: &str,
@@ -60,8 +60,10 @@ pub(super) fn write(
     if claims.is_empty() {
         // A step recorded again without claims keeps none of its earlier ones.
         return tx
-            .prepare_cached("DELETE FROM step_claims WHERE run_id = ?1 AND step = ?2")
-            .and_then(|mut s| s.execute(params![run_id.0, step]))
+            .execute(
+                "DELETE FROM step_claims WHERE run_id = ?1 AND step = ?2",
+                params![run_id, step],
+            )
             .map(|_| ())
             .map_err(&what);
     }
@@ -76,11 +78,11 @@ pub(super) fn write(
         .collect();
     let json = serde_json::to_string(&entries)
         .map_err(|e| crate::core::error::Error::store("encoding a step's claims", e))?;
-    tx.prepare_cached(
+    tx.execute(
         "INSERT INTO step_claims (run_id, step, claims_json) VALUES (?1, ?2, ?3)
          ON CONFLICT (run_id, step) DO UPDATE SET claims_json = excluded.claims_json",
+        params![run_id, step, json],
     )
-    .and_then(|mut s| s.execute(params![run_id.0, step, json]))
     .map(|_| ())
     .map_err(&what)
 }
@@ -89,18 +91,16 @@ impl Store {
     /// A run's claims, by step and in the order given. A row that does not
     /// parse is an error naming the run and step.
     pub fn claims(&self, run_id: RunId) -> Result<Vec<ClaimRow>> {
-        let conn = self.lock()?;
-        let mut stmt = conn
-            .prepare("SELECT step, claims_json FROM step_claims WHERE run_id = ?1 ORDER BY step")
-            .map_err(db_err("reading claims"))?;
-        let rows = stmt
-            .query_map([run_id.0], |r| {
-                Ok((r.get::<_, u32>(0)?, r.get::<_, String>(1)?))
-            })
+        let rows = self
+            .lock()?
+            .query_map(
+                "SELECT step, claims_json FROM step_claims WHERE run_id = ?1 ORDER BY step",
+                params![run_id],
+                |r| Ok((r.get::<u32>(0)?, r.get::<String>(1)?)),
+            )
             .map_err(db_err("reading claims"))?;
         let mut out = Vec::new();
-        for row in rows {
-            let (step, json) = row.map_err(db_err("reading claims"))?;
+        for (step, json) in rows {
             let entries: Vec<Entry> = serde_json::from_str(&json).map_err(|e| {
                 crate::core::error::Error::store_says(format!(
                     "run {run_id}: the stored claims of step {step} do not parse ({e})"

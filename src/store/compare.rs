@@ -51,6 +51,7 @@ impl Store {
     /// sources and its answer.
     fn column(&self, id: RunId, prices: &PriceTable) -> Result<Column> {
         let run = self.run(id)?.unwrap_or_default();
+        let by = (run.user.is_some() || run.host.is_some()).then(|| super::figures::by(&run));
         let mut col = Column {
             run_id: id,
             figures: self.figures(id, prices)?,
@@ -59,6 +60,7 @@ impl Store {
             wire: self.run_plan(id).ok().flatten().map(|p| p.wire()),
             outcome: run.outcome,
             outcome_detail: run.outcome_detail,
+            by,
             ..Column::default()
         };
         let cited = self.cited_urls(id)?;

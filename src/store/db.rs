@@ -6,12 +6,14 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use rusqlite::{Connection, TransactionBehavior};
+use rusqlite::Connection;
 
+use super::engine::{Conn, DbError, params, too_new};
 use crate::core::error::{Error, Result};
+use crate::core::location;
 
 /// Ordered migrations; index + 1 is the `user_version` after applying it.
-pub(crate) const MIGRATIONS: [&str; 19] = [
+pub(crate) const MIGRATIONS: [&str; 20] = [
     include_str!("migrations/0001_init.sql"),
     include_str!("migrations/0002_web.sql"),
     include_str!("migrations/0003_mcp.sql"),
@@ -31,6 +33,7 @@ pub(crate) const MIGRATIONS: [&str; 19] = [
     include_str!("migrations/0017_eval_runner.sql"),
     include_str!("migrations/0018_cut.sql"),
     include_str!("migrations/0019_eval_sets.sql"),
+    include_str!("migrations/0020_team.sql"),
 ];
 
 /// The schema version a store is brought up to: the number of migrations.
@@ -41,9 +44,10 @@ const SEARCH_MIGRATION: usize = 7;
 
 /// Building the index for a large store takes a while (about 10 s for a million
 /// citations on 2 cores): say so once, on stderr, before it starts.
-fn say_indexing(conn: &Connection) {
+fn say_indexing(conn: &Conn) {
     let rows: i64 = conn
-        .query_row("SELECT COUNT(*) FROM citations", [], |r| r.get(0))
+        .query_one("SELECT COUNT(*) FROM citations", params![])
+        .and_then(|r| r.get(0))
         .unwrap_or(0);
     if rows >= 100_000 {
         eprintln!(
@@ -56,7 +60,9 @@ fn say_indexing(conn: &Connection) {
 /// A handle on one store file. Cheap to clone; clones share the connection.
 #[derive(Clone)]
 pub struct Store {
-    conn: Arc<Mutex<Connection>>,
+    pub(super) conn: Arc<Mutex<Conn>>,
+    /// The runs this process runs, whose heartbeat it keeps (`lease`).
+    pub(super) held: Arc<super::held::Held>,
 }
 
 impl std::fmt::Debug for Store {
@@ -65,14 +71,24 @@ impl std::fmt::Debug for Store {
     }
 }
 
-pub(crate) fn db_err(what: &str) -> impl Fn(rusqlite::Error) -> Error + '_ {
+pub(crate) fn db_err(what: &str) -> impl Fn(DbError) -> Error + '_ {
+    move |e| Error::store(what, e)
+}
+
+fn sqlite_err(what: &str) -> impl Fn(rusqlite::Error) -> Error + '_ {
     move |e| Error::store(what, e)
 }
 
 impl Store {
     /// Open (creating) the store file and bring its schema up to date.
+    ///
+    /// `path` may instead be a PostgreSQL URL (`postgres://…`, see
+    /// `core::location`): the team's store, opened and migrated under its lock.
     pub fn open(path: impl AsRef<Path>) -> Result<Store> {
         let path = path.as_ref();
+        if let Some(url) = path.to_str().filter(|p| location::is_url(p)) {
+            return Store::open_url(url, MIGRATIONS.len());
+        }
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
         }
@@ -80,28 +96,53 @@ impl Store {
             .map_err(|e| Error::store(format!("cannot open {}", path.display()), e))?;
         // Before anything that takes a lock: another process may be creating the file.
         conn.busy_timeout(BUSY_TIMEOUT)
-            .map_err(db_err("setting the busy timeout"))?;
+            .map_err(sqlite_err("setting the busy timeout"))?;
         enable_wal(&conn)?;
         // In WAL mode NORMAL keeps every committed transaction across a killed
         // process (kill -9 included) and never corrupts the file; only a power loss
         // can take back the last commits. It spares an fsync per step.
         conn.pragma_update(None, "synchronous", "NORMAL")
-            .map_err(db_err("setting synchronous"))?;
-        Store::setup(conn, MIGRATIONS.len())
+            .map_err(sqlite_err("setting synchronous"))?;
+        Store::setup(conn, MIGRATIONS.len(), &path.display().to_string())
+    }
+
+    #[cfg(feature = "postgres")]
+    fn open_url(url: &str, upto: usize) -> Result<Store> {
+        let conn = super::schema_pg::open(url, upto)?;
+        Ok(Store {
+            conn: Arc::new(Mutex::new(conn)),
+            held: Arc::default(),
+        })
+    }
+
+    #[cfg(not(feature = "postgres"))]
+    fn open_url(url: &str, _: usize) -> Result<Store> {
+        Err(Error::refused(format!(
+            "the store {} is on PostgreSQL, and this io-harness was built without the postgres feature",
+            location::shown(url)
+        )))
     }
 
     /// A store in memory, for tests and previews.
     pub fn open_in_memory() -> Result<Store> {
-        let conn = Connection::open_in_memory().map_err(db_err("opening in memory"))?;
-        Store::setup(conn, MIGRATIONS.len())
+        let conn = Connection::open_in_memory().map_err(sqlite_err("opening in memory"))?;
+        Store::setup(conn, MIGRATIONS.len(), ":memory:")
     }
 
     /// Open applying only the first `upto` migrations: how an older release left a
     /// file. For compatibility tests.
     #[doc(hidden)]
     pub fn open_at_schema(path: impl AsRef<Path>, upto: usize) -> Result<Store> {
-        let conn = Connection::open(path.as_ref()).map_err(db_err("opening"))?;
-        Store::setup(conn, upto.min(MIGRATIONS.len()))
+        let path = path.as_ref();
+        if let Some(url) = path.to_str().filter(|p| location::is_url(p)) {
+            return Store::open_url(url, upto.min(MIGRATIONS.len()));
+        }
+        let conn = Connection::open(path).map_err(sqlite_err("opening"))?;
+        Store::setup(
+            conn,
+            upto.min(MIGRATIONS.len()),
+            &path.display().to_string(),
+        )
     }
 
     /// Bring the schema up to `upto`. The version is read, and the migrations
@@ -109,15 +150,18 @@ impl Store {
     /// opening a new file at once exactly one migrates and the others then see its
     /// version; each statement is also safe to meet twice (`IF NOT EXISTS`, and an
     /// added column that already exists is taken as added).
-    fn setup(mut conn: Connection, upto: usize) -> Result<Store> {
+    fn setup(conn: Connection, upto: usize, shown: &str) -> Result<Store> {
         conn.busy_timeout(BUSY_TIMEOUT)
-            .map_err(db_err("setting the busy timeout"))?;
+            .map_err(|e| Error::store("setting the busy timeout", e))?;
         conn.pragma_update(None, "foreign_keys", "ON")
-            .map_err(db_err("enabling foreign keys"))?;
-        if user_version(&conn)? < upto {
-            let tx = conn
-                .transaction_with_behavior(TransactionBehavior::Immediate)
-                .map_err(db_err("starting a migration"))?;
+            .map_err(|e| Error::store("enabling foreign keys", e))?;
+        let mut conn = Conn::Sqlite(conn);
+        let found = user_version(&conn)?;
+        if found > MIGRATIONS.len() {
+            return Err(too_new(shown, found, MIGRATIONS.len()));
+        }
+        if found < upto {
+            let tx = conn.transaction().map_err(db_err("starting a migration"))?;
             let version = user_version(&tx)?;
             if version < upto {
                 for (i, sql) in MIGRATIONS.iter().enumerate().take(upto).skip(version) {
@@ -127,24 +171,25 @@ impl Store {
                     migrate(&tx, sql)
                         .map_err(|e| Error::store(format!("migration {} failed", i + 1), e))?;
                 }
-                tx.pragma_update(None, "user_version", upto as i64)
+                tx.batch(&format!("PRAGMA user_version = {upto}"))
                     .map_err(db_err("recording the schema version"))?;
             }
             tx.commit().map_err(db_err("committing migrations"))?;
         }
         Ok(Store {
             conn: Arc::new(Mutex::new(conn)),
+            held: Arc::default(),
         })
     }
 
-    /// The schema version of the open file.
+    /// The schema version of the open store.
     pub fn schema_version(&self) -> Result<i64> {
-        self.lock()?
-            .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .map_err(db_err("reading the schema version"))
+        let conn = self.lock()?;
+        let v = user_version(&conn)?;
+        Ok(i64::try_from(v).unwrap_or(i64::MAX))
     }
 
-    pub(crate) fn lock(&self) -> Result<MutexGuard<'_, Connection>> {
+    pub(crate) fn lock(&self) -> Result<MutexGuard<'_, Conn>> {
         self.conn
             .lock()
             .map_err(|_| Error::store_says("the store connection was poisoned by a panic"))
@@ -170,23 +215,28 @@ fn enable_wal(conn: &Connection) -> Result<()> {
             {
                 std::thread::sleep(Duration::from_millis(10));
             }
-            Err(e) => return Err(db_err("enabling WAL")(e)),
+            Err(e) => return Err(sqlite_err("enabling WAL")(e)),
         }
     }
 }
 
-fn user_version(conn: &Connection) -> Result<usize> {
+fn user_version(conn: &Conn) -> Result<usize> {
+    #[cfg(feature = "postgres")]
+    if conn.engine() == super::engine::Engine::Postgres {
+        return super::schema_pg::version(conn);
+    }
     let v: i64 = conn
-        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .query_one("PRAGMA user_version", params![])
+        .and_then(|r| r.get(0))
         .map_err(db_err("reading the schema version"))?;
     Ok(usize::try_from(v).unwrap_or(0))
 }
 
 /// Run one migration statement by statement; `ADD COLUMN` of a column that is
 /// already there (a migration met twice) is skipped.
-fn migrate(conn: &Connection, sql: &str) -> rusqlite::Result<()> {
+fn migrate(conn: &Conn, sql: &str) -> std::result::Result<(), DbError> {
     for statement in statements(sql) {
-        match conn.execute_batch(&statement) {
+        match conn.batch(&statement) {
             Ok(()) => {}
             Err(e) if e.to_string().starts_with("duplicate column name") => {}
             Err(e) => return Err(e),
@@ -262,7 +312,7 @@ mod tests {
         let counts: Vec<usize> = MIGRATIONS.iter().map(|m| statements(m).len()).collect();
         assert_eq!(
             counts,
-            vec![7, 4, 1, 5, 4, 2, 2, 2, 4, 3, 1, 1, 3, 2, 1, 1, 3, 5, 11]
+            vec![7, 4, 1, 5, 4, 2, 2, 2, 4, 3, 1, 1, 3, 2, 1, 1, 3, 5, 11, 17]
         );
     }
 }

@@ -8,9 +8,9 @@
 //! (`Store::eval_report`: the one place a stored eval is scored, for `eval`
 //! and the console alike).
 
-use rusqlite::{OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
+use super::engine::{Row, params};
 use super::{Store, db_err, now};
 use crate::core::error::{Error, Result};
 use crate::core::eval::QuestionStatus;
@@ -139,35 +139,49 @@ impl Store {
     }
 
     /// Record a new eval and its questions (all pending), claimed by this
-    /// process (`claim_eval`); its id.
+    /// process (`claim_eval`: its runner and heartbeat, kept while it runs);
+    /// its id.
     pub fn create_eval(&self, e: &NewEval) -> Result<EvalId> {
         let me = runner::current();
         let mut conn = self.lock()?;
         let tx = conn.transaction().map_err(db_err("recording a new eval"))?;
-        tx.execute(
-            "INSERT INTO evals (created_at, file, vendors, jobs, max_usd_micro, demo, runner_pid, runner_host, runner_token,
-                                set_name, revision, rows, subset_json, judge, private)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
-            params![
-                now(),
-                e.file,
-                e.vendors.iter().map(|v| v.as_str()).collect::<Vec<_>>().join(","),
-                e.jobs,
-                e.max_usd_micro.map(super::db::stored),
-                e.demo,
-                me.pid,
-                me.host,
-                me.token,
-                e.set.as_str(),
-                e.revision,
-                e.rows.map(super::db::stored),
-                serde_json::to_string(&e.subset).unwrap_or_default(),
-                e.judge.as_ref().map(JudgeSpec::to_string),
-                e.private
-            ],
-        )
-        .map_err(db_err("recording a new eval"))?;
-        let id = EvalId(tx.last_insert_rowid());
+        let sql = format!(
+            "INSERT INTO evals (created_at, file, vendors, jobs, max_usd_micro, demo, eval_uid,
+               runner_pid, runner_host, runner_token, runner_user, runner_heartbeat,
+               set_name, revision, rows, subset_json, judge, private)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, {}, ?12, ?13, ?14, ?15, ?16, ?17)
+             RETURNING eval_id",
+            tx.clock(1)
+        );
+        let id: EvalId = tx
+            .query_one(
+                &sql,
+                params![
+                    now(),
+                    e.file,
+                    e.vendors
+                        .iter()
+                        .map(|v| v.as_str())
+                        .collect::<Vec<_>>()
+                        .join(","),
+                    e.jobs,
+                    e.max_usd_micro.map(super::db::stored),
+                    e.demo,
+                    super::runs::fresh_uid(),
+                    me.pid,
+                    me.host,
+                    me.token,
+                    runner::user(),
+                    e.set.as_str(),
+                    e.revision,
+                    e.rows.map(super::db::stored),
+                    serde_json::to_string(&e.subset).unwrap_or_default(),
+                    e.judge.as_ref().map(JudgeSpec::to_string),
+                    e.private
+                ],
+            )
+            .and_then(|r| r.get(0))
+            .map_err(db_err("recording a new eval"))?;
         for (i, q) in e.questions.iter().enumerate() {
             tx.execute(
                 "INSERT INTO eval_questions (eval_id, position, question_id, question, answers, urls, answer_kind) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
@@ -184,6 +198,8 @@ impl Store {
             .map_err(db_err("recording an eval's question"))?;
         }
         tx.commit().map_err(db_err("recording a new eval"))?;
+        drop(conn);
+        self.hold_eval(id);
         Ok(id)
     }
 
@@ -253,7 +269,7 @@ impl Store {
         let tx = conn.transaction().map_err(db_err("resuming an eval"))?;
         tx.execute(
             "UPDATE eval_questions SET status = 'pending' WHERE eval_id = ?1 AND status = 'skipped'",
-            [eval_id],
+            params![eval_id],
         )
         .map_err(db_err("resuming an eval"))?;
         tx.execute(
@@ -278,12 +294,12 @@ impl Store {
     /// The stored evals, newest first, at most `limit`.
     pub fn evals(&self, limit: u32) -> Result<Vec<EvalRow>> {
         let ids: Vec<EvalId> = {
-            let conn = self.lock()?;
-            let mut stmt = conn
-                .prepare("SELECT eval_id FROM evals ORDER BY eval_id DESC LIMIT ?1")
-                .map_err(db_err("listing evals"))?;
-            stmt.query_map([i64::from(limit)], |r| r.get(0))
-                .and_then(Iterator::collect)
+            self.lock()?
+                .query_map(
+                    "SELECT eval_id FROM evals ORDER BY eval_id DESC LIMIT ?1",
+                    params![limit],
+                    |r| r.get(0),
+                )
                 .map_err(db_err("listing evals"))?
         };
         let mut out = Vec::with_capacity(ids.len());
@@ -296,16 +312,18 @@ impl Store {
     /// One eval; `None` when there is none by that id.
     pub fn eval(&self, eval_id: EvalId) -> Result<Option<EvalRow>> {
         let conn = self.lock()?;
-        conn.query_row(
+        conn.query_opt(
             "SELECT e.eval_id, e.created_at, e.file, e.vendors, e.jobs, e.max_usd_micro, e.demo, e.finished_at,
                     (SELECT COUNT(*) FROM eval_questions q WHERE q.eval_id = e.eval_id),
                     (SELECT COUNT(*) FROM eval_questions q WHERE q.eval_id = e.eval_id AND q.status = 'done'),
                     (SELECT COUNT(*) FROM eval_questions q WHERE q.eval_id = e.eval_id AND q.status = 'skipped'),
-                    e.runner_pid, e.runner_host, e.runner_token,
+                    e.runner_pid, e.runner_host, e.runner_token, e.runner_user, e.runner_heartbeat,
                     e.set_name, e.revision, e.rows, e.subset_json, e.judge, e.private
              FROM evals e WHERE e.eval_id = ?1",
-            [eval_id],
-            |r| {
+            params![eval_id],
+        )
+        .and_then(|r| {
+            r.map(|r| {
                 let vendors: String = r.get(3)?;
                 Ok(EvalRow {
                     eval_id: r.get(0)?,
@@ -315,52 +333,43 @@ impl Store {
                         .split(',')
                         .filter(|v| !v.is_empty())
                         .map(|v| {
-                            v.parse().map_err(|e| {
-                                rusqlite::Error::FromSqlConversionFailure(
-                                    3,
-                                    rusqlite::types::Type::Text,
-                                    Box::new(e),
-                                )
+                            v.parse().map_err(|e: crate::core::word::UnknownWord| {
+                                super::engine::DbError::Column {
+                                    index: 3,
+                                    why: e.to_string(),
+                                }
                             })
                         })
-                        .collect::<rusqlite::Result<_>>()?,
+                        .collect::<std::result::Result<_, _>>()?,
                     jobs: r.get(4)?,
-                    max_usd_micro: r.get::<_, Option<i64>>(5)?.map(super::db::count),
+                    max_usd_micro: r.get::<Option<i64>>(5)?.map(super::db::count),
                     demo: r.get(6)?,
                     finished_at: r.get(7)?,
                     questions: super::db::count(r.get(8)?),
                     done: super::db::count(r.get(9)?),
                     skipped: super::db::count(r.get(10)?),
-                    running: match r.get::<_, Option<i64>>(11)? {
-                        Some(pid) => running(&Runner {
-                            pid,
-                            host: r.get(12)?,
-                            token: r.get(13)?,
-                        }),
-                        None => None,
-                    },
-                    set: word(r.get::<_, String>(14)?, 14)?,
-                    revision: r.get(15)?,
-                    rows: r.get::<_, Option<i64>>(16)?.map(super::db::count),
+                    running: running(&r)?,
+                    set: word(r.get::<String>(16)?, 16)?,
+                    revision: r.get(17)?,
+                    rows: r.get::<Option<i64>>(18)?.map(super::db::count),
                     subset: r
-                        .get::<_, Option<String>>(17)?
+                        .get::<Option<String>>(19)?
                         .and_then(|s| serde_json::from_str(&s).ok())
                         .unwrap_or_default(),
-                    judge: match r.get::<_, Option<String>>(18)? {
+                    judge: match r.get::<Option<String>>(20)? {
                         Some(j) => Some(JudgeSpec::parse(&j).map_err(|e| {
-                            rusqlite::Error::FromSqlConversionFailure(
-                                18,
-                                rusqlite::types::Type::Text,
-                                e.into(),
-                            )
+                            super::engine::DbError::Column {
+                                index: 20,
+                                why: e.to_string(),
+                            }
                         })?),
                         None => None,
                     },
-                    private: r.get(19)?,
+                    private: r.get(21)?,
                 })
-            },
-        )
-        .optional()
+            })
+            .transpose()
+        })
         .map_err(db_err("reading an eval"))
     }
 
@@ -372,14 +381,12 @@ impl Store {
         prices: &PriceTable,
     ) -> Result<Vec<QuestionRecord>> {
         let rows: Vec<(Question, QuestionStatus, Option<GroupId>)> = {
-            let conn = self.lock()?;
-            let mut stmt = conn
-                .prepare(
+            self.lock()?
+                .query_map(
                     "SELECT question_id, question, answers, urls, status, group_id, answer_kind FROM eval_questions
                      WHERE eval_id = ?1 ORDER BY position",
-                )
-                .map_err(db_err("reading an eval's questions"))?;
-            stmt.query_map([eval_id], |r| {
+                    params![eval_id],
+                    |r| {
                 let list = |s: String| serde_json::from_str::<Vec<String>>(&s).unwrap_or_default();
                 Ok((
                     Question {
@@ -392,9 +399,9 @@ impl Store {
                     r.get(4)?,
                     r.get(5)?,
                 ))
-            })
-            .and_then(Iterator::collect)
-            .map_err(db_err("reading an eval's questions"))?
+                    },
+                )
+                .map_err(db_err("reading an eval's questions"))?
         };
         let mut out = Vec::with_capacity(rows.len());
         for (question, status, group_id) in rows {
@@ -442,28 +449,46 @@ impl Store {
     }
 }
 
-/// A stored word read back; one this build does not know is a conversion
-/// error naming column `i`.
+/// A stored word read back; one this build does not know is an error naming
+/// column `i`.
 fn word<W: std::str::FromStr<Err = crate::core::word::UnknownWord>>(
     s: String,
     i: usize,
-) -> rusqlite::Result<W> {
-    s.parse().map_err(|e: crate::core::word::UnknownWord| {
-        rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, Box::new(e))
-    })
+) -> std::result::Result<W, super::engine::DbError> {
+    s.parse().map_err(
+        |e: crate::core::word::UnknownWord| super::engine::DbError::Column {
+            index: i,
+            why: e.to_string(),
+        },
+    )
 }
 
-/// The recorded runner as `evals` names it, unless it is known to be gone
-/// (killed): a process on another host, which this machine cannot check, is
-/// shown as running — unknown is never reported as stopped.
-fn running(r: &Runner) -> Option<String> {
-    if runner::is_gone(r) {
-        return None;
+/// The recorded runner (columns 11 to 15) as `evals` names it, unless it is
+/// known to be gone: killed, on this host; on another, which this machine
+/// cannot ask, its heartbeat older than the lease's expiry (`lease::EXPIRY`)
+/// — otherwise it is shown as running: unknown is never reported as stopped.
+fn running(r: &Row) -> std::result::Result<Option<String>, super::engine::DbError> {
+    let Some(pid) = r.get::<Option<i64>>(11)? else {
+        return Ok(None);
+    };
+    let holder = Runner {
+        pid,
+        host: r.get(12)?,
+        token: r.get(13)?,
+    };
+    let user: Option<String> = r.get(14)?;
+    let heartbeat: Option<String> = r.get(15)?;
+    if runner::is_gone(&holder) || super::lease::lapsed(&holder, heartbeat.as_deref()) {
+        return Ok(None);
     }
-    Some(match &r.host {
-        Some(host) => format!("process {} on {host}", r.pid),
-        None => format!("process {}", r.pid),
-    })
+    let process = match &holder.host {
+        Some(host) => format!("process {pid} on {host}"),
+        None => format!("process {pid}"),
+    };
+    Ok(Some(match user {
+        Some(user) => format!("{user} ({process})"),
+        None => process,
+    }))
 }
 
 #[cfg(test)]

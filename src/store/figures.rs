@@ -21,9 +21,24 @@ impl Store {
             .with_claims(claims))
     }
 
+    /// Runs `user` started, newest first, each with its figures.
+    pub fn priced_runs_of(
+        &self,
+        user: &str,
+        limit: Option<u32>,
+        prices: &PriceTable,
+    ) -> Result<Vec<RunRow>> {
+        let runs = self.runs_of(user, limit)?;
+        self.priced(runs, prices)
+    }
+
     /// Runs newest first, each with its figures.
     pub fn priced_runs(&self, limit: Option<u32>, prices: &PriceTable) -> Result<Vec<RunRow>> {
-        let mut runs = self.runs(limit)?;
+        let runs = self.runs(limit)?;
+        self.priced(runs, prices)
+    }
+
+    fn priced(&self, mut runs: Vec<RunRow>, prices: &PriceTable) -> Result<Vec<RunRow>> {
         for r in &mut runs {
             let claims = self.run_claims(r.run_id)?.figures;
             let figures = self.ledger(r.run_id, prices)?.figures(wall_ms(r));
@@ -31,6 +46,24 @@ impl Store {
         }
         Ok(runs)
     }
+}
+
+/// Who started a run, as the views show it: `user@host`, either part `?`
+/// when not recorded (`—` for neither).
+pub fn by(run: &RunRow) -> String {
+    match (&run.user, &run.host) {
+        (None, None) => "—".to_string(),
+        (u, h) => format!(
+            "{}@{}",
+            u.as_deref().unwrap_or("?"),
+            h.as_deref().unwrap_or("?")
+        ),
+    }
+}
+
+/// This operator, as `runs --mine` and the console name them (`RunRow::user`).
+pub fn me() -> Option<String> {
+    crate::machine::process::user()
 }
 
 /// A run's start to its end, in milliseconds; `None` while it runs (or when a

@@ -3,9 +3,9 @@
 //! operator's workspace its copies came from, a cap on its total) and each
 //! vendor's refusal; its runs name it in `runs.group_id`.
 
-use rusqlite::{OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
+use super::engine::{Conn, params};
 use super::{Store, db_err, now};
 use crate::core::error::{Error, Result};
 use crate::core::id::{GroupId, RunId};
@@ -45,19 +45,21 @@ pub struct GroupRow {
 
 /// Insert `group` on `conn` (a transaction's, where the group is recorded with
 /// what names it: an eval's question); its id.
-pub(super) fn insert_group(conn: &rusqlite::Connection, group: &NewGroup) -> Result<GroupId> {
-    conn.execute(
-        "INSERT INTO run_groups (created_at, goal, workspace, max_usd_micro, private) VALUES (?1, ?2, ?3, ?4, ?5)",
+pub(super) fn insert_group(conn: &Conn, group: &NewGroup) -> Result<GroupId> {
+    conn.query_one(
+        "INSERT INTO run_groups (created_at, goal, workspace, max_usd_micro, group_uid, private)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING group_id",
         params![
             now(),
             group.goal,
             group.workspace,
             group.max_usd_micro.map(super::db::stored),
+            super::runs::fresh_uid(),
             group.private
         ],
     )
-    .map_err(db_err("recording a new run group"))?;
-    Ok(GroupId(conn.last_insert_rowid()))
+    .and_then(|r| r.get(0))
+    .map_err(db_err("recording a new run group"))
 }
 
 impl Store {
@@ -82,7 +84,8 @@ impl Store {
     pub fn record_refusal(&self, group_id: GroupId, vendor: Vendor, message: &str) -> Result<()> {
         self.lock()?
             .execute(
-                "INSERT OR REPLACE INTO group_refusals (group_id, vendor, message) VALUES (?1, ?2, ?3)",
+                "INSERT INTO group_refusals (group_id, vendor, message) VALUES (?1, ?2, ?3)
+                 ON CONFLICT (group_id, vendor) DO UPDATE SET message = excluded.message",
                 params![group_id, vendor, message],
             )
             .map_err(db_err("recording a vendor's refusal"))?;
@@ -95,7 +98,7 @@ impl Store {
             .lock()?
             .execute(
                 "UPDATE runs SET group_id = ?1 WHERE run_id = ?2 AND group_id IS NULL",
-                params![group_id, run_id.0],
+                params![group_id, run_id],
             )
             .map_err(db_err("putting a run into a group"))?;
         if changed == 0 {
@@ -110,12 +113,12 @@ impl Store {
     /// refusals and runs (the console's Compare screen lists them).
     pub fn groups(&self, limit: u32) -> Result<Vec<GroupRow>> {
         let ids: Vec<GroupId> = {
-            let conn = self.lock()?;
-            let mut stmt = conn
-                .prepare("SELECT group_id FROM run_groups ORDER BY group_id DESC LIMIT ?1")
-                .map_err(db_err("listing run groups"))?;
-            stmt.query_map([i64::from(limit)], |r| r.get(0))
-                .and_then(Iterator::collect)
+            self.lock()?
+                .query_map(
+                    "SELECT group_id FROM run_groups ORDER BY group_id DESC LIMIT ?1",
+                    params![limit],
+                    |r| r.get(0),
+                )
                 .map_err(db_err("listing run groups"))?
         };
         let mut out = Vec::with_capacity(ids.len());
@@ -129,42 +132,42 @@ impl Store {
     pub fn group(&self, group_id: GroupId) -> Result<Option<GroupRow>> {
         let conn = self.lock()?;
         let Some(mut row) = conn
-            .query_row(
+            .query_opt(
                 "SELECT group_id, created_at, goal, workspace, max_usd_micro FROM run_groups WHERE group_id = ?1",
-                [group_id],
-                |r| {
+                params![group_id],
+            )
+            .and_then(|r| {
+                r.map(|r| {
                     Ok(GroupRow {
                         group_id: r.get(0)?,
                         created_at: r.get(1)?,
                         goal: r.get(2)?,
                         workspace: r.get(3)?,
                         max_usd_micro: r
-                            .get::<_, Option<i64>>(4)?
+                            .get::<Option<i64>>(4)?
                             .map(|v| u64::try_from(v).unwrap_or(0)),
                         ..GroupRow::default()
                     })
-                },
-            )
-            .optional()
+                })
+                .transpose()
+            })
             .map_err(db_err("reading a run group"))?
         else {
             return Ok(None);
         };
-        let mut stmt = conn
-            .prepare(
+        row.refusals = conn
+            .query_map(
                 "SELECT vendor, message FROM group_refusals WHERE group_id = ?1 ORDER BY vendor",
+                params![group_id],
+                |r| Ok((r.get(0)?, r.get(1)?)),
             )
             .map_err(db_err("reading a group's refusals"))?;
-        row.refusals = stmt
-            .query_map([group_id], |r| Ok((r.get(0)?, r.get(1)?)))
-            .and_then(Iterator::collect)
-            .map_err(db_err("reading a group's refusals"))?;
-        let mut stmt = conn
-            .prepare("SELECT run_id FROM runs WHERE group_id = ?1 ORDER BY run_id")
-            .map_err(db_err("reading a group's runs"))?;
-        row.runs = stmt
-            .query_map([group_id], |r| Ok(RunId(r.get(0)?)))
-            .and_then(Iterator::collect)
+        row.runs = conn
+            .query_map(
+                "SELECT run_id FROM runs WHERE group_id = ?1 ORDER BY run_id",
+                params![group_id],
+                |r| r.get(0),
+            )
             .map_err(db_err("reading a group's runs"))?;
         Ok(Some(row))
     }

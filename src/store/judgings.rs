@@ -5,8 +5,7 @@
 //! in the same group on resume). Read back as `core::eval::JudgingRecord`s
 //! (each run as an eval reads a run), the grade read from the last one's reply.
 
-use rusqlite::params;
-
+use super::engine::params;
 use super::{NewGroup, Store, db_err};
 use crate::core::error::{Error, Result};
 use crate::core::eval::JudgingRecord;
@@ -30,9 +29,9 @@ impl Store {
         let group_id = super::groups::insert_group(&tx, group)?;
         let named = tx
             .execute(
-                "INSERT OR IGNORE INTO eval_judgings (eval_id, question_id, graded_run_id, group_id)
-                 VALUES (?1, ?2, ?3, ?4)",
-                params![eval_id, question_id, graded.0, group_id],
+                "INSERT INTO eval_judgings (eval_id, question_id, graded_run_id, group_id)
+                 VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING",
+                params![eval_id, question_id, graded, group_id],
             )
             .map_err(&what)?;
         if named != 1 {
@@ -52,20 +51,15 @@ impl Store {
         question_id: &str,
         prices: &PriceTable,
     ) -> Result<Vec<JudgingRecord>> {
-        let rows: Vec<(RunId, GroupId)> = {
-            let conn = self.lock()?;
-            let mut stmt = conn
-                .prepare_cached(
-                    "SELECT graded_run_id, group_id FROM eval_judgings
-                     WHERE eval_id = ?1 AND question_id = ?2 ORDER BY group_id",
-                )
-                .map_err(db_err("reading an eval's judgings"))?;
-            stmt.query_map(params![eval_id, question_id], |r| {
-                Ok((RunId(r.get(0)?), r.get(1)?))
-            })
-            .and_then(Iterator::collect)
-            .map_err(db_err("reading an eval's judgings"))?
-        };
+        let rows: Vec<(RunId, GroupId)> = self
+            .lock()?
+            .query_map(
+                "SELECT graded_run_id, group_id FROM eval_judgings
+                 WHERE eval_id = ?1 AND question_id = ?2 ORDER BY group_id",
+                params![eval_id, question_id],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .map_err(db_err("reading an eval's judgings"))?;
         let mut out = Vec::with_capacity(rows.len());
         for (graded, group_id) in rows {
             let mut j = JudgingRecord {

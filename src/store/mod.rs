@@ -17,26 +17,38 @@ mod calls;
 mod citations;
 mod claims;
 mod compare;
+mod copy;
 mod db;
+mod engine;
 mod evals;
 pub mod export;
 mod figures;
 mod groups;
+mod held;
 mod judgings;
 mod lease;
+#[cfg(feature = "postgres")]
+mod pg;
 mod runs;
+#[cfg(feature = "postgres")]
+mod schema_pg;
 pub mod search;
+#[cfg(feature = "postgres")]
+mod search_pg;
 mod steps;
 pub mod types;
+mod value;
 pub mod verdicts;
 mod words;
 
 pub use calls::{Ledger, LedgerLine, fees_sum as ledger_fees, sum as ledger_sum};
 pub use claims::{ClaimRow, RunClaims};
+pub use copy::CopySummary;
 pub use db::{SCHEMA_VERSION, Store};
 pub(crate) use db::{db_err, now};
 pub use evals::{EvalRow, NewEval};
-pub use figures::wall_ms;
+pub use figures::{by, me, wall_ms};
 pub use groups::{GroupRow, NewGroup};
+pub use lease::{EXPIRY as LEASE_EXPIRY, HEARTBEAT};
 pub use steps::StepRecord;
 pub use types::*;

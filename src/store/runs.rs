@@ -4,9 +4,8 @@
 //! session's turns — with the process that runs it told apart from one that is
 //! gone (`interrupted`).
 
-use rusqlite::{OptionalExtension, Row, params};
-
 use super::db::count;
+use super::engine::{Conn, DbError, Row, Value, params};
 use super::{Store, db_err, now};
 use crate::core::error::{Error, Result};
 use crate::core::id::{RunId, SessionId};
@@ -21,13 +20,14 @@ const RUN_COLUMNS: &str =
     r.outcome_detail, r.parent_run_id, r.session_id,
     (WITH RECURSIVE tree(id) AS (
          SELECT r.run_id UNION SELECT k.run_id FROM runs k JOIN tree t ON k.parent_run_id = t.id)
-     SELECT COUNT(*) FROM citations c WHERE c.run_id IN tree),
-    r.runner_pid, r.runner_host, r.runner_token, r.group_id, r.agent";
+     SELECT COUNT(*) FROM citations c WHERE c.run_id IN (SELECT id FROM tree)),
+    r.runner_pid, r.runner_host, r.runner_token, r.group_id, r.run_user, r.run_host,
+    r.runner_heartbeat, r.agent";
 
-fn run_row(r: &Row<'_>) -> rusqlite::Result<(RunRow, Option<Runner>)> {
+fn run_row(r: &Row) -> Result<(RunRow, Option<Runner>, Option<String>), DbError> {
     let runner = r
-        .get::<_, Option<i64>>(11)?
-        .map(|pid| -> rusqlite::Result<Runner> {
+        .get::<Option<i64>>(11)?
+        .map(|pid| -> Result<Runner, DbError> {
             Ok(Runner {
                 pid,
                 host: r.get(12)?,
@@ -43,20 +43,27 @@ fn run_row(r: &Row<'_>) -> rusqlite::Result<(RunRow, Option<Runner>)> {
         model: r.get(5)?,
         outcome: r.get(6)?,
         outcome_detail: r.get(7)?,
-        parent_run_id: r.get::<_, Option<i64>>(8)?.map(RunId),
+        parent_run_id: r.get::<Option<i64>>(8)?.map(RunId),
         session_id: r.get(9)?,
         group_id: r.get(14)?,
-        agent: r.get(15)?,
+        agent: r.get(18)?,
         citation_count: count(r.get(10)?),
+        user: r.get(15)?,
+        host: r.get(16)?,
         ..RunRow::default()
     };
-    Ok((row, runner.transpose()?))
+    Ok((row, runner.transpose()?, r.get(17)?))
 }
 
-/// Call a run whose process is gone `interrupted`. (Its figures are read by
-/// `Store::figures`, the one place they are summed.)
-fn complete((mut row, runner): (RunRow, Option<Runner>)) -> RunRow {
-    if row.outcome.is_none() && runner.as_ref().is_some_and(runner::is_gone) {
+/// Call a run whose process is gone `interrupted`: known gone on this host,
+/// or on another whose heartbeat is older than the lease's expiry. (Its
+/// figures are read by `Store::figures`, the one place they are summed.)
+fn complete((mut row, runner, heartbeat): (RunRow, Option<Runner>, Option<String>)) -> RunRow {
+    if row.outcome.is_none()
+        && runner
+            .as_ref()
+            .is_some_and(|r| runner::is_gone(r) || super::lease::lapsed(r, heartbeat.as_deref()))
+    {
         row.outcome = Some(Outcome::Interrupted);
         row.outcome_detail = Some(format!(
             "the process running it is gone; `io-harness run --resume {}` continues it",
@@ -67,30 +74,35 @@ fn complete((mut row, runner): (RunRow, Option<Runner>)) -> RunRow {
 }
 
 impl Store {
-    fn query_runs(&self, filter: &str, args: impl rusqlite::Params) -> Result<Vec<RunRow>> {
+    fn query_runs(&self, filter: &str, args: &[Value]) -> Result<Vec<RunRow>> {
         let conn = self.lock()?;
         let sql = format!("SELECT {RUN_COLUMNS} FROM runs r {filter}");
-        let mut stmt = conn.prepare(&sql).map_err(db_err("reading runs"))?;
-        let rows = stmt
-            .query_map(args, run_row)
-            .map_err(db_err("reading runs"))?
-            .collect::<rusqlite::Result<Vec<_>>>()
+        let rows = conn
+            .query_map(&sql, args, run_row)
             .map_err(db_err("reading runs"))?;
         Ok(rows.into_iter().map(complete).collect())
+    }
+
+    /// Runs started by `user` (`RunRow::user`), newest first.
+    pub fn runs_of(&self, user: &str, limit: Option<u32>) -> Result<Vec<RunRow>> {
+        self.query_runs(
+            "WHERE r.run_user = ?2 ORDER BY r.started_at DESC, r.run_id DESC LIMIT ?1",
+            params![limit.map_or(i64::MAX, i64::from), user],
+        )
     }
 
     /// Runs, newest first.
     pub fn runs(&self, limit: Option<u32>) -> Result<Vec<RunRow>> {
         self.query_runs(
             "ORDER BY r.started_at DESC, r.run_id DESC LIMIT ?1",
-            [limit.map_or(-1, i64::from)],
+            params![limit.map_or(i64::MAX, i64::from)],
         )
     }
 
     /// One run.
     pub fn run(&self, run_id: RunId) -> Result<Option<RunRow>> {
         Ok(self
-            .query_runs("WHERE r.run_id = ?1", [run_id.0])?
+            .query_runs("WHERE r.run_id = ?1", params![run_id])?
             .into_iter()
             .next())
     }
@@ -101,12 +113,11 @@ impl Store {
     pub fn run_plan(&self, run_id: RunId) -> Result<Option<RunPlan>> {
         let conn = self.lock()?;
         let json: Option<Option<String>> = conn
-            .query_row(
+            .query_opt(
                 "SELECT plan_json FROM runs WHERE run_id = ?1",
-                [run_id.0],
-                |r| r.get(0),
+                params![run_id],
             )
-            .optional()
+            .and_then(|r| r.map(|r| r.get(0)).transpose())
             .map_err(db_err("reading a run's plan"))?;
         json.flatten()
             .map(|j| {
@@ -119,44 +130,51 @@ impl Store {
     /// The web declaration run `run_id` ran with, as stored (`runs.web_json`: a
     /// child's is its own, narrowed); `None` when it had none.
     pub fn web_json(&self, run_id: RunId) -> Result<Option<String>> {
-        let conn = self.lock()?;
-        conn.query_row(
-            "SELECT web_json FROM runs WHERE run_id = ?1",
-            [run_id.0],
-            |r| r.get(0),
-        )
-        .optional()
-        .map(Option::flatten)
-        .map_err(db_err("reading a run's web declaration"))
+        self.lock()?
+            .query_opt(
+                "SELECT web_json FROM runs WHERE run_id = ?1",
+                params![run_id],
+            )
+            .and_then(|r| r.map(|r| r.get::<Option<String>>(0)).transpose())
+            .map(Option::flatten)
+            .map_err(db_err("reading a run's web declaration"))
     }
 
     /// Runs a run spawned, oldest first.
     pub fn children(&self, run_id: RunId) -> Result<Vec<RunRow>> {
-        self.query_runs("WHERE r.parent_run_id = ?1 ORDER BY r.run_id", [run_id.0])
+        self.query_runs(
+            "WHERE r.parent_run_id = ?1 ORDER BY r.run_id",
+            params![run_id],
+        )
     }
 
     /// The runs of one session, in order.
     pub fn session_runs(&self, session_id: SessionId) -> Result<Vec<RunRow>> {
-        self.query_runs("WHERE r.session_id = ?1 ORDER BY r.run_id", [session_id])
+        self.query_runs(
+            "WHERE r.session_id = ?1 ORDER BY r.run_id",
+            params![session_id],
+        )
     }
 
     /// The pid of another live process on this host still running this run, if any.
     pub fn running_elsewhere(&self, run_id: RunId) -> Result<Option<i64>> {
         let runner: Option<Runner> = self
             .lock()?
-            .query_row(
+            .query_opt(
                 "SELECT runner_pid, runner_host, runner_token FROM runs
                  WHERE run_id = ?1 AND outcome IS NULL AND runner_pid IS NOT NULL",
-                [run_id.0],
-                |r| {
+                params![run_id],
+            )
+            .and_then(|r| {
+                r.map(|r| {
                     Ok(Runner {
                         pid: r.get(0)?,
                         host: r.get(1)?,
                         token: r.get(2)?,
                     })
-                },
-            )
-            .optional()
+                })
+                .transpose()
+            })
             .map_err(db_err("looking up a run's process"))?;
         Ok(runner.filter(runner::is_other_live).map(|r| r.pid))
     }
@@ -164,19 +182,21 @@ impl Store {
     /// Whether a run exists.
     pub fn has_run(&self, run_id: RunId) -> Result<bool> {
         self.lock()?
-            .query_row("SELECT 1 FROM runs WHERE run_id = ?1", [run_id.0], |_| {
-                Ok(())
-            })
-            .optional()
+            .query_opt("SELECT 1 FROM runs WHERE run_id = ?1", params![run_id])
             .map(|r| r.is_some())
             .map_err(db_err("looking up a run"))
     }
 
     /// Record a new run, run by this process; its id.
     pub fn begin_run(&self, run: &NewRun) -> Result<RunId> {
-        let conn = self.lock()?;
-        let id = insert_run(&conn, run)?;
-        super::search::index_goal(&conn, id, &run.goal)?;
+        let mut conn = self.lock()?;
+        // One transaction: the run and its row in the search index.
+        let tx = conn.transaction().map_err(db_err("recording a new run"))?;
+        let id = insert_run(&tx, run)?;
+        super::search::index_goal(&tx, id, &run.goal)?;
+        tx.commit().map_err(db_err("committing a new run"))?;
+        drop(conn);
+        self.hold(id);
         Ok(id)
     }
 
@@ -186,29 +206,29 @@ impl Store {
         let body = serde_json::to_string(checkpoint)
             .map_err(|e| Error::store("encoding the checkpoint", e))?;
         let mut conn = self.lock()?;
-        let tx = conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-            .map_err(db_err("starting a new run"))?;
+        let tx = conn.transaction().map_err(db_err("starting a new run"))?;
         let run_id = insert_run(&tx, run)?;
         super::search::index_goal(&tx, run_id, &run.goal)?;
         tx.execute(
             "INSERT INTO checkpoints (run_id, format, step, body_json, saved_at) VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![run_id.0, checkpoint.format, checkpoint.step, body, now()],
+            params![run_id, checkpoint.format, checkpoint.step, body, now()],
         )
         .map_err(db_err("saving the first checkpoint"))?;
         tx.commit().map_err(db_err("committing a new run"))?;
+        drop(conn);
+        self.hold(run_id);
         Ok(run_id)
     }
 
     /// Start a session; its id.
     pub fn begin_session(&self, label: &str) -> Result<SessionId> {
-        let conn = self.lock()?;
-        conn.execute(
-            "INSERT INTO sessions (started_at, label) VALUES (?1, ?2)",
-            params![now(), label],
-        )
-        .map_err(db_err("recording a new session"))?;
-        Ok(SessionId(conn.last_insert_rowid()))
+        self.lock()?
+            .query_one(
+                "INSERT INTO sessions (started_at, label) VALUES (?1, ?2) RETURNING session_id",
+                params![now(), label],
+            )
+            .and_then(|r| r.get(0))
+            .map_err(db_err("recording a new session"))
     }
 
     /// Record how a run ended.
@@ -216,9 +236,10 @@ impl Store {
         self.lock()?
             .execute(
                 "UPDATE runs SET finished_at = ?2, outcome = ?3, outcome_detail = ?4 WHERE run_id = ?1",
-                params![run_id.0, now(), outcome.label(), outcome_detail(outcome)],
+                params![run_id, now(), outcome.label(), outcome_detail(outcome)],
             )
             .map_err(db_err("recording a run's outcome"))?;
+        self.release(run_id);
         Ok(())
     }
 
@@ -229,7 +250,7 @@ impl Store {
     }
 }
 
-fn insert_run(conn: &rusqlite::Connection, run: &NewRun) -> Result<RunId> {
+fn insert_run(conn: &Conn, run: &NewRun) -> Result<RunId> {
     let me = runner::current();
     let plan_json = match &run.plan {
         Some(p) => Some(
@@ -238,19 +259,57 @@ fn insert_run(conn: &rusqlite::Connection, run: &NewRun) -> Result<RunId> {
         ),
         None => None,
     };
-    conn.execute(
+    let user = runner::user();
+    // Private in a private group (an eval's), or spawned by a private run.
+    let sql = format!(
         "INSERT INTO runs (started_at, goal, provider, model, web_json, parent_run_id, session_id, mcp_declared_json,
-           runner_pid, runner_host, runner_token, group_id, plan_json, agent, private)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,
-           -- Private in a private group (an eval's), or spawned by a private run.
-           COALESCE((SELECT private FROM run_groups WHERE group_id = ?12), 0)
-             OR COALESCE((SELECT private FROM runs WHERE run_id = ?6), 0))",
-        params![now(), run.goal, run.provider, run.model, run.web_json,
-                run.parent_run_id.map(|r| r.0), run.session_id, run.mcp_declared_json,
-                me.pid, me.host, me.token, run.group_id, plan_json, run.agent],
+           runner_pid, runner_host, runner_token, group_id, plan_json, run_uid, run_user, run_host,
+           runner_user, runner_heartbeat, agent, private)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?10, ?15, {}, ?16,
+           COALESCE((SELECT private FROM run_groups WHERE group_id = ?12), false)
+             OR COALESCE((SELECT private FROM runs WHERE run_id = ?6), false))
+         RETURNING run_id",
+        conn.clock(1)
+    );
+    conn.query_one(
+        &sql,
+        params![
+            now(),
+            run.goal,
+            run.provider,
+            run.model,
+            run.web_json,
+            run.parent_run_id,
+            run.session_id,
+            run.mcp_declared_json,
+            me.pid,
+            me.host,
+            me.token,
+            run.group_id,
+            plan_json,
+            fresh_uid(),
+            user,
+            run.agent
+        ],
     )
-    .map_err(db_err("recording a new run"))?;
-    Ok(RunId(conn.last_insert_rowid()))
+    .and_then(|r| r.get(0))
+    .map_err(db_err("recording a new run"))
+}
+
+/// A new stable identity (32 hex digits): a run's across stores, by which
+/// `store copy` knows a run it has copied. Random (the hasher's keys come
+/// from the OS), mixed with the time and this process.
+pub(crate) fn fresh_uid() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let nanos = chrono::Utc::now().timestamp_nanos_opt().unwrap_or_default();
+    let half = |salt: u64| {
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_i64(nanos);
+        h.write_u32(std::process::id());
+        h.write_u64(salt);
+        h.finish()
+    };
+    format!("{:016x}{:016x}", half(1), half(2))
 }
 
 /// The `outcome_detail` recorded beside an outcome.

@@ -8,9 +8,9 @@
 //! that uses FTS5's syntax on purpose and cannot be parsed is a clear error
 //! saying how to quote it, never SQL passed on.
 
-use rusqlite::{Connection, params};
 use serde::Serialize;
 
+use super::engine::{Conn, DbError, Value, params};
 use super::{Store, db_err};
 use crate::core::completion::{Citation, ServerToolCall};
 use crate::core::error::{Error, Result};
@@ -46,30 +46,26 @@ pub struct SearchQuery {
 }
 
 /// Whether `run` is private: nothing of it is indexed.
-fn private(tx: &Connection, run: RunId) -> Result<bool> {
-    tx.prepare_cached("SELECT private FROM runs WHERE run_id = ?1")
-        .and_then(|mut s| s.query_row([run.0], |r| r.get::<_, bool>(0)))
-        .or_else(|e| match e {
-            rusqlite::Error::QueryReturnedNoRows => Ok(false),
-            e => Err(e),
-        })
+fn private(tx: &Conn, run: RunId) -> Result<bool> {
+    tx.query_opt("SELECT private FROM runs WHERE run_id = ?1", params![run])
+        .and_then(|r| r.map_or(Ok(false), |r| r.get::<bool>(0)))
         .map_err(db_err("indexing a run"))
 }
 
-pub(super) fn index_goal(tx: &Connection, run: RunId, goal: &str) -> Result<()> {
+pub(super) fn index_goal(tx: &Conn, run: RunId, goal: &str) -> Result<()> {
     if private(tx, run)? {
         return Ok(());
     }
     tx.execute(
         "INSERT INTO search_index (kind, run_id, step, url, body) VALUES ('goal', ?1, 0, NULL, ?2)",
-        params![run.0, goal],
+        params![run, goal],
     )
     .map_err(db_err("indexing a goal"))?;
     Ok(())
 }
 
 pub(super) fn index_step(
-    tx: &Connection,
+    tx: &Conn,
     run: RunId,
     step: u32,
     resent: bool,
@@ -82,7 +78,7 @@ pub(super) fn index_step(
     if resent {
         tx.execute(
             "DELETE FROM search_index WHERE run_id = ?1 AND step = ?2 AND kind <> 'goal'",
-            params![run.0, step],
+            params![run, step],
         )
         .map_err(db_err("indexing a step"))?;
     }
@@ -92,7 +88,7 @@ pub(super) fn index_step(
 }
 
 fn insert(
-    tx: &Connection,
+    tx: &Conn,
     kind: &str,
     run: RunId,
     step: u32,
@@ -102,16 +98,16 @@ fn insert(
     if private(tx, run)? {
         return Ok(());
     }
-    tx.prepare_cached(
+    tx.execute(
         "INSERT INTO search_index (kind, run_id, step, url, body) VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![kind, run, step, url, body],
     )
-    .and_then(|mut stmt| stmt.execute(params![kind, run.0, step, url, body]))
     .map_err(db_err("indexing a step"))?;
     Ok(())
 }
 
 /// The model's text of a step, as a `text` row (none for an empty one).
-pub(super) fn index_text(tx: &Connection, run: RunId, step: u32, text: &str) -> Result<()> {
+pub(super) fn index_text(tx: &Conn, run: RunId, step: u32, text: &str) -> Result<()> {
     if text.trim().is_empty() {
         return Ok(());
     }
@@ -121,7 +117,7 @@ pub(super) fn index_text(tx: &Connection, run: RunId, step: u32, text: &str) -> 
 /// What each server-side tool call was asked (a query, or a URL to fetch), as
 /// `query` rows.
 pub(super) fn index_queries(
-    tx: &Connection,
+    tx: &Conn,
     run: RunId,
     step: u32,
     server_tools: &[ServerToolCall],
@@ -136,7 +132,7 @@ pub(super) fn index_queries(
 /// searchable (the `citations` table keeps the first of a URL's quotes in a
 /// step), a citation given twice word for word indexed once.
 pub(super) fn index_citations(
-    tx: &Connection,
+    tx: &Conn,
     run: RunId,
     step: u32,
     citations: &[Citation],
@@ -188,16 +184,11 @@ fn quoted(text: &str) -> String {
 }
 
 /// One hit a place: a URL cited twice in a step (two quotes, each indexed to
-/// be found) is one hit, its first in the order read. Rows are read only until
-/// `limit` hits are found.
-fn once_a_place(
-    rows: impl Iterator<Item = rusqlite::Result<Hit>>,
-    limit: usize,
-) -> rusqlite::Result<Vec<Hit>> {
+/// be found) is one hit, its first in the order read; at most `limit`.
+fn once_a_place(rows: Vec<Hit>, limit: usize) -> Vec<Hit> {
     let mut seen = std::collections::HashSet::new();
     let mut hits = Vec::new();
-    for row in rows {
-        let hit = row?;
+    for hit in rows {
         let place = hit
             .url
             .clone()
@@ -209,7 +200,27 @@ fn once_a_place(
             break;
         }
     }
-    Ok(hits)
+    hits
+}
+
+/// `limit` hits once a place from `fetch(n)`, which reads at most `n` rows in
+/// order: first `limit` rows, then four times as many while places repeated
+/// and more rows may be there — so a search reads about as many rows as it
+/// shows, on either engine, and never stops short of `limit` hits that exist.
+fn widening<E>(
+    limit: u32,
+    mut fetch: impl FnMut(u32) -> std::result::Result<Vec<Hit>, E>,
+) -> std::result::Result<Vec<Hit>, E> {
+    let mut rows = limit;
+    loop {
+        let read = fetch(rows)?;
+        let exhausted = read.len() < rows as usize || rows == u32::MAX;
+        let hits = once_a_place(read, limit as usize);
+        if exhausted || hits.len() >= limit as usize {
+            return Ok(hits);
+        }
+        rows = rows.saturating_mul(4);
+    }
 }
 
 impl Store {
@@ -239,6 +250,10 @@ impl Store {
             ));
         }
         let read = crate::core::query::read(&q.text);
+        #[cfg(feature = "postgres")]
+        if self.lock()?.engine() == super::engine::Engine::Postgres {
+            return self.search_postgres(q, &read);
+        }
         // Rows are indexed in the order they are recorded, so the newest come
         // last: FTS5 walks its rowids backwards without sorting every match.
         // Best first needs a full-text match to rank by.
@@ -247,16 +262,17 @@ impl Store {
         } else {
             "rowid DESC"
         };
-        // No row limit (-1): the limit counts hits once each, below.
-        let mut values: Vec<rusqlite::types::Value> =
-            vec![q.run.map(|r| r.0).into(), (-1i64).into()];
+        // The row limit (?2) is set by `widening`: the limit counts hits once
+        // a place.
+        let mut values: Vec<Value> =
+            vec![q.run.map_or(Value::Null, |r| Value::Int(r.0)), Value::Null];
         let mut wheres = vec!["(?1 IS NULL OR run_id = ?1)".to_string()];
         if let Some(fts) = &read.fts {
-            values.push(fts.clone().into());
+            values.push(Value::Text(fts.clone()));
             wheres.push(format!("search_index MATCH ?{}", values.len()));
         }
         for inside in &read.inside {
-            values.push(crate::core::query::like_pattern(inside).into());
+            values.push(Value::Text(crate::core::query::like_pattern(inside)));
             wheres.push(format!("body LIKE ?{} ESCAPE '\\'", values.len()));
         }
         let passage = if read.fts.is_some() {
@@ -278,13 +294,9 @@ impl Store {
         // FTS5 answers a query it cannot parse with SQLITE_ERROR ("fts5: syntax
         // error near …", "unterminated string", "no such column"); a busy or broken
         // store has codes of its own.
-        let unparsable = |e: rusqlite::Error| {
+        let unparsable = |e: DbError| {
             let why = e.to_string();
-            let generic = matches!(
-                &e,
-                rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::Unknown
-            );
-            if generic {
+            if e.is_sqlite_generic() {
                 Error::refused(format!(
                     "cannot search for {:?}: {}. To search for the words as written, put them in double quotes: {}",
                     q.text,
@@ -295,13 +307,13 @@ impl Store {
                 Error::store("searching", e)
             }
         };
-        let mut stmt = conn.prepare(&sql).map_err(unparsable)?;
         let marked = |body: String| match (&read.fts, read.inside.first()) {
             (None, Some(needle)) => crate::core::query::passage(&body, needle, 24),
             _ => body,
         };
-        let rows = stmt
-            .query_map(rusqlite::params_from_iter(values.iter()), |r| {
+        widening(q.limit, |rows| {
+            values[1] = Value::Int(i64::from(rows));
+            conn.query_map(&sql, &values, |r| {
                 Ok(Hit {
                     run_id: RunId(r.get(0)?),
                     step: r.get(1)?,
@@ -310,14 +322,77 @@ impl Store {
                     snippet: marked(r.get(4)?),
                 })
             })
-            .map_err(unparsable)?;
-        once_a_place(rows, q.limit as usize).map_err(unparsable)
+        })
+        .map_err(unparsable)
+    }
+}
+
+impl Store {
+    /// `search` on PostgreSQL (`search_pg`), its refusal worded as here.
+    #[cfg(feature = "postgres")]
+    fn search_postgres(
+        &self,
+        q: &SearchQuery,
+        read: &crate::core::query::Query,
+    ) -> Result<Vec<Hit>> {
+        use super::search_pg::{Failed, search};
+        let conn = self.lock()?;
+        let found = widening(q.limit, |rows| {
+            search(&conn, read, q.run, rows, q.rank).map(|rows| {
+                rows.into_iter()
+                    .map(|(run_id, step, kind, url, snippet)| Hit {
+                        run_id,
+                        step,
+                        kind,
+                        url,
+                        snippet,
+                    })
+                    .collect()
+            })
+        });
+        match found {
+            Ok(hits) => Ok(hits),
+            Err(Failed::Unparsable(why)) => Err(Error::refused(format!(
+                "cannot search for {:?}: {why}. To search for the words as written, put them in double quotes: {}",
+                q.text,
+                quoted(&q.text)
+            ))),
+            Err(Failed::Store(e)) => Err(e),
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Rows whose places repeat (a URL quoted twice in a step): the row limit
+    /// widens until `limit` hits are found, and stops when the rows run out.
+    #[test]
+    fn a_repeated_place_widens_the_rows_read_until_the_limit_is_found() {
+        let rows: Vec<Hit> = (0..40)
+            .map(|i| Hit {
+                run_id: RunId(1),
+                step: i / 4,
+                kind: "citation".into(),
+                url: Some(format!("https://example.com/{}", i / 4)),
+                snippet: String::new(),
+            })
+            .collect();
+        let mut asked = Vec::new();
+        let hits = widening(3, |n| {
+            asked.push(n);
+            Ok::<_, ()>(rows.iter().take(n as usize).cloned().collect())
+        })
+        .unwrap_or_default();
+        assert_eq!(hits.len(), 3);
+        assert_eq!(asked, vec![3, 12]);
+        let all = widening(20, |n| {
+            Ok::<_, ()>(rows.iter().take(n as usize).cloned().collect())
+        })
+        .unwrap_or_default();
+        assert_eq!(all.len(), 10, "ten places in all");
+    }
 
     #[test]
     fn terms_are_counted_as_fts5_splits_them() {

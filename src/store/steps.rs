@@ -11,9 +11,8 @@
 //! earlier request was really sent and may have been billed, but its answer was
 //! never recorded).
 
-use rusqlite::{OptionalExtension, TransactionBehavior, params};
-
 use super::db::stored;
+use super::engine::params;
 use super::runs::outcome_detail;
 use super::{Store, db_err, now};
 use crate::core::completion::{Citation, Claim, ServerToolCall};
@@ -76,9 +75,9 @@ impl Store {
             .map_err(|e| Error::store("encoding the observations", e))?;
         let mut conn = self.lock()?;
         let tx = conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .transaction()
             .map_err(db_err("starting a step's write"))?;
-        let (run, step, c) = (run_id.0, record.step, record.call);
+        let (run, step, c) = (run_id, record.step, record.call);
         let u = c.usage.unwrap_or_default();
         tx.execute(
             "INSERT INTO provider_calls (run_id, step, provider, model, input_tokens, output_tokens,
@@ -107,7 +106,8 @@ impl Store {
         }
         for x in record.citations {
             tx.execute(
-                "INSERT OR IGNORE INTO citations (run_id, step, url, title, cited_text) VALUES (?1, ?2, ?3, ?4, ?5)",
+                "INSERT INTO citations (run_id, step, url, title, cited_text) VALUES (?1, ?2, ?3, ?4, ?5)
+                 ON CONFLICT DO NOTHING",
                 params![run, step, x.url, x.title, x.cited_text],
             )
             .map_err(db_err("recording a citation"))?;
@@ -155,26 +155,27 @@ impl Store {
             )
             .map_err(db_err("recording a run's outcome"))?;
         }
-        tx.commit().map_err(db_err("committing a step"))
+        tx.commit().map_err(db_err("committing a step"))?;
+        drop(conn);
+        if outcome.is_some() {
+            self.release(run_id);
+        }
+        Ok(())
     }
 
     /// A transcript's exchanges through `upto` (the checkpoint's step), in order. A
     /// stored exchange that does not parse is an error naming the run and step.
     pub fn exchanges(&self, run_id: RunId, upto: u32) -> Result<Vec<Exchange>> {
-        let conn = self.lock()?;
-        let mut stmt = conn
-            .prepare(
+        let rows = self
+            .lock()?
+            .query_map(
                 "SELECT step, exchange_json FROM exchanges WHERE run_id = ?1 AND step <= ?2 ORDER BY step",
+                params![run_id, upto],
+                |r| Ok((r.get::<u32>(0)?, r.get::<String>(1)?)),
             )
             .map_err(db_err("reading a transcript"))?;
-        let rows = stmt
-            .query_map(params![run_id.0, upto], |r| {
-                Ok((r.get::<_, u32>(0)?, r.get::<_, String>(1)?))
-            })
-            .map_err(db_err("reading a transcript"))?;
         let mut out = Vec::new();
-        for row in rows {
-            let (step, json) = row.map_err(db_err("reading a transcript"))?;
+        for (step, json) in rows {
             let exchange = serde_json::from_str(&json).map_err(|e| {
                 Error::store_says(format!(
                     "run {run_id}: the stored transcript of step {step} does not parse ({e}); \
@@ -191,16 +192,12 @@ impl Store {
     pub fn stored_steps(&self, run_id: RunId) -> Result<(Vec<u32>, Vec<u32>)> {
         let conn = self.lock()?;
         let numbers = |table: &str| -> Result<Vec<u32>> {
-            let mut stmt = conn
-                .prepare(&format!(
-                    "SELECT step FROM {table} WHERE run_id = ?1 ORDER BY step"
-                ))
-                .map_err(db_err("reading a run's steps"))?;
-            let rows = stmt
-                .query_map([run_id.0], |r| r.get::<_, u32>(0))
-                .map_err(db_err("reading a run's steps"))?;
-            rows.collect::<rusqlite::Result<_>>()
-                .map_err(db_err("reading a run's steps"))
+            conn.query_map(
+                &format!("SELECT step FROM {table} WHERE run_id = ?1 ORDER BY step"),
+                params![run_id],
+                |r| r.get::<u32>(0),
+            )
+            .map_err(db_err("reading a run's steps"))
         };
         Ok((numbers("steps")?, numbers("exchanges")?))
     }
@@ -209,52 +206,45 @@ impl Store {
     /// number this request is (1 for a first sending).
     pub fn mark_request_sent(&self, run_id: RunId) -> Result<u32> {
         let conn = self.lock()?;
-        conn.query_row(
+        // A run without a checkpoint (one begun bare) sends its first attempt.
+        conn.query_opt(
             "UPDATE checkpoints SET sent = sent + 1 WHERE run_id = ?1 RETURNING sent",
-            [run_id.0],
-            |r| r.get::<_, i64>(0),
+            params![run_id],
         )
+        .and_then(|r| r.map_or(Ok(1), |r| r.get::<i64>(0)))
         .map(|n| u32::try_from(n).unwrap_or(u32::MAX))
         .map_err(db_err("marking a request as sent"))
     }
 
     /// A run's steps, in order.
     pub fn steps(&self, run_id: RunId) -> Result<Vec<StepRow>> {
-        let conn = self.lock()?;
-        let mut stmt = conn
-            .prepare(
+        self.lock()?
+            .query_map(
                 "SELECT step, text, observations_json FROM steps WHERE run_id = ?1 ORDER BY step",
+                params![run_id],
+                |r| {
+                    let obs: String = r.get(2)?;
+                    Ok(StepRow {
+                        run_id,
+                        step: r.get(0)?,
+                        text: r.get(1)?,
+                        observations: serde_json::from_str(&obs).unwrap_or_default(),
+                    })
+                },
             )
-            .map_err(db_err("reading steps"))?;
-        let rows = stmt
-            .query_map([run_id.0], |r| {
-                let obs: String = r.get(2)?;
-                Ok(StepRow {
-                    run_id,
-                    step: r.get(0)?,
-                    text: r.get(1)?,
-                    observations: serde_json::from_str(&obs).unwrap_or_default(),
-                })
-            })
-            .map_err(db_err("reading steps"))?;
-        rows.collect::<rusqlite::Result<_>>()
             .map_err(db_err("reading steps"))
     }
 
     /// Each step's search suggestions as the vendor sent them (Google's HTML),
     /// for the steps that had any, in step order.
     pub fn step_suggestions(&self, run_id: RunId) -> Result<Vec<(u32, String)>> {
-        let conn = self.lock()?;
-        let mut stmt = conn
-            .prepare(
+        self.lock()?
+            .query_map(
                 "SELECT step, search_suggestions FROM steps
                  WHERE run_id = ?1 AND search_suggestions IS NOT NULL ORDER BY step",
+                params![run_id],
+                |r| Ok((r.get(0)?, r.get(1)?)),
             )
-            .map_err(db_err("reading search suggestions"))?;
-        let rows = stmt
-            .query_map([run_id.0], |r| Ok((r.get(0)?, r.get(1)?)))
-            .map_err(db_err("reading search suggestions"))?;
-        rows.collect::<rusqlite::Result<_>>()
             .map_err(db_err("reading search suggestions"))
     }
 
@@ -264,17 +254,14 @@ impl Store {
         &self,
         run_id: RunId,
     ) -> Result<Vec<crate::core::suggestions::Suggestion>> {
-        let conn = self.lock()?;
-        let mut stmt = conn
-            .prepare(
+        let html = self
+            .lock()?
+            .query_map(
                 "SELECT search_suggestions FROM steps
                  WHERE run_id = ?1 AND search_suggestions IS NOT NULL ORDER BY step",
+                params![run_id],
+                |r| r.get::<String>(0),
             )
-            .map_err(db_err("reading search suggestions"))?;
-        let html = stmt
-            .query_map([run_id.0], |r| r.get::<_, String>(0))
-            .map_err(db_err("reading search suggestions"))?
-            .collect::<rusqlite::Result<Vec<_>>>()
             .map_err(db_err("reading search suggestions"))?;
         // Each link once across the steps, found in a set (not by a scan).
         let mut seen = std::collections::HashSet::new();
@@ -303,20 +290,20 @@ impl Store {
         let replaced = tx
             .execute(
                 "UPDATE steps SET text = ?3, observations_json = ?4 WHERE run_id = ?1 AND step = ?2",
-                params![run_id.0, step, text, obs],
+                params![run_id, step, text, obs],
             )
             .map_err(db_err("recording a step"))?;
         if replaced > 0 {
             // The step's earlier text leaves the index with it.
             tx.execute(
                 "DELETE FROM search_index WHERE run_id = ?1 AND step = ?2 AND kind = 'text'",
-                params![run_id.0, step],
+                params![run_id, step],
             )
             .map_err(db_err("indexing a step"))?;
         } else {
             tx.execute(
                 "INSERT INTO steps (run_id, step, text, observations_json) VALUES (?1, ?2, ?3, ?4)",
-                params![run_id.0, step, text, obs],
+                params![run_id, step, text, obs],
             )
             .map_err(db_err("recording a step"))?;
         }
@@ -333,7 +320,7 @@ impl Store {
                 "INSERT INTO checkpoints (run_id, format, step, body_json, saved_at) VALUES (?1, ?2, ?3, ?4, ?5)
                  ON CONFLICT (run_id) DO UPDATE SET format = excluded.format, step = excluded.step,
                    body_json = excluded.body_json, saved_at = excluded.saved_at, sent = 0",
-                params![run_id.0, checkpoint.format, checkpoint.step, body, now()],
+                params![run_id, checkpoint.format, checkpoint.step, body, now()],
             )
             .map_err(db_err("saving a checkpoint"))?;
         Ok(())
@@ -343,12 +330,11 @@ impl Store {
     pub fn load_checkpoint(&self, run_id: RunId) -> Result<Option<Checkpoint>> {
         let row: Option<(u32, String)> = self
             .lock()?
-            .query_row(
+            .query_opt(
                 "SELECT format, body_json FROM checkpoints WHERE run_id = ?1",
-                [run_id.0],
-                |r| Ok((r.get(0)?, r.get(1)?)),
+                params![run_id],
             )
-            .optional()
+            .and_then(|r| r.map(|r| Ok((r.get(0)?, r.get(1)?))).transpose())
             .map_err(db_err("reading a checkpoint"))?;
         let Some((format, body)) = row else {
             return Ok(None);

@@ -74,6 +74,13 @@ pub struct RunRow {
     /// (`runs --json` also keeps the old name, `citation_count`, for scripts).
     #[serde(rename = "citations", alias = "citation_count")]
     pub citation_count: u64,
+    /// Who started it: the operator's user name (`None` before a release
+    /// recorded it).
+    #[serde(default)]
+    pub user: Option<String>,
+    /// The host it was started on.
+    #[serde(default)]
+    pub host: Option<String>,
     /// Its figures (tokens, searches, cost; its children's requests included),
     /// where the reader priced it (`Store::priced_runs`, `Store::figures`); given
     /// as JSON under the same names `compare --json` uses.

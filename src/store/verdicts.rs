@@ -1,9 +1,9 @@
 //! The verdicts `check-sources` reached, one per citation, written together in
 //! one transaction (a check that fails before its verdicts changes nothing).
 
-use rusqlite::params;
 use serde::{Deserialize, Serialize};
 
+use super::engine::params;
 use super::{Store, db_err, now};
 use crate::core::error::Result;
 use crate::core::id::RunId;
@@ -57,7 +57,7 @@ impl Store {
                    detail = excluded.detail, checked_at = excluded.checked_at,
                    resolved_url = excluded.resolved_url, overlap = excluded.overlap",
                 params![
-                    run_id.0,
+                    run_id,
                     c.step,
                     c.url,
                     c.verdict,
@@ -75,29 +75,25 @@ impl Store {
 
     /// A run's recorded verdicts, by step and URL, each naming the run.
     pub fn verdicts(&self, run_id: RunId) -> Result<Vec<VerdictRow>> {
-        let conn = self.lock()?;
-        let mut stmt = conn
-            .prepare(
+        self.lock()?
+            .query_map(
                 "SELECT step, url, verdict, detail, checked_at, resolved_url, overlap
                  FROM citation_checks
                  WHERE run_id = ?1 ORDER BY step, url",
+                params![run_id],
+                |r| {
+                    Ok(VerdictRow {
+                        run_id,
+                        step: r.get(0)?,
+                        url: r.get(1)?,
+                        verdict: r.get(2)?,
+                        detail: r.get(3)?,
+                        checked_at: r.get(4)?,
+                        resolved_url: r.get(5)?,
+                        overlap: r.get(6)?,
+                    })
+                },
             )
-            .map_err(db_err("reading checks"))?;
-        let rows = stmt
-            .query_map([run_id.0], |r| {
-                Ok(VerdictRow {
-                    run_id,
-                    step: r.get(0)?,
-                    url: r.get(1)?,
-                    verdict: r.get(2)?,
-                    detail: r.get(3)?,
-                    checked_at: r.get(4)?,
-                    resolved_url: r.get(5)?,
-                    overlap: r.get(6)?,
-                })
-            })
-            .map_err(db_err("reading checks"))?;
-        rows.collect::<rusqlite::Result<_>>()
             .map_err(db_err("reading checks"))
     }
 }

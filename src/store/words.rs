@@ -1,11 +1,10 @@
 //! The vocabulary at the store's edge: each word of `core` as its column
-//! spelling (`ToSql`) and back (`FromSql`). The columns hold the spellings
-//! io.toml, the command line and JSON use (`anthropic`, `passed`, `found`); a
-//! spelling this build does not know is an error naming the column's value,
-//! never a guess.
+//! spelling (`ToValue`) and back (`FromValue`), and each id as the database's
+//! integer. The columns hold the spellings io.toml, the command line and JSON
+//! use (`anthropic`, `passed`, `found`); a spelling this build does not know is
+//! an error naming the column's value, never a guess.
 
-use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
-
+use super::value::{FromValue, ToValue, Value};
 use crate::core::eval::QuestionStatus;
 use crate::core::id::{EvalId, GroupId, RunId, SessionId};
 use crate::core::outcome::Outcome;
@@ -13,19 +12,21 @@ use crate::core::vendor::{Vendor, Wire};
 use crate::core::verdict::Verdict;
 use crate::core::word::Word;
 
-/// `ToSql` and `FromSql` for words, through their one spelling.
+/// `ToValue` and `FromValue` for words, through their one spelling.
 macro_rules! column_words {
     ($($word:ty),+ $(,)?) => {$(
-        impl ToSql for $word {
-            fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
-                Ok(ToSqlOutput::from(Word::as_str(*self)))
+        impl ToValue for $word {
+            fn to_value(&self) -> Value {
+                Value::Text(Word::as_str(*self).to_string())
             }
         }
 
-        impl FromSql for $word {
-            fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
-                <$word as Word>::parse_word(value.as_str()?)
-                    .map_err(|e| FromSqlError::Other(Box::new(e)))
+        impl FromValue for $word {
+            fn from_value(v: &Value) -> Result<Self, String> {
+                match v {
+                    Value::Text(s) => <$word as Word>::parse_word(s).map_err(|e| e.to_string()),
+                    other => Err(format!("expected a word, found {other:?}")),
+                }
             }
         }
     )+};
@@ -33,18 +34,18 @@ macro_rules! column_words {
 
 column_words!(Vendor, Wire, Outcome, Verdict, QuestionStatus);
 
-/// `ToSql` and `FromSql` for ids, through the database's integer.
+/// `ToValue` and `FromValue` for ids, through the database's integer.
 macro_rules! column_ids {
     ($($id:ty),+ $(,)?) => {$(
-        impl ToSql for $id {
-            fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
-                Ok(ToSqlOutput::from(self.0))
+        impl ToValue for $id {
+            fn to_value(&self) -> Value {
+                Value::Int(self.0)
             }
         }
 
-        impl FromSql for $id {
-            fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
-                value.as_i64().map(<$id>::from)
+        impl FromValue for $id {
+            fn from_value(v: &Value) -> Result<Self, String> {
+                i64::from_value(v).map(<$id>::from)
             }
         }
     )+};

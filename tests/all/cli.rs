@@ -248,7 +248,7 @@ async fn run_json_then_runs_then_citations_against_the_stub() {
     let (code, table, _) = run(bin().args(["runs", "--config", &cfg]));
     assert_eq!(code, 0);
     assert!(
-        table.contains("$0.020000   $0.040213  find the release"),
+        table.contains("$0.020000   $0.040213  ") && table.contains("  find the release"),
         "{table}"
     );
 

@@ -3,8 +3,8 @@
 //! opens Sources with the run's citation URLs, and quits leaving the terminal sane
 //! (`stty` run after it in the same terminal reports canonical mode and echo back
 //! on). Compare opens a comparison's claims and an eval's matrix, whose `e` writes
-//! it beside io.toml. The screen is read with a VT100 parser, as a terminal would
-//! draw it.
+//! it beside io.toml; on a PostgreSQL store as on SQLite, with who ran each run.
+//! The screen is read with a VT100 parser, as a terminal would draw it.
 
 // The binary is built with every default feature, and these tests run it.
 #![cfg(all(
@@ -213,6 +213,44 @@ fn ctrl_g_compares_every_vendor_in_a_real_terminal_and_enter_opens_its_claims() 
     assert!(!dir.path().join("data/groups/1").exists());
     let out = quit((&screen, &mut child, writer, reading));
     assert_sane(&out);
+}
+
+crate::engines::on_both_engines! {
+    /// The console on either engine: two operators' runs (one from the command
+    /// line, a comparison from the console) told apart by who ran them on
+    /// Compare and in Sources' list, the claims, a run's sources and the run
+    /// itself read back from the store.
+    fn the_console_on_either_engine_shows_who_ran_each_run(place) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("io.toml"), "").unwrap();
+        let store = place.location().display().to_string();
+        let bin = env!("CARGO_BIN_EXE_io-harness");
+        let (screen, mut child, mut writer, reading) = spawn_with(
+            dir.path(),
+            &format!(
+                "IO_HARNESS_USER=bob {bin:?} --config io.toml --store '{store}' run --demo >/dev/null 2>&1 && \
+                 {bin:?} --config io.toml --store '{store}'; echo \"exit=$?\"; stty -a"
+            ),
+            &[("IO_HARNESS_USER", "ann")],
+        );
+        let mut press = |bytes: &[u8]| type_in(&mut writer, bytes);
+        screen.wait_for(&["offline demo: built-in stub vendor"]);
+        press(b"\x07");
+        let compared = screen.wait_for(&["verified share", "▶ #2 anthropic"]);
+        assert!(compared.contains("ann@"), "{compared}");
+        press(b"\r");
+        screen.wait_for(&["claims · run 2", "cited share"]);
+        press(b"\x1b");
+        screen.wait_for(&["citations · by step"]);
+        press(b"\x1bOS");
+        screen.wait_for(&["runs · newest first", " bob ", " ann "]);
+        press(b"\x1b[15~");
+        screen.wait_for(&["▶ #2 anthropic"]);
+        press(b"r");
+        screen.wait_for(&["Run 2 · anthropic", "from the store"]);
+        let out = quit((&screen, &mut child, writer, reading));
+        assert_sane(&out);
+    }
 }
 
 #[test]

@@ -396,10 +396,11 @@ fn host() -> String {
         .into_owned()
 }
 
-/// `eval --demo --providers anthropic --jobs 1` spawned in `dir`, once its first
-/// question has ended.
+/// `eval --demo --providers anthropic --jobs 1` spawned in `dir` by operator
+/// `ann`, once its first question has ended.
 fn demo_under_way(dir: &Path) -> std::process::Child {
     let child = at(dir)
+        .env("IO_HARNESS_USER", "ann")
         .args(["eval", "--demo", "--providers", "anthropic", "--jobs", "1"])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -429,7 +430,7 @@ fn kill(child: &mut std::process::Child) {
 }
 
 /// A running eval is shown as running (not "stopped: `eval --resume` continues
-/// it"), and a resume of it is refused naming the process and host; once that
+/// it"), and a resume of it is refused naming the operator, process and host; once that
 /// process is gone, it is stopped and resumes.
 #[test]
 fn a_running_eval_is_shown_running_and_not_resumed_by_another_process() {
@@ -437,7 +438,7 @@ fn a_running_eval_is_shown_running_and_not_resumed_by_another_process() {
     let mut child = demo_under_way(dir.path());
     let pid = child.id();
     let listed = evals(dir.path());
-    let by = format!("process {pid} on {}", host());
+    let by = format!("ann (process {pid} on {})", host());
     assert_eq!(listed[0]["running"], by.as_str(), "{listed:#}");
     let (code, out, err) = run(at(dir.path()).args(["evals"]));
     assert_eq!(code, 0, "{err}");
@@ -473,6 +474,7 @@ fn two_resumes_of_one_eval_at_once_exactly_one_runs_it() {
         kill(&mut first);
         let resume = || {
             at(dir.path())
+                .env("IO_HARNESS_USER", "ann")
                 .args(["eval", "--resume", "1"])
                 .stdout(Stdio::piped())
                 .stderr(Stdio::piped())
@@ -491,7 +493,7 @@ fn two_resumes_of_one_eval_at_once_exactly_one_runs_it() {
         let err = String::from_utf8_lossy(&outs[l].1.stderr);
         assert!(
             err.contains(&format!(
-                "eval 1 is being run by process {} on {}",
+                "eval 1 is being run by ann (process {} on {})",
                 outs[w].0,
                 host()
             )),

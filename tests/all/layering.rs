@@ -657,6 +657,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "core/refusal.rs",
             "core/error.rs",
             "core/host.rs",
+            "core/location.rs",
             "core/text.rs",
             "core/inert.rs",
             "core/record.rs",

@@ -6,6 +6,7 @@
 
 #[cfg(feature = "stub")]
 mod common;
+mod engines;
 mod gemini_support;
 
 mod agents;
@@ -81,6 +82,10 @@ mod sources_check_boundary;
 mod sources_export;
 mod sources_search;
 mod store;
+mod store_cli;
+mod store_copy;
+mod store_faults;
+mod store_team;
 mod stream_assemble;
 mod stream_encode;
 mod stream_responses;

@@ -139,9 +139,13 @@ fn the_command_list_names_every_subcommand_and_only_those() {
 fn every_flag_the_command_list_gives_is_one_its_subcommand_takes() {
     for (name, flags) in command_list(&readme()) {
         let mut args = vec![name.as_str()];
-        // `export` has subcommands of its own; the list shows `export otlp`.
+        // `export` and `store` have subcommands of their own; the list shows
+        // `export otlp` and `store copy`.
         if name == "export" {
             args.push("otlp");
+        }
+        if name == "store" {
+            args.push("copy");
         }
         let help = help(&args);
         for flag in flags {

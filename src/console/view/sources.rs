@@ -122,6 +122,7 @@ fn draw_runs(frame: &mut Frame<'_>, runs: Rect, state: &State) {
             r.outcome.map_or("unfinished", Outcome::as_str).to_string(),
             r.citation_count.to_string(),
             money(r),
+            r.user.clone().unwrap_or_else(|| "—".into()),
         ])
         .style(style.fg(if i == s.selected {
             t.text
@@ -139,11 +140,15 @@ fn draw_runs(frame: &mut Frame<'_>, runs: Rect, state: &State) {
             Constraint::Length(11),
             Constraint::Length(3),
             Constraint::Length(9),
+            // Who started it (a team's store holds several operators' runs).
+            Constraint::Length(8),
         ],
     )
     .header(
-        Row::new(vec!["run", "goal", "provider", "outcome", "src", "cost"])
-            .style(Style::default().fg(t.muted)),
+        Row::new(vec![
+            "run", "goal", "provider", "outcome", "src", "cost", "by",
+        ])
+        .style(Style::default().fg(t.muted)),
     )
     .block(block(t, "runs · newest first", !s.in_citations));
     let mut table_state = TableState::default().with_selected(Some(s.selected));

@@ -48,6 +48,9 @@ pub struct Column {
     /// Where its workspace copy is, when it has one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub workspace: Option<String>,
+    /// Who ran it (`user@host`), where recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by: Option<String>,
     /// Its cited URLs, for the overlaps (not printed).
     #[serde(skip)]
     pub urls: BTreeSet<String>,

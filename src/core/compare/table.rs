@@ -145,7 +145,8 @@ fn table(c: &Comparison, text: &mut String) {
 
 /// The table's rows: a name, then one cell per run.
 fn rows(c: &Comparison) -> Vec<(&'static str, Vec<String>)> {
-    vec![
+    let mut rows: Vec<_> = by_row(c).into_iter().collect();
+    rows.extend([
         ("model", c.runs.iter().map(|r| r.model.clone()).collect()),
         (
             "wire",
@@ -234,7 +235,21 @@ fn rows(c: &Comparison) -> Vec<(&'static str, Vec<String>)> {
         ("cited share", claim_row(c, 0)),
         ("verified share", claim_row(c, 1)),
         ("unsupported", claim_row(c, 2)),
-    ]
+    ]);
+    rows
+}
+
+/// Who ran each, when any says (a team's store holds several operators').
+fn by_row(c: &Comparison) -> Option<(&'static str, Vec<String>)> {
+    c.runs.iter().any(|r| r.by.is_some()).then(|| {
+        (
+            "by",
+            c.runs
+                .iter()
+                .map(|r| r.by.clone().unwrap_or_else(|| "—".into()))
+                .collect(),
+        )
+    })
 }
 
 /// One of the three claim figures of each run, as `ClaimFigures::words` says it.

@@ -18,7 +18,14 @@ pub fn bin() -> Command {
         .env_remove("GOOGLE_API_KEY")
         .env_remove("XAI_API_KEY")
         .env_remove("PERPLEXITY_API_KEY")
-        .env(io_harness::USER_CONFIG_ENV, "");
+        .env(io_harness::USER_CONFIG_ENV, "")
+        // Nor the real data directory: a command given no --store (and a
+        // comparison's copies) writes under the tests' own, in this build's
+        // folder (a store another checkout's binary migrated is not met here).
+        .env(
+            "XDG_DATA_HOME",
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join("io-harness-tests-data"),
+        );
     c
 }
 
