@@ -51,15 +51,19 @@ pub fn cited_urls<'a>(
         .collect()
 }
 
-/// Query parameters that say who sent the reader, not which page: dropped.
-/// `utm_*` by prefix, the rest by name.
-pub const TRACKING_PARAMETERS: [&str; 9] = [
-    "utm_", "gclid", "fbclid", "msclkid", "dclid", "yclid", "mc_cid", "mc_eid", "igshid",
+/// Query parameters that say who sent the reader, not which page, are dropped:
+/// every one named with this prefix (`utm_source`, `utm_medium`, …) …
+pub const TRACKING_PREFIX: &str = "utm_";
+
+/// … and these, by name.
+pub const TRACKING_PARAMETERS: [&str; 8] = [
+    "gclid", "fbclid", "msclkid", "dclid", "yclid", "mc_cid", "mc_eid", "igshid",
 ];
 
-/// Whether a query parameter is one of `TRACKING_PARAMETERS`.
+/// Whether a query parameter is a tracking one (`TRACKING_PREFIX`,
+/// `TRACKING_PARAMETERS`).
 pub fn is_tracking(key: &str) -> bool {
-    key.starts_with("utm_") || TRACKING_PARAMETERS[1..].contains(&key)
+    key.starts_with(TRACKING_PREFIX) || TRACKING_PARAMETERS.contains(&key)
 }
 
 /// The URL as two links to the same page both become (see the module).
@@ -278,6 +282,12 @@ mod tests {
             identity("https://e.com/p?a=1&b=2"),
             "https://e.com/p?a=1&b=2"
         );
+        assert_eq!(
+            identity("HTTPS://Crates.io/crates/io-harness/?utm_source=openai#x"),
+            "https://crates.io/crates/io-harness"
+        );
+        assert_eq!(identity("https://a.com/?q=1&utm_x=2"), "https://a.com/?q=1");
+        assert!(is_tracking("utm_campaign") && is_tracking("gclid") && !is_tracking("utm"));
     }
 
     /// Every form a Wikipedia article is cited in is one page; another
