@@ -40,20 +40,14 @@ const TERMINAL: [&str; 3] = [
 /// The Responses assembler.
 pub(super) struct Responses {
     head: WireResponse,
-    /// Items seen whole, by output index.
-    items: BTreeMap<u64, Value>,
-    /// The terminal event's response object.
-    last: Option<Value>,
-    events: u64,
+    kept: Kept,
 }
 
 impl Responses {
     pub(super) fn new(head: WireResponse) -> Self {
         Responses {
             head,
-            items: BTreeMap::new(),
-            last: None,
-            events: 0,
+            kept: Kept::default(),
         }
     }
 
@@ -77,13 +71,9 @@ impl Responses {
     }
 
     fn item_done(&mut self, v: &Value, out: &mut Vec<Delta>) {
-        let Some(item) = v.get("item").filter(|i| i.is_object()) else {
+        let Some((_, item)) = self.kept.item_done(v) else {
             return;
         };
-        let index = v
-            .get("output_index")
-            .and_then(Value::as_u64)
-            .unwrap_or(self.items.len() as u64);
         match item.get("type").and_then(Value::as_str) {
             Some("web_search_call") => out.push(Delta::ServerToolReturned {
                 id: str_field(item, "id").unwrap_or_default(),
@@ -92,13 +82,12 @@ impl Responses {
             Some("function_call") => out.extend(function_call(item).map(Delta::ToolCallRequested)),
             _ => {}
         }
-        self.items.insert(index, item.clone());
     }
 }
 
 impl WireAssembler for Responses {
     fn event(&mut self, name: Option<&str>, data: &str, out: &mut Vec<Delta>) -> Result<()> {
-        self.events += 1;
+        self.kept.counted();
         let v: Value = serde_json::from_str(data).map_err(|e| bad_event(PROVIDER, data, &e))?;
         let kind = v
             .get("type")
@@ -106,13 +95,7 @@ impl WireAssembler for Responses {
             .or(name)
             .unwrap_or_default();
         match kind {
-            "response.output_text.delta" => {
-                if let Some(piece) = v.get("delta").and_then(Value::as_str) {
-                    if !piece.is_empty() {
-                        out.push(Delta::Text(piece.to_string()));
-                    }
-                }
-            }
+            "response.output_text.delta" => text_delta(&v, out),
             "response.output_text.annotation.added" => {
                 out.extend(
                     v.get("annotation")
@@ -138,14 +121,7 @@ impl WireAssembler for Responses {
                     // `response.failed`: the vendor error of its code, now.
                     self.failed(&response)?;
                 }
-                if let Some(n) = response
-                    .get("usage")
-                    .and_then(|u| u.get("output_tokens"))
-                    .and_then(Value::as_u64)
-                {
-                    out.push(Delta::OutputTokens(n));
-                }
-                self.last = Some(response);
+                self.kept.terminal(response, out);
             }
             _ => {} // progress events (`…searching`, `…in_progress`) carry nothing new
         }
@@ -153,19 +129,81 @@ impl WireAssembler for Responses {
     }
 
     fn finish(self: Box<Self>) -> Result<Completion> {
+        let response = self.kept.response(PROVIDER, false)?;
+        decode_value(&self.head, &response)
+    }
+}
+
+/// What a Responses-shaped stream keeps until it ends (OpenAI's, xAI's and
+/// Perplexity's Agent API alike): the items seen whole by output index, the
+/// terminal event's response, and how many events came.
+#[derive(Default)]
+pub(super) struct Kept {
+    items: BTreeMap<u64, Value>,
+    last: Option<Value>,
+    events: u64,
+}
+
+impl Kept {
+    /// One more event read.
+    pub(super) fn counted(&mut self) {
+        self.events += 1;
+    }
+
+    /// Where event `v`'s item sits: its `output_index`, else after those seen.
+    pub(super) fn index(&self, v: &Value) -> u64 {
+        v.get("output_index")
+            .and_then(Value::as_u64)
+            .unwrap_or(self.items.len() as u64)
+    }
+
+    /// The item of a `response.output_item.done` event `v`, kept at its index;
+    /// `None` when the event carries none.
+    pub(super) fn item_done<'v>(&mut self, v: &'v Value) -> Option<(u64, &'v Value)> {
+        let item = v.get("item").filter(|i| i.is_object())?;
+        let index = self.index(v);
+        self.items.insert(index, item.clone());
+        Some((index, item))
+    }
+
+    /// A terminal event's response kept (its output tokens said now).
+    pub(super) fn terminal(&mut self, response: Value, out: &mut Vec<Delta>) {
+        if let Some(n) = response
+            .get("usage")
+            .and_then(|u| u.get("output_tokens"))
+            .and_then(Value::as_u64)
+        {
+            out.push(Delta::OutputTokens(n));
+        }
+        self.last = Some(response);
+    }
+
+    /// The response to decode: the terminal one, its `output` — when empty or
+    /// absent — made of the items seen (`always`: even when none was seen).
+    /// Without a terminal event the stream was cut short.
+    pub(super) fn response(self, provider: Vendor, always: bool) -> Result<Value> {
         let Some(mut response) = self.last else {
-            return Err(incomplete(PROVIDER, "response.completed", self.events));
+            return Err(incomplete(provider, "response.completed", self.events));
         };
         let output_empty = response
             .get("output")
             .and_then(Value::as_array)
             .is_none_or(Vec::is_empty);
-        if output_empty && !self.items.is_empty() {
+        if output_empty && (always || !self.items.is_empty()) {
             if let Value::Object(obj) = &mut response {
                 obj.insert("output".into(), self.items.into_values().collect());
             }
         }
-        decode_value(&self.head, &response)
+        Ok(response)
+    }
+}
+
+/// A `response.output_text.delta` event's piece of text, when it has one.
+pub(super) fn text_delta(v: &Value, out: &mut Vec<Delta>) {
+    if let Some(piece) = v.get("delta").and_then(Value::as_str) {
+        if !piece.is_empty() {
+            out.push(Delta::Text(piece.to_string()));
+        }
     }
 }
 

@@ -19,7 +19,8 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value, json};
 
 use super::frame::{frame, pieces};
-use super::{Delta, WireAssembler, bad_event, incomplete};
+use super::openai_responses::{Kept, text_delta};
+use super::{Delta, WireAssembler, bad_event};
 use crate::core::completion::{Completion, ServerToolCall};
 use crate::core::error::Result;
 use crate::core::turn::WireResponse;
@@ -44,29 +45,18 @@ const OWN: [&str; 2] = ["search_web", "fetch_url"];
 /// The Agent API assembler.
 pub(super) struct Agent {
     head: WireResponse,
-    /// Items seen whole, by output index.
-    items: BTreeMap<u64, Value>,
+    kept: Kept,
     /// Perplexity's own calls opened, by output index: (call id, tool, input).
     open: BTreeMap<u64, (String, String, Option<String>)>,
-    last: Option<Value>,
-    events: u64,
 }
 
 impl Agent {
     pub(super) fn new(head: WireResponse) -> Self {
         Agent {
             head,
-            items: BTreeMap::new(),
+            kept: Kept::default(),
             open: BTreeMap::new(),
-            last: None,
-            events: 0,
         }
-    }
-
-    fn index(&self, v: &Value) -> u64 {
-        v.get("output_index")
-            .and_then(Value::as_u64)
-            .unwrap_or(self.items.len() as u64)
     }
 
     fn added(&mut self, v: &Value, out: &mut Vec<Delta>) {
@@ -93,15 +83,14 @@ impl Agent {
             tool: name.clone(),
             input: input.clone(),
         });
-        let index = self.index(v);
+        let index = self.kept.index(v);
         self.open.insert(index, (id, name, input));
     }
 
     fn done(&mut self, v: &Value, out: &mut Vec<Delta>) {
-        let Some(item) = v.get("item").filter(|i| i.is_object()) else {
+        let Some((index, item)) = self.kept.item_done(v) else {
             return;
         };
-        let index = self.index(v);
         let kind = item.get("type").and_then(Value::as_str).unwrap_or_default();
         let own = matches!(kind, "search_results" | "fetch_url_results")
             || OWN.contains(&str_field(item, "name").unwrap_or_default().as_str());
@@ -120,7 +109,6 @@ impl Agent {
         } else if kind == "function_call" {
             out.extend(function_call(item).map(Delta::ToolCallRequested));
         }
-        self.items.insert(index, item.clone());
     }
 
     /// An `error` (an `error` event's, a `response.failed`'s) as the vendor error.
@@ -131,7 +119,7 @@ impl Agent {
 
 impl WireAssembler for Agent {
     fn event(&mut self, name: Option<&str>, data: &str, out: &mut Vec<Delta>) -> Result<()> {
-        self.events += 1;
+        self.kept.counted();
         if data.trim() == "[DONE]" {
             return Ok(());
         }
@@ -142,13 +130,7 @@ impl WireAssembler for Agent {
             .or(name)
             .unwrap_or_default();
         match kind {
-            "response.output_text.delta" => {
-                if let Some(piece) = v.get("delta").and_then(Value::as_str) {
-                    if !piece.is_empty() {
-                        out.push(Delta::Text(piece.to_string()));
-                    }
-                }
-            }
+            "response.output_text.delta" => text_delta(&v, out),
             "response.output_item.added" => self.added(&v, out),
             "response.output_item.done" => self.done(&v, out),
             "error" => {
@@ -164,18 +146,12 @@ impl WireAssembler for Agent {
                 if let Some(err) = err {
                     self.failed(err)?;
                 }
-                if let Some(n) = response
-                    .get("usage")
-                    .and_then(|u| u.get("output_tokens"))
-                    .and_then(Value::as_u64)
-                {
-                    out.push(Delta::OutputTokens(n));
-                }
-                let mut response = response;
-                if !response.is_object() {
-                    response = json!({"status": k.trim_start_matches("response.")});
-                }
-                self.last = Some(response);
+                let response = if response.is_object() {
+                    response
+                } else {
+                    json!({"status": k.trim_start_matches("response.")})
+                };
+                self.kept.terminal(response, out);
             }
             _ => {} // progress and reasoning events: the done item says it whole
         }
@@ -183,18 +159,7 @@ impl WireAssembler for Agent {
     }
 
     fn finish(self: Box<Self>) -> Result<Completion> {
-        let Some(mut response) = self.last else {
-            return Err(incomplete(PROVIDER, "response.completed", self.events));
-        };
-        let output_empty = response
-            .get("output")
-            .and_then(Value::as_array)
-            .is_none_or(Vec::is_empty);
-        if output_empty {
-            if let Value::Object(obj) = &mut response {
-                obj.insert("output".into(), self.items.into_values().collect());
-            }
-        }
+        let response = self.kept.response(PROVIDER, true)?;
         decode_value(&self.head, &response)
     }
 }

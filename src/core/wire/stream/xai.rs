@@ -15,12 +15,11 @@
 //! `render` is the inverse, for the stub vendor: OpenAI's events for the body,
 //! data only, then `[DONE]`.
 
-use std::collections::BTreeMap;
-
 use serde_json::{Value, json};
 
 use super::frame::frame;
-use super::{Delta, WireAssembler, bad_event, incomplete};
+use super::openai_responses::{Kept, text_delta};
+use super::{Delta, WireAssembler, bad_event};
 use crate::core::completion::Completion;
 use crate::core::error::Result;
 use crate::core::turn::WireResponse;
@@ -41,20 +40,14 @@ const TERMINAL: [&str; 3] = [
 /// The xAI assembler.
 pub(super) struct Xai {
     head: WireResponse,
-    /// Items seen whole, by output index.
-    items: BTreeMap<u64, Value>,
-    /// The terminal event's response object.
-    last: Option<Value>,
-    events: u64,
+    kept: Kept,
 }
 
 impl Xai {
     pub(super) fn new(head: WireResponse) -> Self {
         Xai {
             head,
-            items: BTreeMap::new(),
-            last: None,
-            events: 0,
+            kept: Kept::default(),
         }
     }
 
@@ -74,13 +67,9 @@ impl Xai {
     }
 
     fn done(&mut self, v: &Value, out: &mut Vec<Delta>) {
-        let Some(item) = v.get("item").filter(|i| i.is_object()) else {
+        let Some((_, item)) = self.kept.item_done(v) else {
             return;
         };
-        let index = v
-            .get("output_index")
-            .and_then(Value::as_u64)
-            .unwrap_or(self.items.len() as u64);
         if let Some(call) = server_call(item) {
             out.push(Delta::ServerToolReturned {
                 id: str_field(item, "id").unwrap_or_default(),
@@ -89,13 +78,12 @@ impl Xai {
         } else if item.get("type").and_then(Value::as_str) == Some("function_call") {
             out.extend(function_call(item).map(Delta::ToolCallRequested));
         }
-        self.items.insert(index, item.clone());
     }
 }
 
 impl WireAssembler for Xai {
     fn event(&mut self, name: Option<&str>, data: &str, out: &mut Vec<Delta>) -> Result<()> {
-        self.events += 1;
+        self.kept.counted();
         if data.trim() == "[DONE]" {
             return Ok(());
         }
@@ -106,13 +94,7 @@ impl WireAssembler for Xai {
             .or(name)
             .unwrap_or_default();
         match kind {
-            "response.output_text.delta" => {
-                if let Some(piece) = v.get("delta").and_then(Value::as_str) {
-                    if !piece.is_empty() {
-                        out.push(Delta::Text(piece.to_string()));
-                    }
-                }
-            }
+            "response.output_text.delta" => text_delta(&v, out),
             "response.output_text.annotation.added" => {
                 let a = v.get("annotation").unwrap_or(&Value::Null);
                 let none = crate::core::wire::json::CharIndex::new("");
@@ -134,14 +116,7 @@ impl WireAssembler for Xai {
                 if response.get("error").is_some_and(Value::is_object) {
                     self.failed(&response)?;
                 }
-                if let Some(n) = response
-                    .get("usage")
-                    .and_then(|u| u.get("output_tokens"))
-                    .and_then(Value::as_u64)
-                {
-                    out.push(Delta::OutputTokens(n));
-                }
-                self.last = Some(response);
+                self.kept.terminal(response, out);
             }
             _ => {} // progress, reasoning summaries, custom tool input pieces
         }
@@ -149,18 +124,7 @@ impl WireAssembler for Xai {
     }
 
     fn finish(self: Box<Self>) -> Result<Completion> {
-        let Some(mut response) = self.last else {
-            return Err(incomplete(PROVIDER, "response.completed", self.events));
-        };
-        let output_empty = response
-            .get("output")
-            .and_then(Value::as_array)
-            .is_none_or(Vec::is_empty);
-        if output_empty && !self.items.is_empty() {
-            if let Value::Object(obj) = &mut response {
-                obj.insert("output".into(), self.items.into_values().collect());
-            }
-        }
+        let response = self.kept.response(PROVIDER, false)?;
         decode_value(&self.head, &response)
     }
 }
