@@ -23,7 +23,7 @@ use io_harness::core::vendor::Wire;
 use io_harness::core::wire::decode_wire;
 use io_harness::core::wire::stream::render::render;
 use io_harness::core::wire::stream::{Delta, assembler_for};
-use io_harness::stub::{Script, ScriptedResponse, StubVendor};
+use io_harness::stub::ScriptedResponse;
 use io_harness::{Completion, Vendor, WireResponse};
 use serde_json::{Value, json};
 
@@ -180,18 +180,12 @@ fn every_wire_records_the_same_number_of_searches_at_most() {
 /// The binary against the stub answering `body` on Gemini (stream as said): the
 /// run's JSON events, its plain output, and the store's folder.
 async fn run_gemini(body: &Value, stream: bool) -> (Vec<Value>, String, tempfile::TempDir) {
-    let script = Script {
-        responses: vec![ScriptedResponse {
-            vendor: Some(Vendor::Gemini),
-            body: body.to_string().into_bytes(),
-            ..ScriptedResponse::default()
-        }],
-        repeat: true,
-        emulate_usage: false,
-    };
-    let stub = StubVendor::start("127.0.0.1:0".parse().unwrap(), script)
-        .await
-        .unwrap();
+    let stub = crate::common::repeating(ScriptedResponse {
+        vendor: Some(Vendor::Gemini),
+        body: body.to_string().into_bytes(),
+        ..ScriptedResponse::default()
+    })
+    .await;
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
         dir.path().join("io.toml"),

@@ -12,7 +12,7 @@
 use crate::common::cli::{at, run};
 
 use io_harness::Vendor;
-use io_harness::stub::{Script, ScriptedResponse, StubVendor};
+use io_harness::stub::ScriptedResponse;
 
 const KEY: &str = "sk-SENTINEL-GEM-123";
 
@@ -126,18 +126,12 @@ fn store_text(path: &std::path::Path) -> Vec<(String, String)> {
 /// (plain, then `--json`), then every view of what it kept; each output and
 /// every value of the store is checked for the key. `stream` picks the path.
 async fn nothing_carries_the_key(vendor: Vendor, body: &str, stream: bool) {
-    let script = Script {
-        responses: vec![ScriptedResponse {
-            vendor: Some(vendor),
-            body: body.as_bytes().to_vec(),
-            ..ScriptedResponse::default()
-        }],
-        repeat: true,
-        emulate_usage: false,
-    };
-    let stub = StubVendor::start("127.0.0.1:0".parse().unwrap(), script)
-        .await
-        .unwrap();
+    let stub = crate::common::repeating(ScriptedResponse {
+        vendor: Some(vendor),
+        body: body.as_bytes().to_vec(),
+        ..ScriptedResponse::default()
+    })
+    .await;
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
         dir.path().join("io.toml"),
@@ -218,18 +212,12 @@ async fn an_anthropic_key_echoed_encoded_in_a_stream_reaches_nothing() {
 #[tokio::test]
 async fn a_key_echoed_encoded_in_an_error_reaches_nothing() {
     let echo = r#"{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key: sk\u002dSENTINEL-GEM-123 (or sk%2DSENTINEL-GEM-123)"}}"#;
-    let script = Script {
-        responses: vec![ScriptedResponse {
-            status: 401,
-            body: echo.as_bytes().to_vec(),
-            ..ScriptedResponse::default()
-        }],
-        repeat: true,
-        emulate_usage: false,
-    };
-    let stub = StubVendor::start("127.0.0.1:0".parse().unwrap(), script)
-        .await
-        .unwrap();
+    let stub = crate::common::repeating(ScriptedResponse {
+        status: 401,
+        body: echo.as_bytes().to_vec(),
+        ..ScriptedResponse::default()
+    })
+    .await;
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
         dir.path().join("io.toml"),

@@ -121,6 +121,16 @@ pub async fn start_stub(script: Script) -> StubHandle {
         .unwrap()
 }
 
+/// The stub on a free port answering every request with `response`.
+pub async fn repeating(response: ScriptedResponse) -> StubHandle {
+    start_stub(Script {
+        responses: vec![response],
+        repeat: true,
+        emulate_usage: false,
+    })
+    .await
+}
+
 /// A provider for `wire` at `stub`: model `m`, 256 tokens, the test key, quick retries.
 pub fn provider_at(stub: &StubHandle, wire: io_harness::Wire) -> HttpProvider {
     let vendor = wire.vendor();
