@@ -82,9 +82,12 @@ pub(super) fn index_step(
         )
         .map_err(db_err("indexing a step"))?;
     }
-    index_citations(tx, run, step, citations)?;
-    index_text(tx, run, step, text)?;
-    index_queries(tx, run, step, server_tools)
+    if private(tx, run)? {
+        return Ok(());
+    }
+    citation_rows(tx, run, step, citations)?;
+    text_row(tx, run, step, text)?;
+    query_rows(tx, run, step, server_tools)
 }
 
 fn insert(
@@ -95,9 +98,6 @@ fn insert(
     url: Option<&str>,
     body: &str,
 ) -> Result<()> {
-    if private(tx, run)? {
-        return Ok(());
-    }
     tx.execute(
         "INSERT INTO search_index (kind, run_id, step, url, body) VALUES (?1, ?2, ?3, ?4, ?5)",
         params![kind, run, step, url, body],
@@ -106,8 +106,16 @@ fn insert(
     Ok(())
 }
 
-/// The model's text of a step, as a `text` row (none for an empty one).
+/// The model's text of a step, as a `text` row (none for an empty one; none
+/// of a private run's).
 pub(super) fn index_text(tx: &Conn, run: RunId, step: u32, text: &str) -> Result<()> {
+    if private(tx, run)? {
+        return Ok(());
+    }
+    text_row(tx, run, step, text)
+}
+
+fn text_row(tx: &Conn, run: RunId, step: u32, text: &str) -> Result<()> {
     if text.trim().is_empty() {
         return Ok(());
     }
@@ -115,13 +123,20 @@ pub(super) fn index_text(tx: &Conn, run: RunId, step: u32, text: &str) -> Result
 }
 
 /// What each server-side tool call was asked (a query, or a URL to fetch), as
-/// `query` rows.
+/// `query` rows (none of a private run's).
 pub(super) fn index_queries(
     tx: &Conn,
     run: RunId,
     step: u32,
     server_tools: &[ServerToolCall],
 ) -> Result<()> {
+    if private(tx, run)? {
+        return Ok(());
+    }
+    query_rows(tx, run, step, server_tools)
+}
+
+fn query_rows(tx: &Conn, run: RunId, step: u32, server_tools: &[ServerToolCall]) -> Result<()> {
     for input in server_tools.iter().filter_map(|s| s.input.as_deref()) {
         insert(tx, "query", run, step, None, input)?;
     }
@@ -130,13 +145,21 @@ pub(super) fn index_queries(
 
 /// A step's citations, as `citation` rows: every quote the vendor gave is
 /// searchable (the `citations` table keeps the first of a URL's quotes in a
-/// step), a citation given twice word for word indexed once.
+/// step), a citation given twice word for word indexed once; none of a
+/// private run's.
 pub(super) fn index_citations(
     tx: &Conn,
     run: RunId,
     step: u32,
     citations: &[Citation],
 ) -> Result<()> {
+    if private(tx, run)? {
+        return Ok(());
+    }
+    citation_rows(tx, run, step, citations)
+}
+
+fn citation_rows(tx: &Conn, run: RunId, step: u32, citations: &[Citation]) -> Result<()> {
     let mut seen = std::collections::HashSet::new();
     for c in citations
         .iter()
